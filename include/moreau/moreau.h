@@ -1,0 +1,114 @@
+// Moreau public API.
+//
+//   Model m = moreau::load_model("humanoid.xml");   // throws moreau::LoadError on bad input
+//   Data d = moreau::make_data(m);
+//   for (int i = 0; i < 1000; ++i) moreau::step(m, d);
+//
+// Every function is a free function of (const Model&, Data&). There is no global state, so any
+// number of threads may step their own Data against one shared Model.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "moreau/data.h"
+#include "moreau/model.h"
+
+namespace moreau {
+
+// ------------------------------------------------------------------------------------ loading
+
+// A model that could not be loaded: which file, which line (0 if unknown), which element, what was
+// expected. what() returns the whole message: "FILE:LINE: <element>: MESSAGE".
+class LoadError : public std::runtime_error {
+ public:
+  LoadError(std::string file, int line, std::string element, std::string message);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& element() const { return element_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string element_;
+  std::string message_;
+};
+
+// Parse and compile an MJCF file. Throws LoadError.
+Model load_model(const std::string& path);
+// Parse and compile MJCF text; `path` names it in messages and anchors relative file names.
+Model load_model_from_string(const std::string& xml, const std::string& path = "<string>");
+
+// ------------------------------------------------------------------------------------ data
+
+Data make_data(const Model& m);
+// Reset to qpos0, zero velocity, activation, controls and inputs, mocap from the model.
+void reset_data(const Model& m, Data& d);
+// Reset, then set the state of keyframe `key`.
+void reset_data_keyframe(const Model& m, Data& d, int key);
+
+// ------------------------------------------------------------------------------------ main entry points
+
+void step(const Model& m, Data& d);      // advance by one timestep with the model's integrator
+void step1(const Model& m, Data& d);     // position and velocity stages; set ctrl after this
+void step2(const Model& m, Data& d);     // remaining stages and integration
+void forward(const Model& m, Data& d);   // forward dynamics: everything but integration
+void inverse(const Model& m, Data& d);   // inverse dynamics: qfrc_inverse from qacc
+
+// ------------------------------------------------------------------------------------ pipeline stages
+// In the order of "Simulation pipeline" of the computation chapter.
+
+void check_pos(const Model& m, Data& d);     // NaN/Inf/huge qpos: warn and reset
+void check_vel(const Model& m, Data& d);
+void check_acc(const Model& m, Data& d);
+
+void fwd_position(const Model& m, Data& d);
+void fwd_velocity(const Model& m, Data& d);
+void fwd_actuation(const Model& m, Data& d);
+void fwd_acceleration(const Model& m, Data& d);
+void fwd_constraint(const Model& m, Data& d);
+
+void kinematics(const Model& m, Data& d);    // xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geoms, sites
+void com_pos(const Model& m, Data& d);       // subtree_com, cinert, cdof
+void camlight(const Model& m, Data& d);      // cameras and lights
+void crb(const Model& m, Data& d);           // composite rigid body: crb, qM (with armature)
+void factor_m(const Model& m, Data& d);      // qLD, qLDiagInv, qLDiagSqrtInv
+void com_vel(const Model& m, Data& d);       // cvel, cdof_dot
+void passive(const Model& m, Data& d);       // qfrc_passive
+void rne(const Model& m, Data& d, bool flg_acc, double* result);  // M*qacc (if flg_acc) + bias
+void rne_post_constraint(const Model& m, Data& d);  // cacc, cfrc_int, cfrc_ext
+void energy_pos(const Model& m, Data& d);
+void energy_vel(const Model& m, Data& d);
+
+// ------------------------------------------------------------------------------------ math on M
+
+// res = M * vec (nv).
+void mul_m(const Model& m, const Data& d, double* res, const double* vec);
+// x <- M^-1 x, using the factorization in d.qLD (n columns of length nv, in place).
+void solve_m(const Model& m, const Data& d, double* x, int n = 1);
+// x <- L^-T D^-1/2 x ("half" solve used by the constraint solver).
+void solve_m2(const Model& m, const Data& d, double* x, int n = 1);
+// Dense nv*nv row-major copy of the tree-sparse qM.
+void full_m(const Model& m, const double* qM, double* dense);
+
+// ------------------------------------------------------------------------------------ Jacobians
+// 3*nv row-major translational (jacp) and rotational (jacr) Jacobians; either may be null.
+
+void jac(const Model& m, const Data& d, double* jacp, double* jacr, const double point[3], int body);
+void jac_body(const Model& m, const Data& d, double* jacp, double* jacr, int body);      // at xpos
+void jac_body_com(const Model& m, const Data& d, double* jacp, double* jacr, int body);  // at xipos
+void jac_geom(const Model& m, const Data& d, double* jacp, double* jacr, int geom);
+void jac_site(const Model& m, const Data& d, double* jacp, double* jacr, int site);
+
+// ------------------------------------------------------------------------------------ configuration space
+
+// qpos <- qpos + qvel*dt on the configuration manifold (quaternions integrated exactly).
+void integrate_pos(const Model& m, double* qpos, const double* qvel, double dt);
+// qvel <- (qpos2 - qpos1)/dt on the manifold (inverse of integrate_pos).
+void differentiate_pos(const Model& m, double* qvel, double dt, const double* qpos1,
+                       const double* qpos2);
+// Normalize the quaternions in qpos.
+void normalize_quat(const Model& m, double* qpos);
+
+}  // namespace moreau
