@@ -1,0 +1,30 @@
+// JSON-lines state input and result output for the `moreau` command-line tool.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "moreau/moreau.h"
+
+namespace moreau::cli {
+
+using Json = nlohmann::json;
+
+// The model's sizes, as `moreau info` prints them.
+Json model_info(const Model& m);
+
+// Set d's state and inputs from one input line. Keys (all optional): qpos, qvel, act, ctrl,
+// qfrc_applied, qacc (inverse only). Missing keys keep their reset values. Throws
+// std::invalid_argument for a wrong length, a non-number, an unknown key, or a non-finite value.
+void read_state(const Model& m, Data& d, const Json& line, bool allow_qacc);
+
+// The outputs of `moreau forward` for d after forward().
+Json forward_output(const Model& m, const Data& d, bool full);
+
+// The outputs of `moreau inverse` for d after inverse().
+Json inverse_output(const Model& m, const Data& d);
+
+// Warnings recorded in d (non-zero counts only), as {name: {count, index}}.
+Json warnings(const Data& d);
+
+}  // namespace moreau::cli

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install what Moreau needs from Debian (idempotent) and build it in build/ (Release).
+# MuJoCo 2.2.2 (libmujoco-dev, libmujoco-samples) is a test and benchmark oracle only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(cmake ninja-build g++ pkg-config
+          libtinyxml2-dev libeigen3-dev libqhull-dev libccd-dev
+          libcli11-dev nlohmann-json3-dev
+          libgtest-dev libgmock-dev libbenchmark-dev
+          libmujoco-dev libmujoco-samples)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+BUILD_DIR=${BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$BUILD_DIR" -j"${JOBS:-2}"
