@@ -1,0 +1,180 @@
+// The command-line contract of `moreau` (README, issue 2): scripts depend on these keys and exit codes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using Json = nlohmann::json;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;
+};
+
+// Run `moreau ARGS` with `input` on stdin; capture stdout (stderr is discarded).
+Result run_cli(const std::string& args, const std::string& input = "") {
+  const std::string in_path = testing::TempDir() + "moreau_cli_in.jsonl";
+  {
+    std::ofstream f(in_path);
+    f << input;
+  }
+  const std::string cmd = std::string(MOREAU_CLI) + " " + args + " < " + in_path + " 2>/dev/null";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::vector<Json> lines(const std::string& out) {
+  std::vector<Json> v;
+  std::istringstream s(out);
+  std::string line;
+  while (std::getline(s, line))
+    if (!line.empty()) v.push_back(Json::parse(line));
+  return v;
+}
+
+const std::string kPendulum = std::string(MOREAU_SOURCE_DIR) + "/models/double_pendulum.xml";
+const std::string kHumanoid = std::string(MOREAU_SOURCE_DIR) + "/models/humanoid.xml";
+
+}  // namespace
+
+TEST(Cli, InfoPrintsSizes) {
+  const Result r = run_cli("info " + kHumanoid);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto v = lines(r.out);
+  ASSERT_EQ(v.size(), 1u);
+  // Sizes as MuJoCo 2.2.2 reports them for this model (nq = 7 + 19 hinges, nv = 6 + 19).
+  EXPECT_EQ(v[0]["nq"], 26);
+  EXPECT_EQ(v[0]["nv"], 25);
+  EXPECT_EQ(v[0]["nu"], 8);
+  EXPECT_EQ(v[0]["nbody"], 14);
+  EXPECT_EQ(v[0]["njnt"], 20);
+  EXPECT_EQ(v[0]["ngeom"], 15);
+  EXPECT_EQ(v[0]["nkey"], 1);
+}
+
+TEST(Cli, InfoOnBadModelPrintsJsonErrorAndFails) {
+  const std::string path = testing::TempDir() + "bad_model.xml";
+  {
+    std::ofstream f(path);
+    f << "<mujoco>\n  <worldbody>\n    <body pos=\"0 0\"/>\n  </worldbody>\n</mujoco>\n";
+  }
+  const Result r = run_cli("info " + path);
+  EXPECT_EQ(r.status, 1);
+  const auto v = lines(r.out);
+  ASSERT_EQ(v.size(), 1u);
+  ASSERT_TRUE(v[0].contains("error"));
+  const std::string msg = v[0]["error"];
+  EXPECT_NE(msg.find("bad_model.xml:3"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("body"), std::string::npos) << msg;
+}
+
+TEST(Cli, InfoOnMissingFileFails) {
+  const Result r = run_cli("info /nonexistent/model.xml");
+  EXPECT_EQ(r.status, 1);
+  const auto v = lines(r.out);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_TRUE(v[0].contains("error"));
+}
+
+TEST(Cli, ForwardOutputsEveryKeyWithModelSizes) {
+  const Result r = run_cli("forward " + kPendulum + " --full",
+                           "{}\n{\"qpos\": [0.3, -0.2], \"qvel\": [1.0, 2.0]}\n");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto v = lines(r.out);
+  ASSERT_EQ(v.size(), 2u);
+  for (const auto& o : v) {
+    for (const char* k : {"qacc", "qfrc_bias", "qfrc_passive", "qfrc_actuator", "qfrc_constraint"})
+      EXPECT_EQ(o[k].size(), 2u) << k;
+    EXPECT_EQ(o["xpos"].size(), 3u * 3);
+    EXPECT_EQ(o["xquat"].size(), 4u * 3);
+    EXPECT_EQ(o["energy"].size(), 2u);
+    EXPECT_EQ(o["qM"].size(), 4u);
+    EXPECT_TRUE(o.contains("ncon"));
+    EXPECT_TRUE(o.contains("nefc"));
+    EXPECT_TRUE(o.contains("contact_dist"));
+    EXPECT_TRUE(o.contains("sensordata"));
+    EXPECT_TRUE(o.contains("actuator_force"));
+    EXPECT_TRUE(o.contains("efc_force"));
+  }
+  // At rest in the hanging configuration there is no motion: qacc = 0.
+  EXPECT_NEAR(v[0]["qacc"][0].get<double>(), 0.0, 1e-12);
+  EXPECT_NEAR(v[0]["qacc"][1].get<double>(), 0.0, 1e-12);
+  // M is symmetric positive definite.
+  const auto& M = v[1]["qM"];
+  EXPECT_DOUBLE_EQ(M[1].get<double>(), M[2].get<double>());
+  EXPECT_GT(M[0].get<double>(), 0);
+}
+
+TEST(Cli, ForwardReportsBadLinesAndContinues) {
+  const Result r = run_cli("forward " + kPendulum, "{\"qpos\": [1, 2, 3]}\nnot json\n{\"bogus\": 1}\n{}\n");
+  EXPECT_EQ(r.status, 1);
+  const auto v = lines(r.out);
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_NE(v[0]["error"].get<std::string>().find("qpos"), std::string::npos);
+  EXPECT_EQ(v[0]["line"], 1);
+  EXPECT_TRUE(v[1].contains("error"));
+  EXPECT_NE(v[2]["error"].get<std::string>().find("bogus"), std::string::npos);
+  EXPECT_TRUE(v[3].contains("qacc"));
+}
+
+TEST(Cli, InverseRecoversAppliedForce) {
+  // forward with qfrc_applied gives qacc; inverse at that qacc gives back qfrc_applied (no constraints).
+  const Result f = run_cli("forward " + kPendulum,
+                           "{\"qpos\": [0.4, 0.7], \"qvel\": [-1, 0.5], \"qfrc_applied\": [0.3, -0.8]}\n");
+  ASSERT_EQ(f.status, 0) << f.out;
+  const Json fo = lines(f.out).at(0);
+  Json in = {{"qpos", {0.4, 0.7}}, {"qvel", {-1, 0.5}}, {"qacc", fo["qacc"]}};
+  const Result i = run_cli("inverse " + kPendulum, in.dump() + "\n");
+  ASSERT_EQ(i.status, 0) << i.out;
+  const Json io = lines(i.out).at(0);
+  EXPECT_NEAR(io["qfrc_inverse"][0].get<double>(), 0.3, 1e-10);
+  EXPECT_NEAR(io["qfrc_inverse"][1].get<double>(), -0.8, 1e-10);
+}
+
+TEST(Cli, RolloutPrintsEveryKSteps) {
+  const Result r = run_cli("rollout " + kPendulum + " --steps 100 --every 25");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto v = lines(r.out);
+  ASSERT_EQ(v.size(), 4u);
+  const double dt = 0.001;  // the model's timestep
+  EXPECT_NEAR(v[3]["time"].get<double>(), 100 * dt, 1e-12);
+  EXPECT_EQ(v[3]["qpos"].size(), 2u);
+  EXPECT_EQ(v[3]["qvel"].size(), 2u);
+  // Default: only the last line.
+  const Result last = run_cli("rollout " + kPendulum + " --steps 10");
+  EXPECT_EQ(lines(last.out).size(), 1u);
+}
+
+TEST(Cli, OptionOverridesAreValidated) {
+  EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --integrator Bogus").status, 1);
+  EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --disable nosuchflag").status, 1);
+  // Disabling gravity leaves the pendulum at rest.
+  const Result r = run_cli("rollout " + kPendulum + " --steps 50 --disable gravity --key 0");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto v = lines(r.out);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_DOUBLE_EQ(v[0]["qvel"][0].get<double>(), 0.0);
+}
+
+TEST(Cli, BenchReportsStepsPerSecond) {
+  const Result r = run_cli("bench " + kPendulum + " --steps 200");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto v = lines(r.out);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_GT(v[0]["steps_per_second"].get<double>(), 0);
+  EXPECT_EQ(v[0]["steps"], 200);
+}
