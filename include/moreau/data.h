@@ -39,6 +39,25 @@ struct Contact {
   int efc_address = -1;         // first constraint row, -1 if not included
 };
 
+// Constraint row types and solver states (efc_type, efc_state); values as MuJoCo 2.2.2's.
+enum ConstraintType : int {
+  kCnstrEquality = 0,
+  kCnstrFrictionDof,
+  kCnstrFrictionTendon,
+  kCnstrLimitJoint,
+  kCnstrLimitTendon,
+  kCnstrContactFrictionless,
+  kCnstrContactPyramidal,
+  kCnstrContactElliptic,
+};
+enum ConstraintState : int {
+  kCnstrSatisfied = 0,  // zero cost (limit, contact)
+  kCnstrQuadratic,      // quadratic cost
+  kCnstrLinearNeg,      // linear cost, negative side (friction loss)
+  kCnstrLinearPos,      // linear cost, positive side (friction loss)
+  kCnstrCone,           // squared distance to the cone (elliptic contact)
+};
+
 // Warnings recorded by the pipeline (the simulation chapter's diagnostics).
 enum Warning : int {
   kWarnInertia = 0,    // (near) singular inertia matrix
@@ -175,6 +194,19 @@ struct Data {
   std::vector<double> efc_pos, efc_margin, efc_frictionloss, efc_diagApprox, efc_KBIP, efc_D,
       efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state_d;
   std::vector<int> efc_state;
+  // Row sparsity of efc_J (issue 4): efc_J is stored dense (row i at efc_J[i*nv]); row i has
+  // efc_J_rownnz[i] non-zeros in columns efc_J_colind[efc_J_rowadr[i] + k] (used when the jacobian
+  // option resolves to sparse).
+  std::vector<int> efc_J_rownnz, efc_J_rowadr, efc_J_colind;
+  // Constraint-solver work space (issue 4): sized by allocate_constraint_storage, carved by
+  // src/constraint/storage.h; nothing in make/solve/inverse allocates.
+  std::vector<double> efc_work;
+
+  // ------------------------------------------------------------------ collision work space (issue 3)
+  // Broad-phase buffers. collision_reserve(m, d) (moreau/collision.h) sizes them; collision() grows
+  // them only if a state yields more candidate body pairs than reserved.
+  std::vector<double> col_bound;                 // 6*nbody: body bounding boxes (min xyz, max xyz)
+  std::vector<int> col_work;                     // sort order, candidate body pairs
 
   // ------------------------------------------------------------------ diagnostics
   std::array<WarningStat, kNWarning> warning{};

@@ -80,6 +80,30 @@ void rne(const Model& m, Data& d, bool flg_acc, double* result);  // M*qacc (if 
 void rne_post_constraint(const Model& m, Data& d);  // cacc, cfrc_int, cfrc_ext
 void energy_pos(const Model& m, Data& d);
 void energy_vel(const Model& m, Data& d);
+// Collision detection (broad phase, filters, narrow phase): fills d.contact[0..d.ncon) from
+// d.geom_xpos/geom_xmat. Custom narrow-phase functions: see moreau/collision.h.
+void collision(const Model& m, Data& d);
+
+// ------------------------------------------------------------------------------------ constraints (issue 4)
+// Size the efc_* arrays and the solver work space from the model (capacity: Model::njmax rows if
+// > 0, else the rule of src/constraint/storage.cc). make_data calls it.
+void allocate_constraint_storage(const Model& m, Data& d);
+// Constraint rows (equality, friction loss, limit, contact), in that order: efc_type, efc_id, efc_J,
+// efc_pos, efc_margin, efc_frictionloss, efc_diagApprox, efc_KBIP, efc_R, efc_D; ne, nf, nefc;
+// contact[i].efc_address and (elliptic) contact[i].mu. Needs kinematics, com_pos, ten_J/ten_length,
+// contacts. Rows that do not fit: warning kWarnCnstrFull.
+void make_constraint(const Model& m, Data& d);
+// efc_vel = J*qvel and the reference acceleration efc_aref (needs qvel).
+void reference_constraint(const Model& m, Data& d);
+// Forward: from qacc_smooth/qfrc_smooth (and qacc_warmstart) with opt.solver: efc_b, efc_force,
+// efc_state, qfrc_constraint = J'*efc_force, qacc, solver stats; fwdinv comparison if enabled.
+void solve_constraint(const Model& m, Data& d);
+// Inverse: efc_force, efc_state and qfrc_constraint from d.qacc by the analytic soft-constraint
+// inverse (needs make_constraint and reference_constraint).
+void inverse_constraint(const Model& m, Data& d);
+// solver_fwdinv = (|qfrc_constraint(fwd) - qfrc_constraint(inv)|, |efc_force(fwd) - efc_force(inv)|)
+// at the current qacc; called by solve_constraint when the fwdinv enable flag is set.
+void compare_fwdinv(const Model& m, Data& d);
 
 // ------------------------------------------------------------------------------------ math on M
 

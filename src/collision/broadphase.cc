@@ -1,0 +1,121 @@
+// Broad phase: sweep and prune over body bounding boxes.
+//
+// Each body's box bounds the bounding spheres (geom_rbound, grown by the geom margin) of its
+// collidable geoms; a plane (rbound 0: infinite) makes its body's box infinite. Boxes are sorted by
+// their lower end on the coordinate axis of largest spread of the box centres, then swept: a pair is
+// a candidate when the boxes overlap on all three axes. The chapter sorts on the principal axis of
+// the geom centres; a coordinate axis gives the same pairs (the overlap test is exact on all three
+// axes either way) and needs no eigen-decomposition.
+#include "collision/broadphase.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "collision/filter.h"
+#include "moreau/collision.h"
+
+namespace moreau {
+
+void collision_reserve(const Model& m, Data& d) {
+  const size_t nb = static_cast<size_t>(m.nbody);
+  if (d.col_bound.size() < 6 * nb) d.col_bound.resize(6 * nb);
+  // work: body list (nbody) + sort keys as ints? no: order (nbody) + per-body masks (2*nbody)
+  // + candidate pairs (start with 8 per body; grown on demand).
+  const size_t need = 4 * nb + 8 * nb + 64;
+  if (d.col_work.size() < need) d.col_work.resize(need);
+}
+
+}  // namespace moreau
+
+namespace moreau::col {
+
+const int* broadphase(const Model& m, Data& d, int* npairs) {
+  const int nb = m.nbody;
+  if (d.col_bound.size() < 6 * static_cast<size_t>(nb) || d.col_work.size() < 12 * static_cast<size_t>(nb) + 64)
+    collision_reserve(m, d);
+  const bool override_margin = m.opt.enableflags & kEnblOverride;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+
+  // Per body: box, contype/conaffinity unions; list of bodies with collidable geoms.
+  double* box = d.col_bound.data();
+  int* list = d.col_work.data();          // nb
+  int* ctype = list + nb;                 // nb
+  int* caff = ctype + nb;                 // nb
+  int nlist = 0;
+  double mean[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
+  int nfinite = 0;
+  for (int b = 0; b < nb; ++b) {
+    const int adr = m.body_geomadr[b], num = m.body_geomnum[b];
+    int ct = 0, ca = 0;
+    double* bx = box + 6 * b;
+    bx[0] = bx[1] = bx[2] = kInf;
+    bx[3] = bx[4] = bx[5] = -kInf;
+    for (int g = adr; g < adr + num; ++g) {
+      if (!m.geom_contype[g] && !m.geom_conaffinity[g]) continue;
+      ct |= m.geom_contype[g];
+      ca |= m.geom_conaffinity[g];
+      const double r = m.geom_rbound[g];
+      if (r <= 0) {  // plane (or unbounded): infinite box
+        bx[0] = bx[1] = bx[2] = -kInf;
+        bx[3] = bx[4] = bx[5] = kInf;
+        continue;
+      }
+      const double ext = r + (override_margin ? m.opt.o_margin : m.geom_margin[g]);
+      const double* p = &d.geom_xpos[3 * g];
+      for (int k = 0; k < 3; ++k) {
+        bx[k] = std::min(bx[k], p[k] - ext);
+        bx[3 + k] = std::max(bx[3 + k], p[k] + ext);
+      }
+    }
+    if (!ct && !ca) continue;
+    ctype[b] = ct;
+    caff[b] = ca;
+    list[nlist++] = b;
+    if (std::isfinite(bx[0])) {
+      ++nfinite;
+      for (int k = 0; k < 3; ++k) {
+        const double c = 0.5 * (bx[k] + bx[3 + k]);
+        mean[k] += c;
+        sq[k] += c * c;
+      }
+    }
+  }
+  int axis = 0;
+  if (nfinite > 0) {
+    double best = -1;
+    for (int k = 0; k < 3; ++k) {
+      const double var = sq[k] / nfinite - (mean[k] / nfinite) * (mean[k] / nfinite);
+      if (var > best) { best = var; axis = k; }
+    }
+  }
+  std::sort(list, list + nlist, [&](int a, int b) { return box[6 * a + axis] < box[6 * b + axis]; });
+
+  // Sweep; candidate signatures go after the per-body arrays, growing the buffer if needed.
+  size_t base = 3 * static_cast<size_t>(nb);
+  size_t n = 0;
+  for (int i = 0; i < nlist; ++i) {
+    const int bi = d.col_work[i];  // (not list[i]: the buffer may have grown)
+    const double* bxi = box + 6 * bi;
+    for (int j = i + 1; j < nlist; ++j) {
+      const int bj = d.col_work[j];  // list may move if the buffer grows: index through d.col_work
+      const double* bxj = box + 6 * bj;
+      if (bxj[axis] > bxi[3 + axis]) break;
+      if (bxj[0] > bxi[3] || bxi[0] > bxj[3] || bxj[1] > bxi[4] || bxi[1] > bxj[4] ||
+          bxj[2] > bxi[5] || bxi[2] > bxj[5])
+        continue;
+      const int* w = d.col_work.data();
+      if (!compatible(w[nb + bi], w[2 * nb + bi], w[nb + bj], w[2 * nb + bj])) continue;
+      const int b1 = std::min(bi, bj), b2 = std::max(bi, bj);
+      if (body_pair_filtered(m, b1, b2)) continue;
+      if (base + n >= d.col_work.size()) d.col_work.resize(2 * d.col_work.size());  // rare growth
+      d.col_work[base + n++] = (b1 << 16) + b2;
+    }
+  }
+  int* pairs = d.col_work.data() + base;
+  std::sort(pairs, pairs + n);
+  *npairs = static_cast<int>(n);
+  return pairs;
+}
+
+}  // namespace moreau::col

@@ -1,0 +1,243 @@
+// Collision driver: explicit pairs and broad-phase body pairs -> filters -> narrow phase -> contacts
+// with mixed parameters. Computation chapter, "Collision detection"; simulation chapter, "Contacts".
+//
+// Order of d.contact: candidate body pairs in increasing (body1, body2) order, and within one body
+// pair the geoms in model order; the explicit <pair> contacts come first (in pair order), so that
+// contacts of one body pair are contiguous with body1 the major index as the simulation chapter
+// describes.
+#include <algorithm>
+#include <cmath>
+
+#include "collision/broadphase.h"
+#include "collision/filter.h"
+#include "collision/narrowphase.h"
+#include "moreau/moreau.h"
+
+namespace moreau {
+namespace col {
+namespace {
+
+// Contact frame: rows normal, tangent1, tangent2 (right-handed). A tangent offered by the narrow
+// phase is kept (orthogonalized); otherwise the tangent is the world y axis, or the z axis when the
+// normal is close to y, made orthogonal to the normal.
+void make_frame(double* f) {
+  math::normalize3(f);
+  if (math::dot3(f + 3, f + 3) < 0.25) {
+    if (std::fabs(f[1]) < 0.5) { f[3] = 0; f[4] = 1; f[5] = 0; }
+    else { f[3] = 0; f[4] = 0; f[5] = 1; }
+  }
+  math::addscl3(f + 3, f, -math::dot3(f, f + 3));
+  math::normalize3(f + 3);
+  math::cross3(f + 6, f, f + 3);
+}
+
+struct Params {
+  int dim;
+  double friction[5];
+  double solref[kNREF];
+  double solimp[kNIMP];
+  double margin, gap;
+};
+
+// Mixing rules for dynamic geom pairs. The geom of higher priority gives condim, friction, solref
+// and solimp; at equal priority condim and friction are the maxima, solref/solimp are the average
+// weighted by solmix (weight solmix1/(solmix1+solmix2) for geom 1). Margin and gap are maxima.
+void mix_params(const Model& m, int g1, int g2, Params& p) {
+  const Option& o = m.opt;
+  const bool ovr = o.enableflags & kEnblOverride;
+  p.margin = ovr ? o.o_margin : std::max(m.geom_margin[g1], m.geom_margin[g2]);
+  p.gap = std::max(m.geom_gap[g1], m.geom_gap[g2]);
+  const double* f;
+  double fmax[3];
+  const int pr1 = m.geom_priority[g1], pr2 = m.geom_priority[g2];
+  if (pr1 != pr2) {
+    const int gw = pr1 > pr2 ? g1 : g2;
+    p.dim = m.geom_condim[gw];
+    f = &m.geom_friction[3 * gw];
+    for (int k = 0; k < kNREF; ++k) p.solref[k] = m.geom_solref[kNREF * gw + k];
+    for (int k = 0; k < kNIMP; ++k) p.solimp[k] = m.geom_solimp[kNIMP * gw + k];
+  } else {
+    p.dim = std::max(m.geom_condim[g1], m.geom_condim[g2]);
+    for (int k = 0; k < 3; ++k) fmax[k] = std::max(m.geom_friction[3 * g1 + k], m.geom_friction[3 * g2 + k]);
+    f = fmax;
+    const double s1 = m.geom_solmix[g1], s2 = m.geom_solmix[g2];
+    double mix;
+    if (s1 >= kMinVal && s2 >= kMinVal) mix = s1 / (s1 + s2);
+    else if (s1 < kMinVal && s2 < kMinVal) mix = 0.5;
+    else mix = s1 < kMinVal ? 0.0 : 1.0;
+    const double* r1 = &m.geom_solref[kNREF * g1];
+    const double* r2 = &m.geom_solref[kNREF * g2];
+    if (r1[0] > 0 && r2[0] > 0) {
+      for (int k = 0; k < kNREF; ++k) p.solref[k] = mix * r1[k] + (1 - mix) * r2[k];
+    } else {  // direct (negative) solref: averaging stiffness with a time constant is meaningless
+      for (int k = 0; k < kNREF; ++k) p.solref[k] = std::min(r1[k], r2[k]);
+    }
+    for (int k = 0; k < kNIMP; ++k)
+      p.solimp[k] = mix * m.geom_solimp[kNIMP * g1 + k] + (1 - mix) * m.geom_solimp[kNIMP * g2 + k];
+  }
+  p.friction[0] = p.friction[1] = f[0];
+  p.friction[2] = f[1];
+  p.friction[3] = p.friction[4] = f[2];
+  if (ovr) {
+    for (int k = 0; k < kNREF; ++k) p.solref[k] = o.o_solref[k];
+    for (int k = 0; k < kNIMP; ++k) p.solimp[k] = o.o_solimp[k];
+  }
+}
+
+// Explicit pairs carry their own parameters.
+void pair_params(const Model& m, int ip, Params& p) {
+  const Option& o = m.opt;
+  const bool ovr = o.enableflags & kEnblOverride;
+  p.dim = m.pair_dim[ip];
+  for (int k = 0; k < 5; ++k) p.friction[k] = m.pair_friction[5 * ip + k];
+  for (int k = 0; k < kNREF; ++k) p.solref[k] = ovr ? o.o_solref[k] : m.pair_solref[kNREF * ip + k];
+  for (int k = 0; k < kNIMP; ++k) p.solimp[k] = ovr ? o.o_solimp[k] : m.pair_solimp[kNIMP * ip + k];
+  p.margin = ovr ? o.o_margin : m.pair_margin[ip];
+  p.gap = m.pair_gap[ip];
+}
+
+// Bounding-sphere test with margin (a plane against the other geom's sphere).
+bool bounds_overlap(const Model& m, const Data& d, int g1, int g2, double margin) {
+  const double r1 = m.geom_rbound[g1], r2 = m.geom_rbound[g2];
+  const double* p1 = &d.geom_xpos[3 * g1];
+  const double* p2 = &d.geom_xpos[3 * g2];
+  if (m.geom_type[g1] == kGeomPlane) {
+    if (r2 <= 0) return true;
+    const double* R = &d.geom_xmat[9 * g1];
+    const double dist = (p2[0] - p1[0]) * R[2] + (p2[1] - p1[1]) * R[5] + (p2[2] - p1[2]) * R[8];
+    return dist <= r2 + margin;
+  }
+  if (r1 <= 0 || r2 <= 0) return true;
+  double v[3];
+  math::sub3(v, p2, p1);
+  const double lim = r1 + r2 + margin;
+  return math::dot3(v, v) <= lim * lim;
+}
+
+class Collector {
+ public:
+  Collector(const Model& m, Data& d, const CollisionTable& t)
+      : m_(m), d_(d), t_(t), cap_(static_cast<int>(d.contact.size())) {}
+  bool full() const { return full_; }
+
+  // Narrow phase of geoms g1, g2 with parameters p (g1, g2 are ordered by type here).
+  void collide(int g1, int g2, const Params& p) {
+    if (m_.geom_type[g1] > m_.geom_type[g2]) std::swap(g1, g2);
+    const int t1 = m_.geom_type[g1], t2 = m_.geom_type[g2];
+    const CollisionFunction fn = t_.fn[t1][t2];
+    if (!fn) return;
+    if (!bounds_overlap(m_, d_, g1, g2, p.margin)) return;
+    const int n = fn(m_, d_, g1, g2, p.margin, buf_, t_.user[t1][t2]);
+    for (int i = 0; i < n; ++i) {
+      if (d_.ncon >= cap_) {
+        d_.warning[kWarnContactFull].lastinfo = d_.ncon;
+        d_.warning[kWarnContactFull].number++;
+        full_ = true;
+        return;
+      }
+      Contact& c = d_.contact[d_.ncon++];
+      const ContactPoint& q = buf_[i];
+      c.dist = q.dist;
+      math::copy3(c.pos, q.pos);
+      for (int k = 0; k < 9; ++k) c.frame[k] = q.frame[k];
+      make_frame(c.frame);
+      c.includemargin = p.margin - p.gap;
+      for (int k = 0; k < 5; ++k) c.friction[k] = p.friction[k];
+      for (int k = 0; k < kNREF; ++k) c.solref[k] = p.solref[k];
+      for (int k = 0; k < kNIMP; ++k) c.solimp[k] = p.solimp[k];
+      c.mu = 0;
+      c.dim = p.dim;
+      c.geom1 = g1;
+      c.geom2 = g2;
+      c.exclude = 0;
+      c.efc_address = -1;
+    }
+  }
+
+ private:
+  const Model& m_;
+  Data& d_;
+  const CollisionTable& t_;
+  const int cap_;
+  bool full_ = false;
+  ContactPoint buf_[kMaxContactsPerPair];
+};
+
+bool is_explicit_pair(const Model& m, int g1, int g2) {
+  for (int i = 0; i < m.npair; ++i)
+    if ((m.pair_geom1[i] == g1 && m.pair_geom2[i] == g2) || (m.pair_geom1[i] == g2 && m.pair_geom2[i] == g1))
+      return true;
+  return false;
+}
+
+CollisionTable make_default_table() {
+  CollisionTable t;
+  auto set = [&](int a, int b, CollisionFunction f) { t.fn[a][b] = f; };
+  set(kGeomPlane, kGeomSphere, plane_sphere);
+  set(kGeomPlane, kGeomCapsule, plane_capsule);
+  set(kGeomPlane, kGeomEllipsoid, plane_ellipsoid);
+  set(kGeomPlane, kGeomCylinder, plane_cylinder);
+  set(kGeomPlane, kGeomBox, plane_box);
+  set(kGeomSphere, kGeomSphere, sphere_sphere);
+  set(kGeomSphere, kGeomCapsule, sphere_capsule);
+  set(kGeomSphere, kGeomCylinder, sphere_cylinder);
+  set(kGeomSphere, kGeomBox, sphere_box);
+  set(kGeomCapsule, kGeomCapsule, capsule_capsule);
+  set(kGeomCapsule, kGeomBox, capsule_box);
+  set(kGeomBox, kGeomBox, box_box);
+  // general convex pairs
+  const int convex[] = {kGeomSphere, kGeomCapsule, kGeomEllipsoid, kGeomCylinder, kGeomBox};
+  for (int a : convex)
+    for (int b : convex)
+      if (a <= b && !t.fn[a][b]) t.fn[a][b] = convex_convex;
+  return t;
+}
+
+}  // namespace
+}  // namespace col
+
+const CollisionTable& default_collision_table() {
+  static const CollisionTable table = col::make_default_table();  // immutable after init
+  return table;
+}
+
+void collision(const Model& m, Data& d) { collision(m, d, default_collision_table()); }
+
+void collision(const Model& m, Data& d, const CollisionTable& table) {
+  using namespace col;
+  d.ncon = 0;
+  if (m.opt.disableflags & (kDsblContact | kDsblConstraint)) return;
+  if (d.contact.empty() || m.ngeom == 0) return;
+  Collector col(m, d, table);
+  Params p;
+  const int mode = m.opt.collision;
+
+  if (mode == kCollideAll || mode == kCollidePair) {
+    for (int i = 0; i < m.npair && !col.full(); ++i) {
+      pair_params(m, i, p);
+      col.collide(m.pair_geom1[i], m.pair_geom2[i], p);
+    }
+  }
+  if (mode == kCollideAll || mode == kCollideDynamic) {
+    int npairs = 0;
+    const int* pairs = broadphase(m, d, &npairs);
+    for (int i = 0; i < npairs && !col.full(); ++i) {
+      const int b1 = pairs[i] >> 16, b2 = pairs[i] & 0xFFFF;
+      const int a1 = m.body_geomadr[b1], n1 = m.body_geomnum[b1];
+      const int a2 = m.body_geomadr[b2], n2 = m.body_geomnum[b2];
+      for (int g1 = a1; g1 < a1 + n1; ++g1) {
+        for (int g2 = a2; g2 < a2 + n2; ++g2) {
+          if (!compatible(m.geom_contype[g1], m.geom_conaffinity[g1], m.geom_contype[g2],
+                          m.geom_conaffinity[g2]))
+            continue;
+          if (mode == kCollideAll && m.npair && is_explicit_pair(m, g1, g2)) continue;
+          mix_params(m, g1, g2, p);
+          col.collide(g1, g2, p);
+        }
+      }
+    }
+  }
+  d.maxuse_con = std::max(d.maxuse_con, d.ncon);
+}
+
+}  // namespace moreau
