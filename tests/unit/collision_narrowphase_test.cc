@@ -1,0 +1,359 @@
+// Analytic narrow-phase cases per primitive pair: known depth, normal and point for penetration,
+// touching, separated within margin, separated beyond margin, and degenerate placements.
+#include <gtest/gtest.h>
+
+#include "collision/narrowphase.h"
+#include "unit/collision_helpers.h"
+
+namespace moreau {
+namespace {
+
+using coltest::rot;
+using coltest::Scene;
+constexpr double kTol = 1e-12;
+
+void expect_vec(const double* a, std::initializer_list<double> b, double tol = kTol) {
+  int i = 0;
+  for (double v : b) EXPECT_NEAR(a[i++], v, tol) << "component " << i - 1;
+}
+// The frame is orthonormal and right-handed.
+void expect_frame_ok(const Contact& c) {
+  using namespace math;
+  EXPECT_NEAR(norm3(c.frame), 1, 1e-12);
+  EXPECT_NEAR(norm3(c.frame + 3), 1, 1e-12);
+  EXPECT_NEAR(dot3(c.frame, c.frame + 3), 0, 1e-12);
+  double z[3];
+  cross3(z, c.frame, c.frame + 3);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(z[k], c.frame[6 + k], 1e-12);
+}
+
+// ------------------------------------------------------------------------------ plane
+TEST(CollisionPlane, SpherePenetrating) {
+  Scene s;
+  s.add(kGeomPlane, {0, 0, 1}, {0, 0, 0});
+  s.add(kGeomSphere, {0.5}, {1, 2, 0.3});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 1);
+  const Contact& c = s.d.contact[0];
+  EXPECT_NEAR(c.dist, -0.2, kTol);
+  expect_vec(c.pos, {1, 2, -0.1});  // midway between the sphere bottom (-0.2) and the plane (0)
+  expect_vec(c.frame, {0, 0, 1});
+  expect_vec(c.frame + 3, {0, 1, 0});
+  expect_vec(c.frame + 6, {-1, 0, 0});
+  EXPECT_EQ(c.geom1, 0);
+  EXPECT_EQ(c.geom2, 1);
+  expect_frame_ok(c);
+}
+
+TEST(CollisionPlane, SphereTouchingMarginAndBeyond) {
+  for (double z : {0.5, 0.55, 0.65}) {
+    Scene s;
+    s.add(kGeomPlane, {0, 0, 1}, {0, 0, 0});
+    s.add(kGeomSphere, {0.5}, {0, 0, z});
+    s.m.geom_margin = {0.1, 0};  // pair margin = max = 0.1
+    s.run();
+    if (z < 0.62) {
+      ASSERT_EQ(s.d.ncon, 1) << z;
+      EXPECT_NEAR(s.d.contact[0].dist, z - 0.5, kTol);
+      EXPECT_NEAR(s.d.contact[0].includemargin, 0.1, kTol);
+    } else {
+      EXPECT_EQ(s.d.ncon, 0) << z;
+    }
+  }
+}
+
+TEST(CollisionPlane, TiltedPlaneSphere) {
+  Scene s;
+  s.add(kGeomPlane, {0, 0, 1}, {0, 0, 0}, rot(90, 1, 0, 0));  // normal = -y
+  s.add(kGeomSphere, {0.5}, {0, -0.4, 0});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 1);
+  EXPECT_NEAR(s.d.contact[0].dist, -0.1, kTol);
+  expect_vec(s.d.contact[0].frame, {0, -1, 0});
+  expect_vec(s.d.contact[0].frame + 3, {0, 0, 1});  // normal close to y: tangent seeded with z
+  expect_frame_ok(s.d.contact[0]);
+}
+
+TEST(CollisionPlane, CapsuleLyingGivesTwoContacts) {
+  Scene s;
+  s.add(kGeomPlane, {0, 0, 1}, {0, 0, 0});
+  s.add(kGeomCapsule, {0.1, 0.3}, {0, 0, 0.05}, rot(90, 0, 1, 0));  // axis along x
+  s.run();
+  ASSERT_EQ(s.d.ncon, 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, -0.05, kTol);
+    EXPECT_NEAR(std::fabs(s.d.contact[i].pos[0]), 0.3, kTol);
+    expect_vec(s.d.contact[i].frame + 3, {1, 0, 0});  // tangent along the capsule axis
+    expect_frame_ok(s.d.contact[i]);
+  }
+}
+
+TEST(CollisionPlane, CapsuleUprightOneContact) {
+  Scene s;
+  s.add(kGeomPlane, {0, 0, 1}, {0, 0, 0});
+  s.add(kGeomCapsule, {0.1, 0.3}, {0, 0, 0.35});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 1);
+  EXPECT_NEAR(s.d.contact[0].dist, -0.05, kTol);
+  expect_frame_ok(s.d.contact[0]);
+}
+
+TEST(CollisionPlane, BoxFaceDownFourCorners) {
+  Scene s;
+  s.add(kGeomPlane, {0, 0, 1}, {0, 0, 0});
+  s.add(kGeomBox, {0.3, 0.2, 0.1}, {0, 0, 0.08});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 4);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, -0.02, kTol);
+    EXPECT_NEAR(s.d.contact[i].pos[2], -0.01, kTol);
+    EXPECT_NEAR(std::fabs(s.d.contact[i].pos[0]), 0.3, kTol);
+    EXPECT_NEAR(std::fabs(s.d.contact[i].pos[1]), 0.2, kTol);
+  }
+}
+
+TEST(CollisionPlane, BoxDeepAtMostFourDeepestCorners) {
+  Scene s;
+  s.add(kGeomPlane, {0, 0, 1}, {0, 0, 0});
+  s.add(kGeomBox, {0.3, 0.2, 0.1}, {0, 0, -1}, rot(30, 1, 1, 0));  // all 8 corners below
+  s.run();
+  ASSERT_EQ(s.d.ncon, 4);
+  for (int i = 0; i < 4; ++i) EXPECT_LT(s.d.contact[i].dist, -1.0 + 1e-12);  // below the centre
+}
+
+TEST(CollisionPlane, BoxOnEdge) {
+  Scene s;
+  s.add(kGeomPlane, {0, 0, 1}, {0, 0, 0});
+  // rotated 45 deg about x: lowest edge along x at depth 0.1*sqrt(2) - 0.14
+  s.add(kGeomBox, {0.3, 0.1, 0.1}, {0, 0, 0.14}, rot(45, 1, 0, 0));
+  s.run();
+  ASSERT_EQ(s.d.ncon, 2);
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(s.d.contact[i].dist, 0.14 - 0.1 * std::sqrt(2.0), 1e-12);
+}
+
+TEST(CollisionPlane, EllipsoidSupportPoint) {
+  Scene s;
+  s.add(kGeomPlane, {0, 0, 1}, {0, 0, 0});
+  s.add(kGeomEllipsoid, {0.3, 0.2, 0.1}, {0.5, 0, 0.05});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 1);
+  EXPECT_NEAR(s.d.contact[0].dist, -0.05, kTol);
+  expect_vec(s.d.contact[0].pos, {0.5, 0, -0.025});
+}
+
+TEST(CollisionPlane, CylinderUprightThreeContacts) {
+  Scene s;
+  s.add(kGeomPlane, {0, 0, 1}, {0, 0, 0});
+  s.add(kGeomCylinder, {0.2, 0.3}, {0, 0, 0.25});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 3);  // three rim points of the bottom disk, 120 degrees apart
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, -0.05, kTol);
+    EXPECT_NEAR(std::hypot(s.d.contact[i].pos[0], s.d.contact[i].pos[1]), 0.2, kTol);
+  }
+}
+
+TEST(CollisionPlane, CylinderLyingTwoContacts) {
+  Scene s;
+  s.add(kGeomPlane, {0, 0, 1}, {0, 0, 0});
+  s.add(kGeomCylinder, {0.2, 0.3}, {0, 0, 0.15}, rot(90, 1, 0, 0));
+  s.run();
+  ASSERT_EQ(s.d.ncon, 2);  // one rim point on each disk
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(s.d.contact[i].dist, -0.05, kTol);
+  EXPECT_NEAR(std::fabs(s.d.contact[0].pos[1]), 0.3, kTol);
+}
+
+// ------------------------------------------------------------------------------ sphere
+TEST(CollisionSphere, SphereSpherePenetrating) {
+  Scene s;
+  s.add(kGeomSphere, {0.5}, {0, 0, 0});
+  s.add(kGeomSphere, {0.3}, {0.6, 0, 0});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 1);
+  const Contact& c = s.d.contact[0];
+  EXPECT_NEAR(c.dist, -0.2, kTol);
+  expect_vec(c.frame, {1, 0, 0});
+  expect_vec(c.pos, {0.4, 0, 0});  // between 0.5 (surface of 1) and 0.3 (surface of 2)
+  expect_frame_ok(c);
+}
+
+TEST(CollisionSphere, SphereSphereMargin) {
+  for (double x : {0.85, 0.95}) {
+    Scene s;
+    s.add(kGeomSphere, {0.5}, {0, 0, 0});
+    s.add(kGeomSphere, {0.3}, {x, 0, 0});
+    s.m.geom_margin = {0.1, 0.05};
+    s.m.geom_gap = {0.02, 0.03};
+    s.run();
+    if (x < 0.9) {
+      ASSERT_EQ(s.d.ncon, 1);
+      EXPECT_NEAR(s.d.contact[0].dist, 0.05, kTol);
+      EXPECT_NEAR(s.d.contact[0].includemargin, 0.1 - 0.03, kTol);
+    } else {
+      EXPECT_EQ(s.d.ncon, 0);
+    }
+  }
+}
+
+TEST(CollisionSphere, CoincidentCentres) {
+  Scene s;
+  s.add(kGeomSphere, {0.5}, {0, 0, 0});
+  s.add(kGeomSphere, {0.3}, {0, 0, 0});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 1);
+  EXPECT_NEAR(s.d.contact[0].dist, -0.8, kTol);
+  expect_frame_ok(s.d.contact[0]);
+}
+
+TEST(CollisionSphere, SphereCapsuleSideAndEnd) {
+  Scene s;
+  s.add(kGeomSphere, {0.2}, {0.25, 0, 0.1});
+  s.add(kGeomCapsule, {0.1, 0.5}, {0, 0, 0});  // axis z
+  s.run();
+  ASSERT_EQ(s.d.ncon, 1);
+  EXPECT_NEAR(s.d.contact[0].dist, -0.05, kTol);
+  expect_vec(s.d.contact[0].frame, {-1, 0, 0});
+  Scene e;
+  e.add(kGeomSphere, {0.2}, {0, 0, 0.75});
+  e.add(kGeomCapsule, {0.1, 0.5}, {0, 0, 0});
+  e.run();
+  ASSERT_EQ(e.d.ncon, 1);
+  EXPECT_NEAR(e.d.contact[0].dist, -0.05, kTol);
+  expect_vec(e.d.contact[0].frame, {0, 0, -1});
+}
+
+TEST(CollisionSphere, SphereBoxFaceEdgeCornerInside) {
+  {  // face
+    Scene s;
+    s.add(kGeomSphere, {0.2}, {0, 0, 0.25});
+    s.add(kGeomBox, {0.3, 0.3, 0.1}, {0, 0, 0});
+    s.run();
+    ASSERT_EQ(s.d.ncon, 1);
+    EXPECT_NEAR(s.d.contact[0].dist, -0.05, kTol);
+    expect_vec(s.d.contact[0].frame, {0, 0, -1});
+    expect_vec(s.d.contact[0].pos, {0, 0, 0.075});
+  }
+  {  // corner, separated within margin
+    Scene s;
+    s.add(kGeomSphere, {0.1}, {0.4, 0.4, 0.2});
+    s.add(kGeomBox, {0.3, 0.3, 0.1}, {0, 0, 0});
+    s.m.geom_margin = {0.2, 0};
+    s.run();
+    ASSERT_EQ(s.d.ncon, 1);
+    EXPECT_NEAR(s.d.contact[0].dist, std::sqrt(0.03) - 0.1, kTol);
+  }
+  {  // centre inside: normal out of the nearest face; 2.2.2 reports dist = -radius
+    Scene s;
+    s.add(kGeomSphere, {0.2}, {0, 0.25, 0});
+    s.add(kGeomBox, {0.3, 0.3, 0.1}, {0, 0, 0});
+    s.run();
+    ASSERT_EQ(s.d.ncon, 1);
+    expect_vec(s.d.contact[0].frame, {0, -1, 0});
+    EXPECT_NEAR(s.d.contact[0].dist, -0.2, kTol);
+  }
+}
+
+TEST(CollisionSphere, SphereCylinderAnalytic) {
+  // The analytic function (2.2.2 uses its general convex path for this pair; see the default table).
+  Scene s;
+  s.add(kGeomSphere, {0.2}, {0.35, 0, 0});
+  s.add(kGeomCylinder, {0.2, 0.3}, {0, 0, 0});
+  CollisionTable t = default_collision_table();
+  t.fn[kGeomSphere][kGeomCylinder] = col::sphere_cylinder;
+  s.d.contact.resize(10);
+  collision(s.m, s.d, t);
+  ASSERT_EQ(s.d.ncon, 1);
+  EXPECT_NEAR(s.d.contact[0].dist, -0.05, kTol);
+  expect_vec(s.d.contact[0].frame, {-1, 0, 0});
+}
+
+// ------------------------------------------------------------------------------ capsule
+TEST(CollisionCapsule, CrossedCapsules) {
+  Scene s;
+  s.add(kGeomCapsule, {0.1, 0.5}, {0, 0, 0}, rot(90, 0, 1, 0));  // along x
+  s.add(kGeomCapsule, {0.1, 0.5}, {0, 0, 0.15}, rot(90, 1, 0, 0));  // along y, above
+  s.run();
+  ASSERT_EQ(s.d.ncon, 1);
+  EXPECT_NEAR(s.d.contact[0].dist, -0.05, kTol);
+  expect_vec(s.d.contact[0].frame, {0, 0, 1});
+  expect_vec(s.d.contact[0].pos, {0, 0, 0.075});
+}
+
+TEST(CollisionCapsule, ParallelCapsulesFinite) {
+  Scene s;
+  s.add(kGeomCapsule, {0.1, 0.5}, {0, 0, 0});
+  s.add(kGeomCapsule, {0.1, 0.5}, {0.15, 0, 0.2});
+  s.run();
+  ASSERT_GE(s.d.ncon, 1);
+  for (int i = 0; i < s.d.ncon; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, -0.05, kTol);
+    expect_vec(s.d.contact[i].frame, {1, 0, 0});
+  }
+}
+
+TEST(CollisionCapsule, CapsuleBoxLyingOnFace) {
+  Scene s;
+  s.add(kGeomCapsule, {0.1, 0.2}, {0, 0, 0.18}, rot(90, 0, 1, 0));
+  s.add(kGeomBox, {0.5, 0.5, 0.1}, {0, 0, 0});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, -0.02, kTol);
+    expect_vec(s.d.contact[i].frame, {0, 0, -1});
+  }
+}
+
+// ------------------------------------------------------------------------------ box
+TEST(CollisionBox, FaceFaceStacked) {
+  Scene s;
+  s.add(kGeomBox, {0.5, 0.5, 0.1}, {0, 0, 0});
+  s.add(kGeomBox, {0.2, 0.2, 0.1}, {0, 0, 0.18});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 4);
+  for (int i = 0; i < 4; ++i) {
+    // depth 0.02; 2.2.2 reports half of it for box-box face contacts
+    EXPECT_NEAR(s.d.contact[i].dist, -0.01, kTol);
+    expect_vec(s.d.contact[i].frame, {0, 0, 1});
+    EXPECT_NEAR(s.d.contact[i].pos[2], 0.09, kTol);
+  }
+}
+
+TEST(CollisionBox, SeparatedBeyondMargin) {
+  Scene s;
+  s.add(kGeomBox, {0.5, 0.5, 0.1}, {0, 0, 0});
+  s.add(kGeomBox, {0.2, 0.2, 0.1}, {0, 0, 0.25});
+  s.run();
+  EXPECT_EQ(s.d.ncon, 0);
+}
+
+// ------------------------------------------------------------------------------ custom function
+int always_one(const Model&, const Data&, int, int, double, ContactPoint* out, void* user) {
+  ++*static_cast<int*>(user);
+  out[0].dist = -1;
+  out[0].pos[0] = out[0].pos[1] = out[0].pos[2] = 0;
+  for (double& f : out[0].frame) f = 0;
+  out[0].frame[2] = 1;
+  return 1;
+}
+
+TEST(CollisionTableTest, CustomFunctionPerTypePair) {
+  Scene s;
+  s.add(kGeomSphere, {0.1}, {0, 0, 0});
+  s.add(kGeomSphere, {0.1}, {0.15, 0, 0});
+  int calls = 0;
+  CollisionTable t = default_collision_table();
+  t.fn[kGeomSphere][kGeomSphere] = always_one;
+  t.user[kGeomSphere][kGeomSphere] = &calls;
+  s.d.contact.resize(10);
+  collision(s.m, s.d, t);
+  EXPECT_EQ(calls, 1);
+  ASSERT_EQ(s.d.ncon, 1);
+  EXPECT_EQ(s.d.contact[0].dist, -1);
+  // null entry disables the pair
+  t.fn[kGeomSphere][kGeomSphere] = nullptr;
+  collision(s.m, s.d, t);
+  EXPECT_EQ(s.d.ncon, 0);
+}
+
+}  // namespace
+}  // namespace moreau
