@@ -1,0 +1,120 @@
+// Actuator force generation and activation dynamics (computation chapter, "Actuation model";
+// mj_fwdActuation). For each actuator: clamp the control (ctrlrange, unless clampctrl is disabled),
+// compute the activation rate act_dot from the dynamics type, then the force
+//   p = gain(l, v) * input + bias(l, v),
+// input = control for stateless actuators, activation otherwise (the next activation with
+// actearly), clamped to forcerange when forcelimited. qfrc_actuator = moment' p.
+#include <algorithm>
+#include <cmath>
+
+#include "moreau/actuation.h"
+
+namespace moreau {
+
+namespace {
+inline int act_address(const Model& m, int u) {
+  if (!m.actuator_actadr.empty()) return m.actuator_actadr[u];
+  return m.actuator_dyntype[u] == kDynNone ? -1 : u - (m.nu - m.na);  // 2.2.2: stateful ones last
+}
+}  // namespace
+
+double next_activation(const Model& m, int u, double act, double act_dot, double h) {
+  const double* prm = &m.actuator_dynprm[kNDYN * u];
+  double next;
+  if (m.actuator_dyntype[u] == kDynFilterExact) {
+    // Exact integral of da/dt = (ctrl - a)/tau over h with ctrl constant:
+    // a(h) = a + (ctrl - a)(1 - exp(-h/tau)) = a + act_dot tau (1 - exp(-h/tau)).
+    const double tau = std::max(kMinVal, prm[0]);
+    next = act + act_dot * tau * (1 - std::exp(-h / tau));
+  } else {
+    next = act + act_dot * h;
+  }
+  if (m.actuator_actlimited.size() > static_cast<size_t>(u) && m.actuator_actlimited[u]) {
+    next = std::clamp(next, m.actuator_actrange[2 * u], m.actuator_actrange[2 * u + 1]);
+  }
+  return next;
+}
+
+void actuation_force(const Model& m, Data& d) {
+  const int nv = m.nv;
+  std::fill(d.qfrc_actuator.begin(), d.qfrc_actuator.end(), 0.0);
+  if (m.nu == 0) return;
+  if (m.opt.disableflags & kDsblActuation) {
+    std::fill(d.actuator_force.begin(), d.actuator_force.end(), 0.0);
+    std::fill(d.act_dot.begin(), d.act_dot.end(), 0.0);
+    return;
+  }
+  const bool clamp_ctrl = !(m.opt.disableflags & kDsblClampctrl);
+  for (int u = 0; u < m.nu; ++u) {
+    double ctrl = d.ctrl[u];
+    if (clamp_ctrl && m.actuator_ctrllimited[u])
+      ctrl = std::clamp(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
+
+    // Activation dynamics.
+    const int adr = act_address(m, u);
+    const double* dynprm = &m.actuator_dynprm[kNDYN * u];
+    double input = ctrl;
+    if (adr >= 0) {
+      const double act = d.act[adr];
+      double act_dot = 0;
+      switch (m.actuator_dyntype[u]) {
+        case kDynIntegrator:
+          act_dot = ctrl;
+          break;
+        case kDynFilter:
+        case kDynFilterExact:
+          act_dot = (ctrl - act) / std::max(kMinVal, dynprm[0]);
+          break;
+        case kDynMuscle:
+          act_dot = muscle_dynamics(ctrl, act, dynprm);
+          break;
+        default:
+          break;
+      }
+      d.act_dot[adr] = act_dot;
+      const bool early = m.actuator_actearly.size() > static_cast<size_t>(u) && m.actuator_actearly[u];
+      input = early ? next_activation(m, u, act, act_dot, m.opt.timestep) : act;
+    }
+
+    // Gain and bias.
+    const double len = d.actuator_length[u], vel = d.actuator_velocity[u];
+    const double* gainprm = &m.actuator_gainprm[kNGAIN * u];
+    const double* biasprm = &m.actuator_biasprm[kNBIAS * u];
+    const double* lengthrange = &m.actuator_lengthrange[2 * u];
+    const double acc0 = m.actuator_acc0[u];
+    double gain = 0, bias = 0;
+    switch (m.actuator_gaintype[u]) {
+      case kGainFixed:
+        gain = gainprm[0];
+        break;
+      case kGainAffine:
+        gain = gainprm[0] + gainprm[1] * len + gainprm[2] * vel;
+        break;
+      case kGainMuscle:
+        gain = muscle_gain(len, vel, lengthrange, acc0, gainprm);
+        break;
+      default:
+        break;
+    }
+    switch (m.actuator_biastype[u]) {
+      case kBiasAffine:
+        bias = biasprm[0] + biasprm[1] * len + biasprm[2] * vel;
+        break;
+      case kBiasMuscle:
+        bias = muscle_bias(len, lengthrange, acc0, biasprm);
+        break;
+      default:
+        break;
+    }
+    double force = gain * input + bias;
+    if (m.actuator_forcelimited[u])
+      force = std::clamp(force, m.actuator_forcerange[2 * u], m.actuator_forcerange[2 * u + 1]);
+    d.actuator_force[u] = force;
+
+    if (force == 0) continue;
+    const double* moment = &d.actuator_moment[static_cast<size_t>(u) * nv];
+    for (int i = 0; i < nv; ++i) d.qfrc_actuator[i] += moment[i] * force;
+  }
+}
+
+}  // namespace moreau

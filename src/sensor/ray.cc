@@ -1,0 +1,141 @@
+// Ray casting against geoms (rangefinder sensor; mj_ray / mj_rayGeom). The ray is transformed into
+// the geom's local frame, where each primitive has a closed-form intersection; the distance is the
+// smallest non-negative ray parameter at which the ray meets the surface (so a ray starting inside
+// a solid returns the exit distance). Meshes and height fields are not handled yet (skipped).
+#include <cmath>
+
+#include "math/vec.h"
+#include "moreau/actuation.h"
+
+namespace moreau {
+
+using namespace math;
+
+namespace {
+
+// Smallest non-negative t with t^2 a + 2 t b + c = 0, or -1.
+inline double quadratic_first(double a, double b, double c) {
+  if (a < kMinVal) return -1;
+  const double det = b * b - a * c;
+  if (det < 0) return -1;
+  const double sq = std::sqrt(det);
+  const double t1 = (-b - sq) / a, t2 = (-b + sq) / a;
+  if (t1 >= 0) return t1;
+  if (t2 >= 0) return t2;
+  return -1;
+}
+inline double closer(double best, double t) { return (t >= 0 && (best < 0 || t < best)) ? t : best; }
+
+double ray_sphere(const double* p, const double* v, double r) {
+  return quadratic_first(dot3(v, v), dot3(p, v), dot3(p, p) - r * r);
+}
+
+// Lateral surface of the cylinder x^2 + y^2 = r^2, |z| <= h.
+double ray_cylinder_side(const double* p, const double* v, double r, double h) {
+  const double a = v[0] * v[0] + v[1] * v[1];
+  const double b = p[0] * v[0] + p[1] * v[1];
+  const double c = p[0] * p[0] + p[1] * p[1] - r * r;
+  if (a < kMinVal) return -1;
+  const double det = b * b - a * c;
+  if (det < 0) return -1;
+  const double sq = std::sqrt(det);
+  double best = -1;
+  for (double t : {(-b - sq) / a, (-b + sq) / a})
+    if (t >= 0 && std::fabs(p[2] + t * v[2]) <= h) best = closer(best, t);
+  return best;
+}
+
+// Caps z = +-h with x^2 + y^2 <= r^2.
+double ray_caps(const double* p, const double* v, double r, double h) {
+  if (std::fabs(v[2]) < kMinVal) return -1;
+  double best = -1;
+  for (double z : {h, -h}) {
+    const double t = (z - p[2]) / v[2];
+    if (t < 0) continue;
+    const double x = p[0] + t * v[0], y = p[1] + t * v[1];
+    if (x * x + y * y <= r * r) best = closer(best, t);
+  }
+  return best;
+}
+
+double ray_box(const double* p, const double* v, const double* size) {
+  double best = -1;
+  for (int k = 0; k < 3; ++k) {
+    if (std::fabs(v[k]) < kMinVal) continue;
+    for (double side : {size[k], -size[k]}) {
+      const double t = (side - p[k]) / v[k];
+      if (t < 0) continue;
+      const int i = (k + 1) % 3, j = (k + 2) % 3;
+      if (std::fabs(p[i] + t * v[i]) <= size[i] && std::fabs(p[j] + t * v[j]) <= size[j])
+        best = closer(best, t);
+    }
+  }
+  return best;
+}
+
+// Plane z = 0, bounded by size[0], size[1] when positive (infinite otherwise).
+double ray_plane(const double* p, const double* v, const double* size) {
+  if (std::fabs(v[2]) < kMinVal) return -1;
+  const double t = -p[2] / v[2];
+  if (t < 0) return -1;
+  const double x = p[0] + t * v[0], y = p[1] + t * v[1];
+  if ((size[0] <= 0 || std::fabs(x) <= size[0]) && (size[1] <= 0 || std::fabs(y) <= size[1])) return t;
+  return -1;
+}
+
+}  // namespace
+
+double ray_geom(const double pos[3], const double mat[9], const double size[3], const double pnt[3],
+                const double vec[3], int geomtype) {
+  double dp[3], p[3], v[3];
+  sub3(dp, pnt, pos);
+  mulmatTvec3(p, mat, dp);
+  mulmatTvec3(v, mat, vec);
+  switch (geomtype) {
+    case kGeomPlane:
+      return ray_plane(p, v, size);
+    case kGeomSphere:
+      return ray_sphere(p, v, size[0]);
+    case kGeomCapsule: {
+      double best = ray_cylinder_side(p, v, size[0], size[1]);
+      for (double z : {size[1], -size[1]}) {
+        const double pc[3] = {p[0], p[1], p[2] - z};
+        best = closer(best, ray_sphere(pc, v, size[0]));
+      }
+      return best;
+    }
+    case kGeomEllipsoid: {
+      // Scale to the unit sphere; the ray parameter is unchanged.
+      const double ps[3] = {p[0] / size[0], p[1] / size[1], p[2] / size[2]};
+      const double vs[3] = {v[0] / size[0], v[1] / size[1], v[2] / size[2]};
+      return ray_sphere(ps, vs, 1);
+    }
+    case kGeomCylinder:
+      return closer(ray_cylinder_side(p, v, size[0], size[1]), ray_caps(p, v, size[0], size[1]));
+    case kGeomBox:
+      return ray_box(p, v, size);
+    default:
+      return -1;
+  }
+}
+
+double ray(const Model& m, const Data& d, const double pnt[3], const double vec[3], int bodyexclude,
+           int* geomid) {
+  double best = -1;
+  int id = -1;
+  for (int g = 0; g < m.ngeom; ++g) {
+    if (m.geom_bodyid[g] == bodyexclude) continue;
+    // Invisible geoms (alpha 0) are not seen by rays.
+    if (m.geom_rgba.size() >= 4 * static_cast<size_t>(m.ngeom) && m.geom_rgba[4 * g + 3] == 0) continue;
+    const double t = ray_geom(&d.geom_xpos[3 * g], &d.geom_xmat[9 * g], &m.geom_size[3 * g], pnt, vec,
+                              m.geom_type[g]);
+    if (t >= 0 && (best < 0 || t < best)) {
+      best = t;
+      id = g;
+    }
+  }
+  if (geomid) *geomid = id;
+  return best;
+}
+
+}  // namespace moreau

@@ -1,0 +1,19 @@
+// Fixed tendons (computation chapter, "Tendons"): the length is a linear combination of scalar joint
+// positions, L = sum_k coef_k q_k, so the moment-arm row has coef_k at the joints' dofs.
+#include "tendon/tendon.h"
+
+namespace moreau::tendon_detail {
+
+double fixed_tendon(const Model& m, const Data& d, int t, double* J) {
+  double length = 0;
+  const int adr = m.tendon_adr[t];
+  for (int w = adr; w < adr + m.tendon_num[t]; ++w) {
+    const int j = m.wrap_objid[w];
+    const double coef = m.wrap_prm[w];
+    length += coef * d.qpos[m.jnt_qposadr[j]];
+    J[m.jnt_dofadr[j]] += coef;
+  }
+  return length;
+}
+
+}  // namespace moreau::tendon_detail

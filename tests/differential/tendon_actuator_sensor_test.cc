@@ -1,0 +1,223 @@
+// Differential tests of tendons, actuator transmission/forces/activation dynamics, tendon passive
+// forces and sensors against MuJoCo 2.2.2, one case per model of tests/models_mujoco222.txt that
+// has tendons, actuators or sensors (models without any are skipped).
+//
+// Model: built from MuJoCo's by the test bridge (model_from_mujoco), so derived constants
+// (actuator_acc0, lengthrange, tendon_lengthspring) are MuJoCo's.
+// State: random qpos/qvel (bridge helpers), random ctrl U(-1.5,1.5) (outside ctrlrange on purpose:
+// tests clamping), random act (U(0,1) for muscles, U(-1,1) otherwise); time random.
+// COPIED from MuJoCo after mj_forward, so that only the stages of issue 5 are tested here:
+//   kinematics (xpos, xquat, xmat, xipos, ximat, geom/site/cam poses), subtree_com, cdof, cvel,
+//   cacc, cfrc_int, cfrc_ext, contacts (pos, frame, geoms, dim, efc_address) and constraint rows
+//   (efc_type, efc_id, efc_pos, efc_margin, efc_vel, efc_force).
+// COMPUTED by Moreau: tendon, transmission, tendon_actuator_velocity, actuation_force,
+//   tendon_passive, sensor_pos, sensor_vel, sensor_acc.
+// Error measure per array: max_i |ours_i - mujoco_i| / max(max_i |mujoco_i|, 1e-2) (infinity norm,
+// relative, with an absolute floor for arrays that are near zero); bound 1e-6. Sensors are
+// compared one sensor at a time; quaternions up to sign.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "differential/mujoco_bridge.h"
+#include "moreau/actuation.h"
+#include "moreau/moreau.h"
+
+namespace moreau::testing {
+namespace {
+
+constexpr double kTol = 1e-6;
+constexpr int kStates = 5;
+
+double err_inf(const double* a, const double* b, int n) {
+  double err = 0, scale = 1e-2;
+  for (int i = 0; i < n; ++i) {
+    const double e = std::abs(a[i] - b[i]);
+    if (!(e <= err)) err = e;
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return err / scale;
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string s = info.param;
+  for (auto& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return std::to_string(info.index) + "_" + s;
+}
+
+template <class T, class U>
+void copy_into(const U* src, int n, std::vector<T>& dst) {
+  if (dst.size() < static_cast<size_t>(n)) dst.resize(n);
+  std::copy_n(src, n, dst.begin());
+}
+
+// MuJoCo's position/velocity/acceleration kinematics, contacts and constraint rows into our Data.
+void copy_kinematics(const mjModel* M, const mjData* D, Data& d) {
+  d.time = D->time;
+  copy_into(D->qpos, M->nq, d.qpos);
+  copy_into(D->qvel, M->nv, d.qvel);
+  copy_into(D->act, M->na, d.act);
+  copy_into(D->ctrl, M->nu, d.ctrl);
+  copy_into(D->xpos, 3 * M->nbody, d.xpos);
+  copy_into(D->xquat, 4 * M->nbody, d.xquat);
+  copy_into(D->xmat, 9 * M->nbody, d.xmat);
+  copy_into(D->xipos, 3 * M->nbody, d.xipos);
+  copy_into(D->ximat, 9 * M->nbody, d.ximat);
+  copy_into(D->xanchor, 3 * M->njnt, d.xanchor);
+  copy_into(D->xaxis, 3 * M->njnt, d.xaxis);
+  copy_into(D->geom_xpos, 3 * M->ngeom, d.geom_xpos);
+  copy_into(D->geom_xmat, 9 * M->ngeom, d.geom_xmat);
+  copy_into(D->site_xpos, 3 * M->nsite, d.site_xpos);
+  copy_into(D->site_xmat, 9 * M->nsite, d.site_xmat);
+  copy_into(D->cam_xpos, 3 * M->ncam, d.cam_xpos);
+  copy_into(D->cam_xmat, 9 * M->ncam, d.cam_xmat);
+  copy_into(D->subtree_com, 3 * M->nbody, d.subtree_com);
+  copy_into(D->cdof, 6 * M->nv, d.cdof);
+  copy_into(D->cvel, 6 * M->nbody, d.cvel);
+  copy_into(D->cacc, 6 * M->nbody, d.cacc);
+  copy_into(D->cfrc_int, 6 * M->nbody, d.cfrc_int);
+  copy_into(D->cfrc_ext, 6 * M->nbody, d.cfrc_ext);
+  d.ncon = D->ncon;
+  if (d.contact.size() < static_cast<size_t>(D->ncon)) d.contact.resize(D->ncon);
+  for (int c = 0; c < D->ncon; ++c) {
+    const mjContact& mc = D->contact[c];
+    Contact& con = d.contact[c];
+    con.dist = mc.dist;
+    std::copy_n(mc.pos, 3, con.pos);
+    std::copy_n(mc.frame, 9, con.frame);
+    con.geom1 = mc.geom1;
+    con.geom2 = mc.geom2;
+    con.dim = mc.dim;
+    con.exclude = mc.exclude;
+    con.efc_address = mc.efc_address;
+  }
+  d.nefc = D->nefc;
+  copy_into(D->efc_type, D->nefc, d.efc_type);
+  copy_into(D->efc_id, D->nefc, d.efc_id);
+  copy_into(D->efc_pos, D->nefc, d.efc_pos);
+  copy_into(D->efc_margin, D->nefc, d.efc_margin);
+  copy_into(D->efc_vel, D->nefc, d.efc_vel);
+  copy_into(D->efc_force, D->nefc, d.efc_force);
+}
+
+class TendonActuatorSensor : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    path_ = resolve_model_path(GetParam());
+    std::string err;
+    mj_ = load_mujoco(path_, &err);
+    if (!mj_) GTEST_SKIP() << "MuJoCo 2.2.2 does not load " << path_ << ": " << err;
+    if (mj_->ntendon == 0 && mj_->nu == 0 && mj_->nsensor == 0)
+      GTEST_SKIP() << "no tendons, actuators or sensors";
+    mj_->opt.enableflags &= ~mjENBL_SENSORNOISE;
+    md_ = MjDataPtr(mj_makeData(mj_.get()));
+  }
+  std::string path_;
+  MjModelPtr mj_;
+  MjDataPtr md_;
+};
+
+TEST_P(TendonActuatorSensor, MatchesMuJoCo) {
+  mjModel* M = mj_.get();
+  mjData* D = md_.get();
+  const Model m = model_from_mujoco(M);
+  Data d = make_data(m);
+  // MuJoCo with only the tendon spring-dampers (for the tendon part of qfrc_passive).
+  MjModelPtr mt(mj_copyModel(nullptr, M));
+  for (int i = 0; i < M->njnt; ++i) mt->jnt_stiffness[i] = 0;
+  for (int i = 0; i < M->nv; ++i) mt->dof_damping[i] = 0;
+  mt->opt.density = 0;
+  mt->opt.viscosity = 0;
+
+  std::mt19937_64 rng(12345);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const int nv = M->nv;
+  std::map<int, double> worst_by_sensor_type;
+  double worst = 0;
+  for (int state = 0; state < kStates; ++state) {
+    mj_resetData(M, D);
+    random_qpos(M, rng, D->qpos);
+    random_qvel(M, rng, D->qvel);
+    D->time = 10 * (u(rng) + 1);
+    for (int i = 0; i < M->nu; ++i) D->ctrl[i] = 1.5 * u(rng);
+    for (int i = 0; i < M->nu; ++i) {
+      if (M->actuator_dyntype[i] == mjDYN_NONE) continue;
+      const int a = i - (M->nu - M->na);
+      D->act[a] = M->actuator_dyntype[i] == mjDYN_MUSCLE ? 0.5 * (u(rng) + 1) : u(rng);
+    }
+    mj_forward(M, D);
+    copy_kinematics(M, D, d);
+
+    tendon(m, d);
+    transmission(m, d);
+    tendon_actuator_velocity(m, d);
+    actuation_force(m, d);
+    std::fill(d.qfrc_passive.begin(), d.qfrc_passive.end(), 0.0);
+    tendon_passive(m, d);
+    std::fill(d.sensordata.begin(), d.sensordata.end(), 0.0);
+    sensor_pos(m, d);
+    sensor_vel(m, d);
+    sensor_acc(m, d);
+
+    auto check = [&](const double* ours, const double* theirs, int n, const char* what) {
+      if (n == 0) return;
+      const double e = err_inf(ours, theirs, n);
+      EXPECT_LE(e, kTol) << what << " state " << state;
+      worst = std::max(worst, e);
+    };
+    check(d.ten_length.data(), D->ten_length, M->ntendon, "ten_length");
+    check(d.ten_J.data(), D->ten_J, M->ntendon * nv, "ten_J");
+    check(d.ten_velocity.data(), D->ten_velocity, M->ntendon, "ten_velocity");
+    for (int t = 0; t < M->ntendon; ++t) {
+      ASSERT_EQ(d.ten_wrapadr[t], D->ten_wrapadr[t]) << "tendon " << t;
+      ASSERT_EQ(d.ten_wrapnum[t], D->ten_wrapnum[t]) << "tendon " << t << " state " << state;
+      for (int w = D->ten_wrapadr[t]; w < D->ten_wrapadr[t] + D->ten_wrapnum[t]; ++w) {
+        EXPECT_EQ(d.wrap_obj[w], D->wrap_obj[w]) << "tendon " << t << " point " << w;
+        check(&d.wrap_xpos[3 * w], &D->wrap_xpos[3 * w], 3, "wrap_xpos");
+      }
+    }
+    check(d.actuator_length.data(), D->actuator_length, M->nu, "actuator_length");
+    check(d.actuator_moment.data(), D->actuator_moment, M->nu * nv, "actuator_moment");
+    check(d.actuator_velocity.data(), D->actuator_velocity, M->nu, "actuator_velocity");
+    check(d.actuator_force.data(), D->actuator_force, M->nu, "actuator_force");
+    check(d.act_dot.data(), D->act_dot, M->na, "act_dot");
+    check(d.qfrc_actuator.data(), D->qfrc_actuator, nv, "qfrc_actuator");
+
+    for (int s = 0; s < M->nsensor; ++s) {
+      const int adr = M->sensor_adr[s], dim = M->sensor_dim[s];
+      std::vector<double> ours(d.sensordata.begin() + adr, d.sensordata.begin() + adr + dim);
+      if (M->sensor_datatype[s] == mjDATATYPE_QUATERNION) {
+        double dot = 0;
+        for (int k = 0; k < dim; ++k) dot += ours[k] * D->sensordata[adr + k];
+        if (dot < 0)
+          for (auto& x : ours) x = -x;
+      }
+      const double e = err_inf(ours.data(), D->sensordata + adr, dim);
+      EXPECT_LE(e, kTol) << "sensor " << s << " type " << M->sensor_type[s] << " state " << state
+                         << " ours " << ours[0] << " mujoco " << D->sensordata[adr];
+      worst_by_sensor_type[M->sensor_type[s]] = std::max(worst_by_sensor_type[M->sensor_type[s]], e);
+      worst = std::max(worst, e);
+    }
+
+    // Tendon part of qfrc_passive: MuJoCo's mj_passive with joint springs/dampers and fluid off.
+    mj_passive(mt.get(), D);
+    check(d.qfrc_passive.data(), D->qfrc_passive, nv, "qfrc_passive (tendon part)");
+  }
+  std::ostringstream os;
+  os << "worst " << worst << " nten " << M->ntendon << " nu " << M->nu << " nsensor " << M->nsensor;
+  for (auto& [t, e] : worst_by_sensor_type) os << " s" << t << ":" << e;
+  RecordProperty("summary", os.str());
+  std::printf("[ summary  ] %s %s\n", GetParam().c_str(), os.str().c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, TendonActuatorSensor, ::testing::ValuesIn(model_list()), test_name);
+
+}  // namespace
+}  // namespace moreau::testing
