@@ -1,0 +1,77 @@
+// Contact rows (computation chapter, "Contact"): the contact Jacobian E'S. S (6 x nv) maps joint
+// velocities to the relative spatial velocity of geom2 with respect to geom1 at the contact point,
+// expressed in the contact frame (rows: normal, tangent1, tangent2 for the translation, then the
+// same axes for the rotation); the first geom's Jacobian enters with a negative sign because the
+// force acts from geom1 towards geom2.
+//   condim 1: one row (frictionless), for either cone.
+//   elliptic: E = I, the first condim rows of S.
+//   pyramidal: 2(condim-1) edges, edge pair k = S_normal +/- mu_k S_k, mu = friction.
+// All rows of a contact carry efc_pos = dist and efc_margin = includemargin. Contacts with
+// exclude != 0 make no rows (efc_address = -1).
+// diagApprox: tran = sum of the two bodies' translational inverse weights at qpos0, rot = the
+// rotational ones; elliptic rows 0..2 tran, 3..5 rot; pyramidal edge of friction k:
+// tran + mu_k^2 (tran for k = 1,2; rot for k = 3..5).
+#include "constraint/storage.h"
+#include "math/vec.h"
+
+namespace moreau::constraint {
+
+using namespace math;
+
+void contact_rows(const Model& m, Data& d) {
+  if (m.opt.disableflags & kDsblContact) return;
+  const int nv = m.nv;
+  const bool elliptic = m.opt.cone == kConeElliptic;
+  double* work = carve(m, d).jac;
+  double* jacp1 = work;
+  double* jacr1 = work + 3 * nv;
+  double* jacp2 = work + 6 * nv;
+  double* jacr2 = work + 9 * nv;
+  double* S = work + 12 * nv;  // 6 rows in the contact frame
+  double* edge = jacp1;        // reused for pyramidal edges once S is built
+  for (int c = 0; c < d.ncon; ++c) {
+    Contact& con = d.contact[c];
+    if (con.exclude) continue;
+    const int dim = con.dim;
+    const int nrow = dim == 1 ? 1 : elliptic ? dim : 2 * (dim - 1);
+    if (!reserve_rows(d, nrow)) return;
+    const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
+    moreau::jac(m, d, jacp1, dim > 3 ? jacr1 : nullptr, con.pos, b1);
+    moreau::jac(m, d, jacp2, dim > 3 ? jacr2 : nullptr, con.pos, b2);
+    const int nS = dim > 3 ? 6 : dim;
+    for (int r = 0; r < nS; ++r) {
+      const double* axis = con.frame + 3 * (r % 3);
+      const double* j1 = r < 3 ? jacp1 : jacr1;
+      const double* j2 = r < 3 ? jacp2 : jacr2;
+      double* out = S + r * nv;
+      for (int k = 0; k < nv; ++k)
+        out[k] = axis[0] * (j2[k] - j1[k]) + axis[1] * (j2[nv + k] - j1[nv + k]) +
+                 axis[2] * (j2[2 * nv + k] - j1[2 * nv + k]);
+    }
+    const double tran = m.body_invweight0[2 * b1] + m.body_invweight0[2 * b2];
+    const double rot = m.body_invweight0[2 * b1 + 1] + m.body_invweight0[2 * b2 + 1];
+    con.efc_address = d.nefc;
+    if (dim == 1) {
+      const int i = add_row(m, d, kCnstrContactFrictionless, c, S, con.dist, con.includemargin, 0);
+      d.efc_diagApprox[i] = tran;
+    } else if (elliptic) {
+      for (int r = 0; r < dim; ++r) {
+        const int i = add_row(m, d, kCnstrContactElliptic, c, S + r * nv, con.dist,
+                              con.includemargin, 0);
+        d.efc_diagApprox[i] = r < 3 ? tran : rot;
+      }
+    } else {
+      for (int k = 1; k < dim; ++k) {
+        const double mu = con.friction[k - 1];
+        for (int s = 1; s >= -1; s -= 2) {
+          for (int q = 0; q < nv; ++q) edge[q] = S[q] + s * mu * S[k * nv + q];
+          const int i = add_row(m, d, kCnstrContactPyramidal, c, edge, con.dist,
+                                con.includemargin, 0);
+          d.efc_diagApprox[i] = tran + mu * mu * (k < 3 ? tran : rot);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace moreau::constraint

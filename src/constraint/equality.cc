@@ -1,0 +1,145 @@
+// Equality constraint rows (computation chapter, "Equality"): the residual r(q) and its Jacobian.
+//   connect (3): anchor of body1 minus anchor of body2, both in world coordinates.
+//     eq_data: anchor in body1 (0..2), anchor in body2 (3..5; computed by the compiler at qpos0).
+//   weld (6): position part as connect, then the orientation error sin(theta/2)*axis (the imaginary
+//     part of q2^-1 * q1 * relquat), scaled by torquescale.
+//     eq_data: anchor in body2 (0..2), relpose position in body1 (3..5), relpose quaternion
+//     (6..9), torquescale (10).
+//     Orientation Jacobian: with dq/dt = 0.5 [0,w] q for world angular velocity w, the derivative
+//     of q2^-1 q1 r is 0.5 q2^-1 [0, w1 - w2] q1 r, so column k is the imaginary part of
+//     0.5 q2^-1 [0, jacr1_k - jacr2_k] q1 r.
+//   joint (1): y - y0 = a0 + a1 x' + a2 x'^2 + a3 x'^3 + a4 x'^4, x' = x - x0 (eq_data = a0..a4),
+//     y the first joint, x the second (if any).
+//   tendon (1): the same polynomial on tendon lengths (tendon_length0 as reference).
+// diagApprox: sum of the two objects' inverse weights at qpos0 (translational for positions,
+// rotational for orientations).
+#include <cstring>
+
+#include "constraint/storage.h"
+#include "math/vec.h"
+
+namespace moreau::constraint {
+
+using namespace math;
+
+namespace {
+
+// Quartic coupling: residual and the derivative dr/dx' of the polynomial part.
+inline void polynomial(const double* a, double dx, double* value, double* deriv) {
+  *value = a[0] + dx * (a[1] + dx * (a[2] + dx * (a[3] + dx * a[4])));
+  *deriv = a[1] + dx * (2 * a[2] + dx * (3 * a[3] + dx * 4 * a[4]));
+}
+
+void connect_or_weld(const Model& m, Data& d, int e, double* jac, bool weld) {
+  const int nv = m.nv;
+  const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
+  const double* data = &m.eq_data[kNEQDATA * e];
+  double* jacp1 = jac;
+  double* jacr1 = jac + 3 * nv;
+  double* jacp2 = jac + 6 * nv;
+  double* jacr2 = jac + 9 * nv;
+  double* rows = jac + 12 * nv;  // 6 rows
+
+  // anchor points in world coordinates
+  const double* local1 = weld ? data + 3 : data;
+  const double* local2 = weld ? data : data + 3;
+  double p1[3], p2[3];
+  mulmatvec3(p1, &d.xmat[9 * b1], local1);
+  add3(p1, p1, &d.xpos[3 * b1]);
+  mulmatvec3(p2, &d.xmat[9 * b2], local2);
+  add3(p2, p2, &d.xpos[3 * b2]);
+  double pos[6];
+  sub3(pos, p1, p2);
+  moreau::jac(m, d, jacp1, weld ? jacr1 : nullptr, p1, b1);
+  moreau::jac(m, d, jacp2, weld ? jacr2 : nullptr, p2, b2);
+  for (int k = 0; k < 3 * nv; ++k) rows[k] = jacp1[k] - jacp2[k];
+
+  int nrow = 3;
+  if (weld) {
+    nrow = 6;
+    const double torquescale = data[10];
+    double q1r[4], q2inv[4], err[4];
+    mulquat(q1r, &d.xquat[4 * b1], data + 6);
+    negquat(q2inv, &d.xquat[4 * b2]);
+    mulquat(err, q2inv, q1r);
+    for (int k = 0; k < 3; ++k) pos[3 + k] = err[1 + k] * torquescale;
+    for (int c = 0; c < nv; ++c) {
+      const double w[4] = {0, jacr1[c] - jacr2[c], jacr1[nv + c] - jacr2[nv + c],
+                           jacr1[2 * nv + c] - jacr2[2 * nv + c]};
+      double t[4], r[4];
+      mulquat(t, q2inv, w);
+      mulquat(r, t, q1r);
+      for (int k = 0; k < 3; ++k) rows[(3 + k) * nv + c] = 0.5 * r[1 + k] * torquescale;
+    }
+  }
+  if (!reserve_rows(d, nrow)) return;
+  for (int k = 0; k < nrow; ++k) {
+    const int i = add_row(m, d, kCnstrEquality, e, rows + k * nv, pos[k], 0, 0);
+    const int w = k < 3 ? 0 : 1;
+    d.efc_diagApprox[i] = m.body_invweight0[2 * b1 + w] + m.body_invweight0[2 * b2 + w];
+  }
+}
+
+void joint_equality(const Model& m, Data& d, int e, double* row) {
+  const int nv = m.nv;
+  const int j1 = m.eq_obj1id[e], j2 = m.eq_obj2id[e];
+  const double* a = &m.eq_data[kNEQDATA * e];
+  const int q1 = m.jnt_qposadr[j1], v1 = m.jnt_dofadr[j1];
+  std::memset(row, 0, sizeof(double) * nv);
+  double pos, diag = m.dof_invweight0[v1];
+  row[v1] = 1;
+  if (j2 >= 0) {
+    const int q2 = m.jnt_qposadr[j2], v2 = m.jnt_dofadr[j2];
+    double value, deriv;
+    polynomial(a, d.qpos[q2] - m.qpos0[q2], &value, &deriv);
+    pos = d.qpos[q1] - m.qpos0[q1] - value;
+    row[v2] -= deriv;
+    diag += m.dof_invweight0[v2];
+  } else {
+    pos = d.qpos[q1] - m.qpos0[q1] - a[0];
+  }
+  if (!reserve_rows(d, 1)) return;
+  const int i = add_row(m, d, kCnstrEquality, e, row, pos, 0, 0);
+  d.efc_diagApprox[i] = diag;
+}
+
+void tendon_equality(const Model& m, Data& d, int e, double* row) {
+  const int nv = m.nv;
+  const int t1 = m.eq_obj1id[e], t2 = m.eq_obj2id[e];
+  const double* a = &m.eq_data[kNEQDATA * e];
+  const double* J1 = &d.ten_J[static_cast<size_t>(t1) * nv];
+  double pos, diag = m.tendon_invweight0[t1];
+  for (int k = 0; k < nv; ++k) row[k] = J1[k];
+  if (t2 >= 0) {
+    const double* J2 = &d.ten_J[static_cast<size_t>(t2) * nv];
+    double value, deriv;
+    polynomial(a, d.ten_length[t2] - m.tendon_length0[t2], &value, &deriv);
+    pos = d.ten_length[t1] - m.tendon_length0[t1] - value;
+    for (int k = 0; k < nv; ++k) row[k] -= deriv * J2[k];
+    diag += m.tendon_invweight0[t2];
+  } else {
+    pos = d.ten_length[t1] - m.tendon_length0[t1] - a[0];
+  }
+  if (!reserve_rows(d, 1)) return;
+  const int i = add_row(m, d, kCnstrEquality, e, row, pos, 0, 0);
+  d.efc_diagApprox[i] = diag;
+}
+
+}  // namespace
+
+void equality_rows(const Model& m, Data& d) {
+  if (m.opt.disableflags & kDsblEquality) return;
+  double* jac = carve(m, d).jac;
+  for (int e = 0; e < m.neq; ++e) {
+    if (!m.eq_active[e]) continue;
+    switch (m.eq_type[e]) {
+      case kEqConnect: connect_or_weld(m, d, e, jac, false); break;
+      case kEqWeld: connect_or_weld(m, d, e, jac, true); break;
+      case kEqJoint: joint_equality(m, d, e, jac); break;
+      case kEqTendon: tendon_equality(m, d, e, jac); break;
+      default: break;  // distance: removed in 2.2.2
+    }
+  }
+}
+
+}  // namespace moreau::constraint

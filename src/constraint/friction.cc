@@ -1,0 +1,32 @@
+// Friction-loss rows (computation chapter, "Friction loss"): one row per dof and per tendon with
+// frictionloss > 0. No position residual (efc_pos = 0); the Jacobian is the unit vector of the dof
+// or the tendon's moment arm vector ten_J; efc_frictionloss bounds |force|. diagApprox: the dof's
+// or tendon's inverse weight at qpos0.
+#include <cstring>
+
+#include "constraint/storage.h"
+
+namespace moreau::constraint {
+
+void friction_rows(const Model& m, Data& d) {
+  if (m.opt.disableflags & kDsblFrictionloss) return;
+  const int nv = m.nv;
+  double* row = carve(m, d).jac;
+  for (int i = 0; i < nv; ++i) {
+    if (m.dof_frictionloss[i] <= 0) continue;
+    if (!reserve_rows(d, 1)) return;
+    std::memset(row, 0, sizeof(double) * nv);
+    row[i] = 1;
+    const int r = add_row(m, d, kCnstrFrictionDof, i, row, 0, 0, m.dof_frictionloss[i]);
+    d.efc_diagApprox[r] = m.dof_invweight0[i];
+  }
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (m.tendon_frictionloss[t] <= 0) continue;
+    if (!reserve_rows(d, 1)) return;
+    const int r = add_row(m, d, kCnstrFrictionTendon, t, &d.ten_J[static_cast<size_t>(t) * nv], 0,
+                          0, m.tendon_frictionloss[t]);
+    d.efc_diagApprox[r] = m.tendon_invweight0[t];
+  }
+}
+
+}  // namespace moreau::constraint

@@ -1,0 +1,24 @@
+// make_constraint: all constraint rows in the order of the computation chapter (equality, friction
+// loss, limit, contact), then their solver parameters.
+#include <algorithm>
+
+#include "constraint/storage.h"
+
+namespace moreau {
+
+void make_constraint(const Model& m, Data& d) {
+  d.ne = d.nf = d.nefc = 0;
+  for (int c = 0; c < d.ncon; ++c) d.contact[c].efc_address = -1;
+  if (m.opt.disableflags & kDsblConstraint) return;
+  if (constraint::capacity(d) == 0) allocate_constraint_storage(m, d);  // never sized: do it once
+  constraint::equality_rows(m, d);
+  d.ne = d.nefc;
+  constraint::friction_rows(m, d);
+  d.nf = d.nefc - d.ne;
+  constraint::limit_rows(m, d);
+  constraint::contact_rows(m, d);
+  constraint::make_impedance(m, d);
+  d.maxuse_efc = std::max(d.maxuse_efc, d.nefc);
+}
+
+}  // namespace moreau

@@ -1,0 +1,68 @@
+// Conjugate-gradient solver on the reduced primal problem (computation chapter, "Algorithms"):
+// nonlinear CG with the Polak-Ribiere-plus formula beta = max(0, g'(Mg - Mg_old) / g_old'Mg_old),
+// preconditioned by M^-1 (Mg = M^-1 g, from the factor qLD), exact line search (linesearch.cc).
+// No setup cost: no Hessian is formed.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "solver/solver.h"
+
+namespace moreau::solver {
+
+void cg(const Model& m, Data& d) {
+  const int nv = m.nv;
+  Work w = constraint::carve(m, d);
+  Primal p = primal_setup(m, d, w);
+  primal_init(m, d, p);
+  primal_gradient(m, d, p);
+  std::memcpy(p.Mgrad, p.grad, sizeof(double) * nv);
+  solve_m(m, d, p.Mgrad);
+  for (int k = 0; k < nv; ++k) p.search[k] = -p.Mgrad[k];
+  d.solver_nnz = 0;
+  const double scale = stat_scale(m);
+  const double tol = m.opt.tolerance;
+  double* oldstate = w.etmp;
+  int iter = 0;
+  while (iter < m.opt.iterations) {
+    int neval = 0;
+    double slope = 0;
+    const double oldcost = p.cost;
+    for (int i = 0; i < d.nefc; ++i) oldstate[i] = d.efc_state[i];
+    linesearch(m, d, p, &neval, &slope);
+    primal_eval(m, d, p, false);
+    std::memcpy(p.gradold, p.grad, sizeof(double) * nv);
+    std::memcpy(p.Mgradold, p.Mgrad, sizeof(double) * nv);
+    primal_gradient(m, d, p);
+    std::memcpy(p.Mgrad, p.grad, sizeof(double) * nv);
+    solve_m(m, d, p.Mgrad);
+    int nchange = 0;
+    for (int i = 0; i < d.nefc; ++i) nchange += oldstate[i] != d.efc_state[i];
+    double g2 = 0, num = 0, den = 0;
+    for (int k = 0; k < nv; ++k) {
+      g2 += p.grad[k] * p.grad[k];
+      num += p.grad[k] * (p.Mgrad[k] - p.Mgradold[k]);
+      den += p.gradold[k] * p.Mgradold[k];
+    }
+    const double improvement = scale * (oldcost - p.cost);
+    const double gradient = scale * std::sqrt(g2);
+    if (iter < kNSolverStat && static_cast<int>(d.solver.size()) > iter) {
+      SolverStat& st = d.solver[iter];
+      st.improvement = improvement;
+      st.gradient = gradient;
+      st.lineslope = scale * slope;
+      st.nactive = p.nactive;
+      st.nchange = nchange;
+      st.neval = neval;
+      st.nupdate = 0;
+    }
+    ++iter;
+    if (improvement < tol || gradient < tol) break;
+    const double beta = den > kMinVal ? std::max(0.0, num / den) : 0.0;
+    for (int k = 0; k < nv; ++k) p.search[k] = -p.Mgrad[k] + beta * p.search[k];
+  }
+  d.solver_iter = iter;
+  primal_finish(m, d, p);
+}
+
+}  // namespace moreau::solver

@@ -1,0 +1,100 @@
+// Exact line search of the primal solvers (computation chapter, "Algorithms": Newton's method in
+// one dimension with analytic first and second derivatives of the piecewise-quadratic cost; the
+// elliptic cone pieces are smooth but not quadratic, cone.cc).
+//
+// Along x + alpha*p the cost is convex and C1, so its derivative is monotone. We keep a bracket
+// [lo, hi] with slope(lo) < 0 < slope(hi), take Newton steps inside it, and bisect when a step
+// leaves it. Within one quadratic piece a single Newton step is exact.
+#include <cmath>
+
+#include "solver/solver.h"
+
+namespace moreau::solver {
+
+namespace {
+
+struct LineEval {
+  double value = 0, d1 = 0, d2 = 0;
+};
+
+// cost(alpha) - cost(0) up to a constant, with derivatives.
+LineEval line_eval(const Model& m, const Data& d, const Primal& p, double alpha, double gq1,
+                   double gq2) {
+  LineEval e;
+  // gauss part: gq1 = p'(Ma - qfrc_smooth), gq2 = p'Mp
+  e.value = alpha * gq1 + 0.5 * alpha * alpha * gq2;
+  e.d1 = gq1 + alpha * gq2;
+  e.d2 = gq2;
+  for (int i = 0; i < d.nefc; ++i) {
+    const double z = p.Jaref[i] + alpha * p.jv[i], v = p.jv[i], D = d.efc_D[i];
+    switch (d.efc_type[i]) {
+      case kCnstrEquality:
+        e.value += 0.5 * D * z * z; e.d1 += D * z * v; e.d2 += D * v * v;
+        break;
+      case kCnstrFrictionDof:
+      case kCnstrFrictionTendon: {
+        const double eta = d.efc_frictionloss[i], R = d.efc_R[i];
+        if (z <= -R * eta) {
+          e.value += -eta * z - 0.5 * R * eta * eta; e.d1 += -eta * v;
+        } else if (z >= R * eta) {
+          e.value += eta * z - 0.5 * R * eta * eta; e.d1 += eta * v;
+        } else {
+          e.value += 0.5 * D * z * z; e.d1 += D * z * v; e.d2 += D * v * v;
+        }
+        break;
+      }
+      case kCnstrContactElliptic:
+        elliptic_line(m, d, i, p.Jaref, p.jv, alpha, &e.value, &e.d1, &e.d2);
+        i += d.contact[d.efc_id[i]].dim - 1;
+        break;
+      default:
+        if (z < 0) { e.value += 0.5 * D * z * z; e.d1 += D * z * v; e.d2 += D * v * v; }
+        break;
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
+double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0) {
+  const int nv = m.nv;
+  mul_m(m, d, p.Mv, p.search);
+  constraint::mul_J(m, d, p.jv, p.search);
+  double gq1 = 0, gq2 = 0;
+  for (int k = 0; k < nv; ++k) {
+    gq1 += p.search[k] * (p.Ma[k] - d.qfrc_smooth[k]);
+    gq2 += p.search[k] * p.Mv[k];
+  }
+  LineEval e0 = line_eval(m, d, p, 0, gq1, gq2);
+  int n = 1;
+  *slope0 = e0.d1;
+  double alpha = 0;
+  if (e0.d1 < 0 && gq2 > 0) {
+    const double tol = 1e-10 * std::fabs(e0.d1);
+    double lo = 0, hi = -1;  // hi < 0: no upper bracket yet
+    LineEval e = e0;
+    for (int it = 0; it < 60; ++it) {
+      double next = e.d2 > 0 ? alpha - e.d1 / e.d2 : -1;
+      const bool inside = next > lo && (hi < 0 || next < hi);
+      if (!inside) next = hi < 0 ? 2 * (alpha > 0 ? alpha : 1) : 0.5 * (lo + hi);
+      alpha = next;
+      e = line_eval(m, d, p, alpha, gq1, gq2);
+      ++n;
+      if (std::fabs(e.d1) <= tol) break;
+      if (e.d1 < 0) lo = alpha; else hi = alpha;
+      if (hi >= 0 && hi - lo <= 1e-15 * hi) break;
+    }
+  }
+  *neval = n;
+  if (alpha != 0) {
+    for (int k = 0; k < nv; ++k) {
+      p.x[k] += alpha * p.search[k];
+      p.Ma[k] += alpha * p.Mv[k];
+    }
+    for (int i = 0; i < d.nefc; ++i) p.Jaref[i] += alpha * p.jv[i];
+  }
+  return alpha;
+}
+
+}  // namespace moreau::solver

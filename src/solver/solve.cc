@@ -1,0 +1,28 @@
+// solve_constraint: forward constraint dynamics. efc_b = J qacc_smooth - aref, then the solver
+// selected by opt.solver (Newton, CG: primal; PGS: dual), then, if the fwdinv flag is set, the
+// forward/inverse comparison.
+#include <cstring>
+
+#include "solver/solver.h"
+
+namespace moreau {
+
+void solve_constraint(const Model& m, Data& d) {
+  const int nv = m.nv;
+  if (d.nefc == 0) {
+    std::memcpy(d.qacc.data(), d.qacc_smooth.data(), sizeof(double) * nv);
+    std::memset(d.qfrc_constraint.data(), 0, sizeof(double) * nv);
+    d.solver_iter = 0;
+    return;
+  }
+  constraint::mul_J(m, d, d.efc_b.data(), d.qacc_smooth.data());
+  for (int i = 0; i < d.nefc; ++i) d.efc_b[i] -= d.efc_aref[i];
+  switch (m.opt.solver) {
+    case kSolverPGS: solver::pgs(m, d); break;
+    case kSolverCG: solver::cg(m, d); break;
+    default: solver::newton(m, d); break;
+  }
+  if (m.opt.enableflags & kEnblFwdinv) compare_fwdinv(m, d);
+}
+
+}  // namespace moreau
