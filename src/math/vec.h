@@ -136,6 +136,15 @@ inline void quat2vel(double* r, const double* q, double dt) {
   scl3(r, axis, angle / dt);
 }
 
+// Rotation vector (axis * angle) taking orientation qb to qa, in qb's local frame:
+// the rotation of qb^-1 * qa (quaternion difference used by ball/free springs and differentiate_pos).
+inline void subquat(double* r, const double* qa, const double* qb) {
+  double nb[4], dq[4];
+  negquat(nb, qb);
+  mulquat(dq, nb, qa);
+  quat2vel(r, dq, 1.0);
+}
+
 // ---------------------------------------------------------------------------------- frames
 // Pose composition: (rpos, rquat) = (pos1, quat1) * (pos2, quat2).
 inline void mulpose(double* rpos, double* rquat, const double* pos1, const double* quat1,

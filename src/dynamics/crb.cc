@@ -1,0 +1,34 @@
+// Composite rigid body algorithm (computation chapter, stage "mj_crb"; Featherstone RBDA 6.2):
+// the joint-space inertia matrix M in the tree-sparse layout of Model::dof_Madr.
+//
+// crb[b] = cinert[b] + sum of crb over the children of b (all in the same com frame within a tree).
+// M(i, j) = cdof_j . (crb[body(i)] cdof_i) for j = i and every ancestor dof j of i; dof_armature is
+// added on the diagonal. Row i of qM starts at dof_Madr[i] with M(i,i), then M(i, parent(i)), ...
+#include <algorithm>
+
+#include "math/spatial.h"
+#include "moreau/moreau.h"
+
+namespace moreau {
+
+using namespace math;
+
+void crb(const Model& m, Data& d) {
+  std::copy(d.cinert.begin(), d.cinert.begin() + 10 * m.nbody, d.crb.begin());
+  for (int b = m.nbody - 1; b > 0; --b) {
+    const int p = m.body_parentid[b];
+    if (p > 0)
+      for (int k = 0; k < 10; ++k) d.crb[10 * p + k] += d.crb[10 * b + k];
+  }
+
+  for (int i = 0; i < m.nv; ++i) {
+    double f[6];
+    mul_inert_vec(f, &d.crb[10 * m.dof_bodyid[i]], &d.cdof[6 * i]);
+    double* row = &d.qM[m.dof_Madr[i]];
+    row[0] = dot6(&d.cdof[6 * i], f) + m.dof_armature[i];
+    int k = 1;
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) row[k++] = dot6(&d.cdof[6 * j], f);
+  }
+}
+
+}  // namespace moreau

@@ -1,0 +1,196 @@
+// Data allocation and reset (simulation chapter, "Initialization" and "State and control").
+//
+// make_data sizes every array once from the Model; nothing in forward/step/inverse allocates.
+//
+// Capacity of the variable-size results (documented rule):
+//   contacts:        m.nconmax if > 0; else, if m.memory > 0, a quarter of `memory` bytes divided
+//                    by sizeof(Contact); else max(100, 4*ngeom), at most 10000.
+//   constraint rows: m.njmax if > 0; else, if m.memory > 0, half of `memory` divided by the bytes
+//                    of one row (8*(nv+16)); else 6*contacts + 6*neq + 2*njnt + 2*ntendon + nv,
+//                    limited so that the dense efc_J stays below 64 MiB (at least 1000 rows).
+#include <algorithm>
+
+#include "engine/internal.h"
+#include "moreau/moreau.h"
+
+namespace moreau {
+
+namespace {
+
+int contact_capacity(const Model& m) {
+  if (m.nconmax > 0) return m.nconmax;
+  if (m.memory > 0) return static_cast<int>(std::max<long long>(1, m.memory / 4 / (long long)sizeof(Contact)));
+  return std::min(10000, std::max(100, 4 * m.ngeom));
+}
+
+int row_capacity(const Model& m, int ncon_cap) {
+  if (m.njmax > 0) return m.njmax;
+  const long long row_bytes = 8LL * (m.nv + 16);
+  if (m.memory > 0) return static_cast<int>(std::max<long long>(1, m.memory / 2 / row_bytes));
+  const long long want = 6LL * ncon_cap + 6LL * m.neq + 2LL * m.njnt + 2LL * m.ntendon + m.nv;
+  const long long limit = std::max<long long>(1000, (64LL << 20) / row_bytes);
+  return static_cast<int>(std::min(want, limit));
+}
+
+void set_mocap_from_model(const Model& m, Data& d) {
+  for (int b = 0; b < m.nbody; ++b) {
+    const int id = m.body_mocapid[b];
+    if (id < 0) continue;
+    std::copy_n(&m.body_pos[3 * b], 3, &d.mocap_pos[3 * id]);
+    std::copy_n(&m.body_quat[4 * b], 4, &d.mocap_quat[4 * id]);
+  }
+}
+
+template <class T>
+void zero(std::vector<T>& v) { std::fill(v.begin(), v.end(), T{}); }
+
+}  // namespace
+
+Data make_data(const Model& m) {
+  Data d;
+  const size_t nq = m.nq, nv = m.nv, na = m.na, nu = m.nu, nb = m.nbody;
+  d.qpos.resize(nq);
+  d.qvel.resize(nv);
+  d.act.resize(na);
+  d.qacc_warmstart.resize(nv);
+  d.ctrl.resize(nu);
+  d.qfrc_applied.resize(nv);
+  d.xfrc_applied.resize(6 * nb);
+  d.mocap_pos.resize(3 * m.nmocap);
+  d.mocap_quat.resize(4 * m.nmocap);
+  d.qacc.resize(nv);
+  d.act_dot.resize(na);
+  d.sensordata.resize(m.nsensordata);
+  d.userdata.resize(m.nuserdata);
+
+  d.xpos.resize(3 * nb);
+  d.xquat.resize(4 * nb);
+  d.xmat.resize(9 * nb);
+  d.xipos.resize(3 * nb);
+  d.ximat.resize(9 * nb);
+  d.xanchor.resize(3 * m.njnt);
+  d.xaxis.resize(3 * m.njnt);
+  d.geom_xpos.resize(3 * m.ngeom);
+  d.geom_xmat.resize(9 * m.ngeom);
+  d.site_xpos.resize(3 * m.nsite);
+  d.site_xmat.resize(9 * m.nsite);
+  d.cam_xpos.resize(3 * m.ncam);
+  d.cam_xmat.resize(9 * m.ncam);
+  d.light_xpos.resize(3 * m.nlight);
+  d.light_xdir.resize(3 * m.nlight);
+  d.subtree_com.resize(3 * nb);
+  d.cdof.resize(6 * nv);
+  d.cinert.resize(10 * nb);
+  d.crb.resize(10 * nb);
+  d.qM.resize(m.nM);
+  d.qLD.resize(m.nM);
+  d.qLDiagInv.resize(nv);
+  d.qLDiagSqrtInv.resize(nv);
+
+  d.ten_length.resize(m.ntendon);
+  d.ten_J.resize(m.ntendon * nv);
+  d.ten_wrapadr.resize(m.ntendon);
+  d.ten_wrapnum.resize(m.ntendon);
+  d.wrap_obj.resize(2 * m.nwrap);
+  d.wrap_xpos.resize(6 * m.nwrap);
+  d.actuator_length.resize(nu);
+  d.actuator_moment.resize(nu * nv);
+
+  d.ten_velocity.resize(m.ntendon);
+  d.actuator_velocity.resize(nu);
+  d.cvel.resize(6 * nb);
+  d.cdof_dot.resize(6 * nv);
+  d.qfrc_bias.resize(nv);
+  d.qfrc_passive.resize(nv);
+  d.subtree_linvel.resize(3 * nb);
+  d.subtree_angmom.resize(3 * nb);
+
+  d.actuator_force.resize(nu);
+  d.qfrc_actuator.resize(nv);
+  d.qfrc_smooth.resize(nv);
+  d.qacc_smooth.resize(nv);
+  d.qfrc_constraint.resize(nv);
+  d.qfrc_inverse.resize(nv);
+  d.cacc.resize(6 * nb);
+  d.cfrc_int.resize(6 * nb);
+  d.cfrc_ext.resize(6 * nb);
+
+  d.qH.resize(m.nM);
+  d.qHDiagInv.resize(nv);
+  d.qDeriv.resize(nv * nv);
+  d.qLU.resize(nv * nv);
+
+  const int ncon_cap = contact_capacity(m);
+  const int nrow_cap = row_capacity(m, ncon_cap);
+  d.contact.resize(ncon_cap);
+  d.efc_type.resize(nrow_cap);
+  d.efc_id.resize(nrow_cap);
+  d.efc_J.resize(static_cast<size_t>(nrow_cap) * nv);
+  for (auto* v : {&d.efc_pos, &d.efc_margin, &d.efc_frictionloss, &d.efc_diagApprox, &d.efc_KBIP, &d.efc_D,
+                  &d.efc_R, &d.efc_vel, &d.efc_aref, &d.efc_b, &d.efc_force, &d.efc_state_d})
+    v->resize(nrow_cap);
+  d.efc_state.resize(nrow_cap);
+
+  d.solver.resize(kNSolverStat);
+  d.scratch.resize(internal::scratch_size(m));
+  d.rk_qpos0.resize(nq);
+  d.rk_qvel0.resize(nv);
+  d.rk_act0.resize(na);
+  for (int i = 0; i < 4; ++i) {
+    d.rk_dqvel[i].resize(nv);
+    d.rk_dact[i].resize(na);
+  }
+  d.rk_dqpos.resize(4 * nv);  // RK4 stage velocities
+
+  reset_data(m, d);
+  return d;
+}
+
+void reset_data(const Model& m, Data& d) {
+  d.time = 0;
+  std::copy_n(m.qpos0.begin(), m.nq, d.qpos.begin());
+  zero(d.qvel);
+  zero(d.act);
+  zero(d.qacc_warmstart);
+  zero(d.ctrl);
+  zero(d.qfrc_applied);
+  zero(d.xfrc_applied);
+  set_mocap_from_model(m, d);
+  zero(d.qacc);
+  zero(d.act_dot);
+  zero(d.sensordata);
+  zero(d.userdata);
+  d.energy[0] = d.energy[1] = 0;
+  // derived quantities: cleared so that a reset Data never shows results of the old state
+  for (auto* v : {&d.xpos, &d.xquat, &d.xmat, &d.xipos, &d.ximat, &d.xanchor, &d.xaxis, &d.geom_xpos,
+                  &d.geom_xmat, &d.site_xpos, &d.site_xmat, &d.cam_xpos, &d.cam_xmat, &d.light_xpos,
+                  &d.light_xdir, &d.subtree_com, &d.cdof, &d.cinert, &d.crb, &d.qM, &d.qLD, &d.qLDiagInv,
+                  &d.qLDiagSqrtInv, &d.cvel, &d.cdof_dot, &d.qfrc_bias, &d.qfrc_passive, &d.actuator_force,
+                  &d.qfrc_actuator, &d.qfrc_smooth, &d.qacc_smooth, &d.qfrc_constraint, &d.qfrc_inverse,
+                  &d.cacc, &d.cfrc_int, &d.cfrc_ext, &d.ten_length, &d.ten_velocity, &d.actuator_length,
+                  &d.actuator_velocity})
+    zero(*v);
+  d.ncon = d.ne = d.nf = d.nefc = 0;
+  d.warning.fill(WarningStat{});
+  d.timer.fill(TimerStat{});
+  d.solver_iter = d.solver_nnz = 0;
+  d.solver_fwdinv[0] = d.solver_fwdinv[1] = 0;
+  d.maxuse_con = d.maxuse_efc = 0;
+}
+
+void reset_data_keyframe(const Model& m, Data& d, int key) {
+  if (key < 0 || key >= m.nkey)
+    throw std::out_of_range("reset_data_keyframe: key " + std::to_string(key) + " out of range [0, " +
+                            std::to_string(m.nkey) + ")");
+  reset_data(m, d);
+  d.time = m.key_time[key];
+  std::copy_n(&m.key_qpos[(size_t)key * m.nq], m.nq, d.qpos.begin());
+  std::copy_n(&m.key_qvel[(size_t)key * m.nv], m.nv, d.qvel.begin());
+  std::copy_n(&m.key_act[(size_t)key * m.na], m.na, d.act.begin());
+  if (!m.key_ctrl.empty()) std::copy_n(&m.key_ctrl[(size_t)key * m.nu], m.nu, d.ctrl.begin());
+  if (!m.key_mpos.empty()) std::copy_n(&m.key_mpos[(size_t)key * 3 * m.nmocap], 3 * m.nmocap, d.mocap_pos.begin());
+  if (!m.key_mquat.empty())
+    std::copy_n(&m.key_mquat[(size_t)key * 4 * m.nmocap], 4 * m.nmocap, d.mocap_quat.begin());
+}
+
+}  // namespace moreau

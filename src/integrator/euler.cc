@@ -1,0 +1,37 @@
+// Semi-implicit Euler with implicit joint damping (computation chapter, "Numerical integration").
+//
+// Joint damping -B qvel is integrated implicitly: qvel_next = qvel + h qacc with
+//   (M + h B) qacc = qfrc_smooth + qfrc_constraint,
+// which is unconditionally stable in the damping. M + h B keeps the sparsity of M (B is diagonal),
+// so it is factored in place in qH with the same tree-sparse L'DL as M. Without damping the
+// forward-dynamics qacc is used as is.
+#include <algorithm>
+
+#include "engine/internal.h"
+#include "moreau/moreau.h"
+
+namespace moreau::internal {
+
+void euler(const Model& m, Data& d) {
+  const int nv = m.nv;
+  bool damped = false;
+  for (int i = 0; i < nv; ++i)
+    if (m.dof_damping[i] > 0) { damped = true; break; }
+
+  if (!damped) {
+    advance(m, d, d.act_dot.data(), d.qacc.data(), nullptr);
+    return;
+  }
+
+  const double h = m.opt.timestep;
+  std::copy(d.qM.begin(), d.qM.begin() + m.nM, d.qH.begin());
+  for (int i = 0; i < nv; ++i) d.qH[m.dof_Madr[i]] += h * m.dof_damping[i];
+  factor_ld(m, d.qH.data(), d.qHDiagInv.data(), nullptr);
+
+  double* qacc = scratch_integrator(m, d);
+  for (int i = 0; i < nv; ++i) qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i];
+  solve_ld(m, d.qH.data(), d.qHDiagInv.data(), qacc, 1);
+  advance(m, d, d.act_dot.data(), qacc, nullptr);
+}
+
+}  // namespace moreau::internal

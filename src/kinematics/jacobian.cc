@@ -1,0 +1,82 @@
+// Jacobians of points on bodies (simulation chapter, "Jacobians"; computation chapter, com frames).
+//
+// The dofs that move body b are b's own dofs and those of its ancestors: the chain that starts at
+// the last dof of b (or of its nearest ancestor that has dofs) and follows dof_parentid. Column i of
+// the rotational Jacobian is the rotation part w_i of cdof_i; column i of the translational Jacobian
+// at point p is the velocity of p, v_i + w_i x (p - o), o = subtree_com[body_rootid[b]].
+#include <cstring>
+
+#include "engine/internal.h"
+#include "math/spatial.h"
+#include "moreau/moreau.h"
+
+namespace moreau {
+
+using namespace math;
+
+namespace {
+// Last dof of the chain that moves body b, or -1 when b is welded to the world.
+inline int last_dof(const Model& m, int b) {
+  while (b > 0 && m.body_dofnum[b] == 0) b = m.body_parentid[b];
+  if (b == 0) return -1;
+  return m.body_dofadr[b] + m.body_dofnum[b] - 1;
+}
+}  // namespace
+
+void jac(const Model& m, const Data& d, double* jacp, double* jacr, const double point[3], int body) {
+  const int nv = m.nv;
+  if (jacp) std::memset(jacp, 0, sizeof(double) * 3 * nv);
+  if (jacr) std::memset(jacr, 0, sizeof(double) * 3 * nv);
+  double r[3];
+  sub3(r, point, &d.subtree_com[3 * m.body_rootid[body]]);
+  for (int i = last_dof(m, body); i >= 0; i = m.dof_parentid[i]) {
+    const double* cdof = &d.cdof[6 * i];
+    if (jacr) {
+      jacr[i] = cdof[0];
+      jacr[nv + i] = cdof[1];
+      jacr[2 * nv + i] = cdof[2];
+    }
+    if (jacp) {
+      double t[3];
+      cross3(t, cdof, r);
+      jacp[i] = cdof[3] + t[0];
+      jacp[nv + i] = cdof[4] + t[1];
+      jacp[2 * nv + i] = cdof[5] + t[2];
+    }
+  }
+}
+
+void jac_body(const Model& m, const Data& d, double* jacp, double* jacr, int body) {
+  jac(m, d, jacp, jacr, &d.xpos[3 * body], body);
+}
+void jac_body_com(const Model& m, const Data& d, double* jacp, double* jacr, int body) {
+  jac(m, d, jacp, jacr, &d.xipos[3 * body], body);
+}
+void jac_geom(const Model& m, const Data& d, double* jacp, double* jacr, int geom) {
+  jac(m, d, jacp, jacr, &d.geom_xpos[3 * geom], m.geom_bodyid[geom]);
+}
+void jac_site(const Model& m, const Data& d, double* jacp, double* jacr, int site) {
+  jac(m, d, jacp, jacr, &d.site_xpos[3 * site], m.site_bodyid[site]);
+}
+
+namespace internal {
+
+// J' [f; t] = sum over chain dofs of <cdof_i, F>, F the spatial force of (f, t) about the origin:
+// jacp_i . f + jacr_i . t = (v_i + w_i x r) . f + w_i . t = v_i . f + w_i . (r x f + t).
+void apply_ft(const Model& m, const Data& d, const double* force, const double* torque,
+              const double* point, int body, double* qfrc) {
+  double F[6];
+  force_at_origin(F, force, torque, point, &d.subtree_com[3 * m.body_rootid[body]]);
+  for (int i = last_dof(m, body); i >= 0; i = m.dof_parentid[i]) qfrc[i] += dot6(&d.cdof[6 * i], F);
+}
+
+void xfrc_accumulate(const Model& m, const Data& d, double* qfrc) {
+  for (int b = 1; b < m.nbody; ++b) {
+    const double* x = &d.xfrc_applied[6 * b];
+    if (x[0] == 0 && x[1] == 0 && x[2] == 0 && x[3] == 0 && x[4] == 0 && x[5] == 0) continue;
+    apply_ft(m, d, x, x + 3, &d.xipos[3 * b], b, qfrc);
+  }
+}
+
+}  // namespace internal
+}  // namespace moreau

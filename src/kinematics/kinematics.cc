@@ -1,0 +1,119 @@
+// Forward kinematics (computation chapter, "Simulation pipeline", stage 2): global positions and
+// orientations of bodies, joint anchors and axes, body inertial frames, geoms and sites.
+//
+// Bodies are ordered so that a parent precedes its children, so one forward pass suffices.
+// Each body frame is its parent's frame composed with the body's fixed offset (body_pos, body_quat),
+// then with each of its joints in order:
+//   slide: translate along the (world) joint axis by qpos - qpos0;
+//   hinge: rotate about the joint axis through the anchor by qpos - qpos0;
+//   ball:  rotate by the qpos quaternion about the anchor;
+//   free:  the frame is qpos itself (position, quaternion) in world coordinates.
+// Quaternions from qpos are normalized (on a copy; qpos is not modified) before use.
+// Mocap bodies take mocap_pos / mocap_quat instead.
+#include "math/vec.h"
+#include "moreau/moreau.h"
+
+namespace moreau {
+
+using namespace math;
+
+namespace {
+
+// Global frame of an object attached to body b with local pos/quat.
+inline void local_to_global(const Data& d, int b, const double* lpos, const double* lquat,
+                            double* xpos, double* xmat) {
+  mulmatvec3(xpos, &d.xmat[9 * b], lpos);
+  add3(xpos, xpos, &d.xpos[3 * b]);
+  double q[4];
+  mulquat(q, &d.xquat[4 * b], lquat);
+  quat2mat(xmat, q);
+}
+
+}  // namespace
+
+void kinematics(const Model& m, Data& d) {
+  // world body
+  zero3(&d.xpos[0]);
+  unitquat(&d.xquat[0]);
+  eye9(&d.xmat[0]);
+  zero3(&d.xipos[0]);
+  eye9(&d.ximat[0]);
+
+  for (int b = 1; b < m.nbody; ++b) {
+    double* xpos = &d.xpos[3 * b];
+    double* xquat = &d.xquat[4 * b];
+    const int mocap = m.body_mocapid[b];
+    if (mocap >= 0) {
+      // mocap bodies are children of the world: the frame is the mocap input itself
+      copy3(xpos, &d.mocap_pos[3 * mocap]);
+      copy4(xquat, &d.mocap_quat[4 * mocap]);
+      normalize4(xquat);
+    } else {
+      const int p = m.body_parentid[b];
+      if (p == 0) {
+        copy3(xpos, &m.body_pos[3 * b]);
+        copy4(xquat, &m.body_quat[4 * b]);
+      } else {
+        mulmatvec3(xpos, &d.xmat[9 * p], &m.body_pos[3 * b]);
+        add3(xpos, xpos, &d.xpos[3 * p]);
+        mulquat(xquat, &d.xquat[4 * p], &m.body_quat[4 * b]);
+      }
+
+      const int jadr = m.body_jntadr[b];
+      for (int j = jadr; j < jadr + m.body_jntnum[b]; ++j) {
+        const int qadr = m.jnt_qposadr[j];
+        const double* jpos = &m.jnt_pos[3 * j];
+        double* xanchor = &d.xanchor[3 * j];
+        double* xaxis = &d.xaxis[3 * j];
+        if (m.jnt_type[j] == kJointFree) {
+          copy3(xpos, &d.qpos[qadr]);
+          copy4(xquat, &d.qpos[qadr + 3]);
+          normalize4(xquat);
+          copy3(xanchor, xpos);
+          copy3(xaxis, &m.jnt_axis[3 * j]);
+          continue;
+        }
+        // anchor and axis in the frame reached so far (before this joint moves it)
+        rotvecquat(xanchor, jpos, xquat);
+        add3(xanchor, xanchor, xpos);
+        rotvecquat(xaxis, &m.jnt_axis[3 * j], xquat);
+
+        switch (m.jnt_type[j]) {
+          case kJointSlide:
+            addscl3(xpos, xaxis, d.qpos[qadr] - m.qpos0[qadr]);
+            break;
+          case kJointHinge:
+          case kJointBall: {
+            double qloc[4];
+            if (m.jnt_type[j] == kJointHinge) {
+              axisangle2quat(qloc, &m.jnt_axis[3 * j], d.qpos[qadr] - m.qpos0[qadr]);
+            } else {
+              copy4(qloc, &d.qpos[qadr]);
+              normalize4(qloc);
+            }
+            mulquat(xquat, xquat, qloc);
+            // the anchor stays where it is: xpos = xanchor - R * jnt_pos
+            double r[3];
+            rotvecquat(r, jpos, xquat);
+            sub3(xpos, xanchor, r);
+            break;
+          }
+          default:
+            break;
+        }
+      }
+    }
+    normalize4(xquat);
+    quat2mat(&d.xmat[9 * b], xquat);
+    local_to_global(d, b, &m.body_ipos[3 * b], &m.body_iquat[4 * b], &d.xipos[3 * b], &d.ximat[9 * b]);
+  }
+
+  for (int g = 0; g < m.ngeom; ++g)
+    local_to_global(d, m.geom_bodyid[g], &m.geom_pos[3 * g], &m.geom_quat[4 * g], &d.geom_xpos[3 * g],
+                    &d.geom_xmat[9 * g]);
+  for (int s = 0; s < m.nsite; ++s)
+    local_to_global(d, m.site_bodyid[s], &m.site_pos[3 * s], &m.site_quat[4 * s], &d.site_xpos[3 * s],
+                    &d.site_xmat[9 * s]);
+}
+
+}  // namespace moreau

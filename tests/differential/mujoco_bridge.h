@@ -1,0 +1,52 @@
+// Test-only bridge from MuJoCo 2.2.2 to Moreau: build a moreau::Model from an mjModel (so the
+// dynamics and collision stages can be compared against MuJoCo before/independently of our own
+// loader), and random states for the differential tests.
+#pragma once
+
+#include <mujoco/mujoco.h>
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "moreau/moreau.h"
+
+namespace moreau::testing {
+
+// Copy every Model field that MuJoCo 2.2.2 also has (sizes, options, statistics, bodies, joints,
+// dofs, geoms, sites, cameras, lights, meshes, height fields, pairs, excludes, equalities, tendons,
+// actuators, sensors, custom data, keyframes, names). Fields newer than 2.2.2 get their neutral
+// values: body_gravcomp = 0, tendon_armature = 0, actuator_actearly = 0; actuator_actadr/actnum
+// follow 2.2.2's layout (stateful actuators own one activation each, in order, at the end).
+Model model_from_mujoco(const mjModel* mj);
+
+struct MjModelDeleter { void operator()(mjModel* m) const { mj_deleteModel(m); } };
+struct MjDataDeleter { void operator()(mjData* d) const { mj_deleteData(d); } };
+using MjModelPtr = std::unique_ptr<mjModel, MjModelDeleter>;
+using MjDataPtr = std::unique_ptr<mjData, MjDataDeleter>;
+
+// Load with mj_loadXML; null (and the error in *error) when MuJoCo cannot load it.
+MjModelPtr load_mujoco(const std::string& path, std::string* error = nullptr);
+
+// Resolve an entry of tests/models_mujoco222.txt ("shared/..." or "system/...") to a file path.
+std::string resolve_model_path(const std::string& entry);
+// All entries of tests/models_mujoco222.txt.
+std::vector<std::string> model_list();
+
+// A random configuration near qpos0: hinge/slide q0 + U(-scale, scale), ball and free joints a
+// uniformly random unit quaternion, free positions q0 + U(-scale, scale).
+void random_qpos(const mjModel* mj, std::mt19937_64& rng, double* qpos, double scale = 0.5);
+// Random velocities U(-scale, scale).
+void random_qvel(const mjModel* mj, std::mt19937_64& rng, double* qvel, double scale = 1.0);
+
+// Relative error of an array in the infinity norm: max_i |a_i - b_i| / max_i |b_i| (0 when a == b
+// exactly, e.g. both zero). NaN anywhere gives NaN (a failure).
+double max_rel_err(const double* a, const double* b, int n);
+
+// Switch off, on the MuJoCo side, the smooth-dynamics features Moreau does not compute yet, so that
+// both engines compute the same thing: fluid forces (density, viscosity) and tendon springs and
+// dampers (issue 5).
+void strip_unimplemented(mjModel* mj);
+
+}  // namespace moreau::testing
