@@ -283,7 +283,4 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
   return 1;
 }
 
-// General convex pairs (ellipsoid, cylinder-x): not implemented yet (MPR/GJK planned).
-int convex_convex(const Model&, const Data&, int, int, double, ContactPoint*, void*) { return 0; }
-
 }  // namespace moreau::col

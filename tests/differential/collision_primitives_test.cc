@@ -115,3 +115,17 @@ TEST(CollisionPrimitivesDiff, BoxBox) { check_pair(mjGEOM_BOX, mjGEOM_BOX, true)
 
 }  // namespace
 }  // namespace moreau
+
+namespace moreau {
+namespace {
+// Pairs both engines solve with MPR (2.2.2's general convex path).
+TEST(CollisionPrimitivesDiff, ConvexPairs) {
+  const int pairs[][2] = {{mjGEOM_SPHERE, mjGEOM_ELLIPSOID},   {mjGEOM_SPHERE, mjGEOM_CYLINDER},
+                          {mjGEOM_CAPSULE, mjGEOM_ELLIPSOID},  {mjGEOM_CAPSULE, mjGEOM_CYLINDER},
+                          {mjGEOM_ELLIPSOID, mjGEOM_ELLIPSOID}, {mjGEOM_ELLIPSOID, mjGEOM_CYLINDER},
+                          {mjGEOM_ELLIPSOID, mjGEOM_BOX},      {mjGEOM_CYLINDER, mjGEOM_CYLINDER},
+                          {mjGEOM_CYLINDER, mjGEOM_BOX}};
+  for (const auto& p : pairs) check_pair(p[0], p[1], false);
+}
+}  // namespace
+}  // namespace moreau
