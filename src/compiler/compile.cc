@@ -1,0 +1,1135 @@
+// Spec -> Model: the kinematic tree (bodies, joints, dofs, geoms, sites), inertia, options,
+// sizes, and the non-tree elements (tendons, actuators, sensors, equalities, contacts, keys).
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "compiler/compile_internal.h"
+#include "math/vec.h"
+#include "mjcf/parse_common.h"
+
+namespace moreau::compiler {
+
+using namespace moreau::math;
+using mjcf::fail;
+
+namespace {
+
+double deg(const mjcf::Spec& s) { return s.compiler.degree ? M_PI / 180 : 1; }
+
+struct Names {
+  std::map<std::string, int> ids;
+  const char* what;
+  void add(const std::string& name, int id, const mjcf::Node& src) {
+    if (name.empty()) return;
+    if (!ids.emplace(name, id).second) fail(src, std::string("duplicate ") + what + " name '" + name + "'");
+  }
+  int get(const std::string& name, const mjcf::Node& src, const char* attr, bool required = true) const {
+    auto it = ids.find(name);
+    if (it == ids.end()) {
+      if (!required) return -1;
+      fail(src, std::string("attribute '") + attr + "' refers to undefined " + what + " '" + name + "'");
+    }
+    return it->second;
+  }
+};
+
+// Resolve limited="auto" (2.2.2 semantics: error when a range is given without limited,
+// unless compiler/autolimits is true).
+bool resolve_limited(int limited, bool range_set, bool autolimits, const mjcf::Node& src, const char* range,
+                     const char* lim) {
+  if (limited != 2) return limited == 1;
+  if (autolimits) return range_set;
+  if (range_set)
+    fail(src, std::string("attribute '") + range + "' is given but '" + lim +
+                  "' is not: set compiler autolimits=\"true\", give '" + lim + "' explicitly, or remove '" +
+                  range + "'");
+  return false;
+}
+
+class Compiler {
+ public:
+  explicit Compiler(const mjcf::Spec& s) : s_(s) {}
+  Model run();
+
+ private:
+  const mjcf::Spec& s_;
+  Model m_;
+  std::vector<const mjcf::BodySpec*> bodies_;
+  std::vector<const mjcf::GeomSpec*> geoms_;
+  std::vector<const mjcf::SiteSpec*> sites_;
+  std::vector<const mjcf::JointSpec*> joints_;
+  std::vector<std::vector<int>> children_;
+  Names body_names_{{}, "body"}, jnt_names_{{}, "joint"}, geom_names_{{}, "geom"}, site_names_{{}, "site"},
+      cam_names_{{}, "camera"}, light_names_{{}, "light"}, mesh_names_{{}, "mesh"}, hfield_names_{{}, "hfield"},
+      tendon_names_{{}, "tendon"}, act_names_{{}, "actuator"}, sensor_names_{{}, "sensor"}, eq_names_{{}, "equality"},
+      pair_names_{{}, "pair"}, exclude_names_{{}, "exclude"}, key_names_{{}, "key"}, mat_names_{{}, "material"},
+      tex_names_{{}, "texture"}, numeric_names_{{}, "numeric"}, text_names_{{}, "text"}, tuple_names_{{}, "tuple"};
+  std::vector<MeshInfo> meshes_;
+
+  void flatten(const mjcf::BodySpec& b, int parent);
+  void compile_assets();
+  void compile_tree();
+  void compile_geom(const mjcf::GeomSpec& g, int body);
+  void compile_site(const mjcf::SiteSpec& g, int body);
+  void compile_body_inertia(int b, const std::vector<GeomMass>& gm);
+  void compile_tree_structure();
+  void compile_tendons();
+  void compile_actuators();
+  void compile_sensors();
+  void compile_equalities();
+  void compile_contacts();
+  void compile_keys();
+  void compile_custom();
+  void compile_user_sizes();
+  void world_poses(std::vector<double>& xpos, std::vector<double>& xquat) const;
+};
+
+void Compiler::flatten(const mjcf::BodySpec& b, int parent) {
+  const int id = static_cast<int>(bodies_.size());
+  bodies_.push_back(&b);
+  m_.body_parentid.push_back(parent);
+  children_.emplace_back();
+  if (parent >= 0) children_[parent].push_back(id);
+  body_names_.add(b.name, id, b.src);
+  for (const auto& c : b.children) flatten(c, id);
+}
+
+// ------------------------------------------------------------------------------ assets
+
+void Compiler::compile_assets() {
+  for (size_t i = 0; i < s_.materials.size(); ++i)
+    if (!s_.materials[i].empty()) mat_names_.ids.emplace(s_.materials[i], static_cast<int>(i));
+  for (size_t i = 0; i < s_.textures.size(); ++i)
+    if (!s_.textures[i].empty()) tex_names_.ids.emplace(s_.textures[i], static_cast<int>(i));
+  m_.nmat = static_cast<int>(s_.materials.size());
+  m_.ntex = static_cast<int>(s_.textures.size());
+  m_.nskin = static_cast<int>(s_.skins.size());
+  m_.mat_names = s_.materials;
+  m_.tex_names = s_.textures;
+  for (const auto& ms : s_.meshes) {
+    std::string name = ms.name;
+    if (name.empty()) {
+      // Unnamed meshes take the file name without directory and extension.
+      name = ms.file;
+      const auto sl = name.find_last_of('/');
+      if (sl != std::string::npos) name = name.substr(sl + 1);
+      const auto dot = name.find_last_of('.');
+      if (dot != std::string::npos) name = name.substr(0, dot);
+    }
+    mesh_names_.add(name, static_cast<int>(meshes_.size()), ms.src);
+    meshes_.push_back(load_mesh(ms, s_));
+    const MeshInfo& mi = meshes_.back();
+    m_.mesh_names.push_back(name);
+    m_.mesh_vertadr.push_back(m_.nmeshvert);
+    m_.mesh_vertnum.push_back(static_cast<int>(mi.vert.size() / 3));
+    m_.mesh_faceadr.push_back(m_.nmeshface);
+    m_.mesh_facenum.push_back(static_cast<int>(mi.face.size() / 3));
+    m_.mesh_graphadr.push_back(-1);
+    for (double v : mi.vert) m_.mesh_vert.push_back(static_cast<float>(v));
+    for (int f : mi.face) m_.mesh_face.push_back(f);
+    m_.nmeshvert += static_cast<int>(mi.vert.size() / 3);
+    m_.nmeshface += static_cast<int>(mi.face.size() / 3);
+  }
+  m_.nmesh = static_cast<int>(meshes_.size());
+  for (const auto& h : s_.hfields) {
+    hfield_names_.add(h.name, m_.nhfield, h.src);
+    if (!h.file.empty()) fail(h.src, "height field files are not supported yet (give nrow/ncol/elevation)");
+    if (h.nrow < 1 || h.ncol < 1) fail(h.src, "attributes 'nrow' and 'ncol' must be positive");
+    for (int k = 0; k < 4; ++k)
+      if (h.size[k] <= 0) fail(h.src, "attribute 'size' must have 4 positive numbers");
+    const int n = h.nrow * h.ncol;
+    if (!h.elevation.empty() && static_cast<int>(h.elevation.size()) != n)
+      fail(h.src, "attribute 'elevation' expects nrow*ncol = " + std::to_string(n) + " numbers, got " +
+                      std::to_string(h.elevation.size()));
+    m_.hfield_names.push_back(h.name);
+    for (double v : h.size) m_.hfield_size.push_back(v);
+    m_.hfield_nrow.push_back(h.nrow);
+    m_.hfield_ncol.push_back(h.ncol);
+    m_.hfield_adr.push_back(m_.nhfielddata);
+    // Elevation data is normalized to [0, 1] (rows stored bottom-up in MJCF order).
+    double lo = 0, hi = 0;
+    if (!h.elevation.empty()) {
+      lo = *std::min_element(h.elevation.begin(), h.elevation.end());
+      hi = *std::max_element(h.elevation.begin(), h.elevation.end());
+    }
+    for (int r = 0; r < h.nrow; ++r)
+      for (int c = 0; c < h.ncol; ++c) {
+        double v = h.elevation.empty() ? 0 : h.elevation[(h.nrow - 1 - r) * h.ncol + c];
+        m_.hfield_data.push_back(static_cast<float>(hi > lo ? (v - lo) / (hi - lo) : 0));
+      }
+    m_.nhfielddata += n;
+    m_.nhfield++;
+  }
+}
+
+// ------------------------------------------------------------------------------ geoms and sites
+
+// z axis of the frame points from `to` to `from`, as MuJoCo's fromto.
+void fromto_frame(const double ft[6], double pos[3], double quat[4], double& halflen) {
+  double v[3] = {ft[0] - ft[3], ft[1] - ft[4], ft[2] - ft[5]};
+  for (int k = 0; k < 3; ++k) pos[k] = 0.5 * (ft[k] + ft[k + 3]);
+  halflen = 0.5 * norm3(v);
+  mjcf::zaxis_to_quat(v, quat);
+}
+
+void Compiler::compile_geom(const mjcf::GeomSpec& g, int body) {
+  const int id = m_.ngeom++;
+  geom_names_.add(g.name, id, g.src);
+  geoms_.push_back(&g);
+  double size[3] = {g.size[0], g.size[1], g.size[2]};
+  double pos[3] = {g.pos[0], g.pos[1], g.pos[2]}, quat[4] = {g.quat[0], g.quat[1], g.quat[2], g.quat[3]};
+  if (g.has_fromto) {
+    if (g.type != kGeomCapsule && g.type != kGeomCylinder && g.type != kGeomBox && g.type != kGeomEllipsoid)
+      fail(g.src, "attribute 'fromto' is only allowed for capsule, cylinder, box and ellipsoid geoms");
+    double half;
+    fromto_frame(g.fromto, pos, quat, half);
+    if (half < kMinVal) fail(g.src, "attribute 'fromto' has coincident end points");
+    if (g.type == kGeomCapsule || g.type == kGeomCylinder) {
+      size[1] = half;
+    } else {
+      if (g.size_n < 2) size[1] = size[0];
+      size[2] = half;
+    }
+  }
+  int dataid = -1;
+  if (g.type == kGeomMesh) {
+    if (g.mesh.empty()) fail(g.src, "mesh geom requires attribute 'mesh'");
+    dataid = mesh_names_.get(g.mesh, g.src, "mesh");
+    // The mesh's vertices are stored in its inertial frame: the geom frame is offset by the
+    // mesh's frame (pos, quat) relative to the file's coordinates.
+    const MeshInfo& mi = meshes_[dataid];
+    mulpose(pos, quat, pos, quat, mi.pos, mi.quat);
+    size[0] = mi.aamm_half[0]; size[1] = mi.aamm_half[1]; size[2] = mi.aamm_half[2];
+  } else if (g.type == kGeomHField) {
+    if (g.hfield.empty()) fail(g.src, "hfield geom requires attribute 'hfield'");
+    dataid = hfield_names_.get(g.hfield, g.src, "hfield");
+    // geom size of a height field: half extents x, y and the mean of top and bottom (2.2.2)
+    const double* hs = &m_.hfield_size[4 * dataid];
+    size[0] = hs[0];
+    size[1] = hs[1];
+    size[2] = 0.5 * (hs[2] + hs[3]);
+  } else if (!g.mesh.empty()) {
+    fail(g.src, "attribute 'mesh' requires type=\"mesh\"");
+  }
+  // size validation per type (the values that the type uses must be positive)
+  const int need = g.type == kGeomSphere ? 1 : (g.type == kGeomCapsule || g.type == kGeomCylinder) ? 2
+                   : (g.type == kGeomBox || g.type == kGeomEllipsoid) ? 3 : 0;
+  for (int k = 0; k < need; ++k)
+    if (size[k] <= 0) fail(g.src, "attribute 'size' value " + std::to_string(k) + " must be positive for this geom type");
+  if (g.type == kGeomPlane && size[2] <= 0 && g.size_n < 3) {}  // plane size is visual only
+  if (g.density < 0) fail(g.src, "attribute 'density' must be non-negative");
+  if (g.mass_set && g.mass < 0) fail(g.src, "attribute 'mass' must be non-negative");
+  normalize4(quat);
+
+  m_.geom_type.push_back(g.type);
+  m_.geom_contype.push_back(g.contype);
+  m_.geom_conaffinity.push_back(g.conaffinity);
+  m_.geom_condim.push_back(g.condim);
+  m_.geom_bodyid.push_back(body);
+  m_.geom_dataid.push_back(dataid);
+  int matid = -1;
+  if (!g.material.empty()) matid = mat_names_.get(g.material, g.src, "material");
+  m_.geom_matid.push_back(matid);
+  m_.geom_group.push_back(g.group);
+  m_.geom_priority.push_back(g.priority);
+  m_.geom_sameframe.push_back(0);  // set once the body inertial frame is known
+  m_.geom_solmix.push_back(g.solmix);
+  for (double v : g.solref) m_.geom_solref.push_back(v);
+  for (double v : g.solimp) m_.geom_solimp.push_back(v);
+  for (double v : size) m_.geom_size.push_back(v);
+  double rbound = 0;
+  switch (g.type) {
+    case kGeomSphere: rbound = size[0]; break;
+    case kGeomCapsule: rbound = size[0] + size[1]; break;
+    case kGeomCylinder: rbound = std::sqrt(size[0] * size[0] + size[1] * size[1]); break;
+    case kGeomEllipsoid: rbound = std::max(size[0], std::max(size[1], size[2])); break;
+    case kGeomBox: rbound = norm3(size); break;
+    case kGeomMesh: rbound = meshes_[dataid].rbound; break;
+    case kGeomHField: rbound = 0; break;  // as 2.2.2: height fields are never culled by rbound
+    default: rbound = 0;
+  }
+  m_.geom_rbound.push_back(rbound);
+  for (double v : pos) m_.geom_pos.push_back(v);
+  for (double v : quat) m_.geom_quat.push_back(v);
+  for (double v : g.friction) m_.geom_friction.push_back(v);
+  m_.geom_margin.push_back(g.margin);
+  m_.geom_gap.push_back(g.gap);
+  double fluid[kNFLUID] = {0};
+  if (g.fluidshape == 1) {
+    fluid[0] = 1;
+    for (int k = 0; k < 5; ++k) fluid[1 + k] = g.fluidcoef[k];
+  }
+  for (double v : fluid) m_.geom_fluid.push_back(v);
+  for (float v : g.rgba) m_.geom_rgba.push_back(v);
+}
+
+void Compiler::compile_site(const mjcf::SiteSpec& s, int body) {
+  const int id = m_.nsite++;
+  site_names_.add(s.name, id, s.src);
+  sites_.push_back(&s);
+  double size[3] = {s.size[0], s.size[1], s.size[2]};
+  double pos[3] = {s.pos[0], s.pos[1], s.pos[2]}, quat[4] = {s.quat[0], s.quat[1], s.quat[2], s.quat[3]};
+  if (s.has_fromto) {
+    double half;
+    fromto_frame(s.fromto, pos, quat, half);
+    if (s.type == kGeomCapsule || s.type == kGeomCylinder) size[1] = half;
+    else size[2] = half;
+  }
+  normalize4(quat);
+  m_.site_type.push_back(s.type);
+  m_.site_bodyid.push_back(body);
+  int matid = -1;
+  if (!s.material.empty()) matid = mat_names_.get(s.material, s.src, "material");
+  m_.site_matid.push_back(matid);
+  m_.site_group.push_back(s.group);
+  m_.site_sameframe.push_back(0);  // set once the body inertial frame is known
+  for (double v : size) m_.site_size.push_back(v);
+  for (double v : pos) m_.site_pos.push_back(v);
+  for (double v : quat) m_.site_quat.push_back(v);
+  for (float v : s.rgba) m_.site_rgba.push_back(v);
+}
+
+// ------------------------------------------------------------------------------ the tree
+
+void Compiler::compile_tree() {
+  const double ang = deg(s_);
+  const int nbody = m_.nbody;
+  std::vector<std::vector<GeomMass>> gm(nbody);
+  for (int b = 0; b < nbody; ++b) {
+    const mjcf::BodySpec& bs = *bodies_[b];
+    double quat[4] = {bs.quat[0], bs.quat[1], bs.quat[2], bs.quat[3]};
+    normalize4(quat);
+    for (double v : bs.pos) m_.body_pos.push_back(b ? v : 0);
+    for (double v : quat) m_.body_quat.push_back(v);
+    // mocap bodies: children of the world without joints
+    int mocapid = -1;
+    if (bs.mocap) {
+      if (m_.body_parentid[b] != 0) fail(bs.src, "mocap body must be a child of the world body");
+      if (!bs.joints.empty()) fail(bs.src, "mocap body cannot have joints");
+      mocapid = m_.nmocap++;
+    }
+    m_.body_mocapid.push_back(mocapid);
+    m_.body_gravcomp.push_back(bs.gravcomp);
+
+    // joints and dofs
+    m_.body_jntnum.push_back(static_cast<int>(bs.joints.size()));
+    m_.body_jntadr.push_back(bs.joints.empty() ? -1 : m_.njnt);
+    int ndof = 0;
+    for (const auto& j : bs.joints) ndof += kJointNv[j.type];
+    m_.body_dofnum.push_back(ndof);
+    m_.body_dofadr.push_back(ndof ? m_.nv : -1);
+    for (const auto& j : bs.joints) {
+      const int jid = m_.njnt++;
+      jnt_names_.add(j.name, jid, j.src);
+      joints_.push_back(&j);
+      if (j.type == kJointFree && m_.body_parentid[b] != 0)
+        fail(j.src, "free joint can only be used in a child of the world body");
+      if (j.type == kJointFree && bs.joints.size() > 1)
+        fail(j.src, "a body with a free joint cannot have other joints");
+      m_.jnt_type.push_back(j.type);
+      m_.jnt_qposadr.push_back(m_.nq);
+      m_.jnt_dofadr.push_back(m_.nv);
+      m_.jnt_bodyid.push_back(b);
+      m_.jnt_group.push_back(j.group);
+      const bool lim = resolve_limited(j.limited, j.range_set, s_.compiler.autolimits, j.src, "range", "limited");
+      double range[2] = {j.range[0], j.range[1]};
+      // MuJoCo 2.2.2 converts the range to radians only for limited joints.
+      if (lim && (j.type == kJointHinge || j.type == kJointBall)) {
+        range[0] *= ang;
+        range[1] *= ang;
+      }
+      if (lim) {
+        if (j.type == kJointFree) fail(j.src, "free joints cannot be limited");
+        if (j.type == kJointBall) {
+          if (range[0] != 0 || range[1] <= 0)
+            fail(j.src, "limited ball joint expects range=\"0 max\" with max > 0");
+        } else if (range[0] >= range[1]) {
+          fail(j.src, "attribute 'range' expects range[0] < range[1] for a limited joint");
+        }
+      }
+      m_.jnt_limited.push_back(lim);
+      for (double v : j.solreflimit) m_.jnt_solref.push_back(v);
+      for (double v : j.solimplimit) m_.jnt_solimp.push_back(v);
+      for (double v : j.pos) m_.jnt_pos.push_back(v);
+      double axis[3] = {j.axis[0], j.axis[1], j.axis[2]};
+      normalize3(axis);
+      for (double v : axis) m_.jnt_axis.push_back(v);
+      m_.jnt_stiffness.push_back(j.stiffness);
+      m_.jnt_range.push_back(range[0]);
+      m_.jnt_range.push_back(range[1]);
+      m_.jnt_margin.push_back(j.margin);
+      // qpos0 (ref) and qpos_spring (springref)
+      switch (j.type) {
+        case kJointFree:
+          for (int k = 0; k < 3; ++k) m_.qpos0.push_back(bs.pos[k]);
+          for (int k = 0; k < 4; ++k) m_.qpos0.push_back(quat[k]);
+          for (int k = 0; k < 3; ++k) m_.qpos_spring.push_back(bs.pos[k]);
+          for (int k = 0; k < 4; ++k) m_.qpos_spring.push_back(quat[k]);
+          break;
+        case kJointBall:
+          for (double v : {1.0, 0.0, 0.0, 0.0}) {
+            m_.qpos0.push_back(v);
+            m_.qpos_spring.push_back(v);
+          }
+          break;
+        case kJointHinge:
+          m_.qpos0.push_back(j.ref * ang);
+          m_.qpos_spring.push_back(j.springref * ang);
+          break;
+        default:
+          m_.qpos0.push_back(j.ref);
+          m_.qpos_spring.push_back(j.springref);
+      }
+      for (int d = 0; d < kJointNv[j.type]; ++d) {
+        m_.dof_bodyid.push_back(b);
+        m_.dof_jntid.push_back(jid);
+        for (double v : j.solreffriction) m_.dof_solref.push_back(v);
+        for (double v : j.solimpfriction) m_.dof_solimp.push_back(v);
+        m_.dof_frictionloss.push_back(j.frictionloss);
+        m_.dof_armature.push_back(j.armature);
+        m_.dof_damping.push_back(j.damping);
+      }
+      if (j.armature < 0 || j.damping < 0 || j.frictionloss < 0 || j.stiffness < 0)
+        fail(j.src, "stiffness, damping, armature and frictionloss must be non-negative");
+      m_.nq += kJointNq[j.type];
+      m_.nv += kJointNv[j.type];
+    }
+
+    // geoms
+    m_.body_geomnum.push_back(static_cast<int>(bs.geoms.size()));
+    m_.body_geomadr.push_back(bs.geoms.empty() ? -1 : m_.ngeom);
+    for (const auto& g : bs.geoms) {
+      compile_geom(g, b);
+      const int gid = m_.ngeom - 1;
+      if (g.group >= s_.compiler.inertiagrouprange[0] && g.group <= s_.compiler.inertiagrouprange[1]) {
+        GeomMass x;
+        x.src = &g.src;
+        x.type = g.type;
+        x.pos = {m_.geom_pos[3 * gid], m_.geom_pos[3 * gid + 1], m_.geom_pos[3 * gid + 2]};
+        x.quat = {m_.geom_quat[4 * gid], m_.geom_quat[4 * gid + 1], m_.geom_quat[4 * gid + 2],
+                  m_.geom_quat[4 * gid + 3]};
+        geom_mass(x, &m_.geom_size[3 * gid], g.mass_set, g.mass, g.density,
+                  g.type == kGeomMesh ? &meshes_[m_.geom_dataid[gid]] : nullptr);
+        gm[b].push_back(x);
+      }
+    }
+    for (const auto& st : bs.sites) compile_site(st, b);
+    for (const auto& c : bs.cameras) {
+      cam_names_.add(c.name, m_.ncam, c.src);
+      m_.cam_names.push_back(c.name);
+      m_.ncam++;
+      m_.cam_mode.push_back(c.mode);
+      m_.cam_bodyid.push_back(b);
+      m_.cam_targetbodyid.push_back(-1);
+      double q[4] = {c.quat[0], c.quat[1], c.quat[2], c.quat[3]};
+      normalize4(q);
+      for (double v : c.pos) m_.cam_pos.push_back(v);
+      for (double v : q) m_.cam_quat.push_back(v);
+      for (int k = 0; k < 3; ++k) { m_.cam_poscom0.push_back(0); m_.cam_pos0.push_back(0); }
+      for (int k = 0; k < 9; ++k) m_.cam_mat0.push_back(k % 4 == 0);
+      m_.cam_fovy.push_back(c.fovy);
+      m_.cam_ipd.push_back(c.ipd);
+    }
+    for (const auto& l : bs.lights) {
+      light_names_.add(l.name, m_.nlight, l.src);
+      m_.light_names.push_back(l.name);
+      m_.nlight++;
+      m_.light_mode.push_back(l.mode);
+      m_.light_bodyid.push_back(b);
+      m_.light_targetbodyid.push_back(-1);
+      m_.light_directional.push_back(l.directional);
+      m_.light_castshadow.push_back(l.castshadow);
+      m_.light_active.push_back(l.active);
+      double dir[3] = {l.dir[0], l.dir[1], l.dir[2]};
+      normalize3(dir);
+      for (int k = 0; k < 3; ++k) {
+        m_.light_pos.push_back(l.pos[k]);
+        m_.light_dir.push_back(dir[k]);
+        m_.light_poscom0.push_back(0);
+        m_.light_pos0.push_back(0);
+        m_.light_dir0.push_back(0);
+      }
+    }
+  }
+  // camera / light targets (names are all known now)
+  {
+    int ci = 0, li = 0;
+    for (int b = 0; b < nbody; ++b) {
+      for (const auto& c : bodies_[b]->cameras) {
+        if (!c.target.empty()) m_.cam_targetbodyid[ci] = body_names_.get(c.target, c.src, "target");
+        ++ci;
+      }
+      for (const auto& l : bodies_[b]->lights) {
+        if (!l.target.empty()) m_.light_targetbodyid[li] = body_names_.get(l.target, l.src, "target");
+        ++li;
+      }
+    }
+  }
+  m_.body_ipos.assign(3 * nbody, 0);
+  m_.body_iquat.assign(4 * nbody, 0);
+  m_.body_mass.assign(nbody, 0);
+  m_.body_inertia.assign(3 * nbody, 0);
+  for (int b = 0; b < nbody; ++b) m_.body_iquat[4 * b] = 1;
+  for (int b = 1; b < nbody; ++b) compile_body_inertia(b, gm[b]);
+  if (s_.compiler.settotalmass > 0) {
+    double total = 0;
+    for (int b = 1; b < nbody; ++b) total += m_.body_mass[b];
+    if (total < kMinVal) fail(s_.world.src, "settotalmass: the model has no mass to scale");
+    const double scale = s_.compiler.settotalmass / total;
+    for (int b = 1; b < nbody; ++b) {
+      m_.body_mass[b] *= scale;
+      for (int k = 0; k < 3; ++k) m_.body_inertia[3 * b + k] *= scale;
+    }
+  }
+}
+
+void Compiler::compile_body_inertia(int b, const std::vector<GeomMass>& gm) {
+  const mjcf::BodySpec& bs = *bodies_[b];
+  const auto& cs = s_.compiler;
+  double* ipos = &m_.body_ipos[3 * b];
+  double* iquat = &m_.body_iquat[4 * b];
+  double* inertia = &m_.body_inertia[3 * b];
+  double& mass = m_.body_mass[b];
+  const bool from_geoms = cs.inertiafromgeom == 1 || (cs.inertiafromgeom == 2 && !bs.inertial.present);
+  const mjcf::Node& src = bs.inertial.present && !from_geoms ? bs.inertial.src : bs.src;
+  if (!from_geoms) {
+    const auto& in = bs.inertial;
+    mass = in.mass;
+    copy3(ipos, in.pos);
+    if (in.full) {
+      const double full[6] = {in.inertia[0], in.inertia[1], in.inertia[2], in.inertia[3], in.inertia[4], in.inertia[5]};
+      if (!principal_axes(full, inertia, iquat)) fail(in.src, "attribute 'fullinertia' must be positive definite");
+    } else {
+      copy3(inertia, in.inertia);
+      copy4(iquat, in.quat);
+      normalize4(iquat);
+    }
+  } else if (gm.size() == 1) {
+    // One geom: the body's inertial frame is the geom frame.
+    const GeomMass& g = gm[0];
+    if (g.type == kGeomPlane || g.type == kGeomHField) {
+      // no volume: no mass
+    } else {
+      mass = g.mass;
+      for (int k = 0; k < 3; ++k) {
+        ipos[k] = g.pos[k];
+        inertia[k] = g.inertia[k];
+      }
+      for (int k = 0; k < 4; ++k) iquat[k] = g.quat[k];
+    }
+  } else if (!gm.empty()) {
+    double com[3] = {0, 0, 0};
+    for (const auto& g : gm) {
+      mass += g.mass;
+      for (int k = 0; k < 3; ++k) com[k] += g.mass * g.pos[k];
+    }
+    if (mass > kMinVal) scl3(com, com, 1 / mass);
+    // full inertia about the com, in the body frame
+    double I[9] = {0};
+    for (const auto& g : gm) {
+      double R[9];
+      quat2mat(R, g.quat.data());
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+          double v = 0;
+          for (int k = 0; k < 3; ++k) v += R[3 * r + k] * g.inertia[k] * R[3 * c + k];
+          I[3 * r + c] += v;
+        }
+      double d[3];
+      sub3(d, g.pos.data(), com);
+      const double dd = dot3(d, d);
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) I[3 * r + c] += g.mass * ((r == c ? dd : 0) - d[r] * d[c]);
+    }
+    copy3(ipos, com);
+    const double full[6] = {I[0], I[4], I[8], I[1], I[2], I[5]};
+    principal_axes(full, inertia, iquat);
+  }
+  // bounds and balancing (compiler options), then validity
+  if (cs.boundmass > 0 && mass < cs.boundmass) mass = cs.boundmass;
+  if (cs.boundinertia > 0)
+    for (int k = 0; k < 3; ++k) inertia[k] = std::max(inertia[k], cs.boundinertia);
+  const auto violates = [&] {
+    const double tol = 1e-10 * (inertia[0] + inertia[1] + inertia[2]);
+    return inertia[0] + inertia[1] < inertia[2] - tol || inertia[0] + inertia[2] < inertia[1] - tol ||
+           inertia[1] + inertia[2] < inertia[0] - tol;
+  };
+  if (cs.balanceinertia && violates()) {
+    const double mean = (inertia[0] + inertia[1] + inertia[2]) / 3;
+    for (int k = 0; k < 3; ++k) inertia[k] = mean;
+  }
+  if (mass < 0) fail(src, "mass must be non-negative, got " + std::to_string(mass));
+  for (int k = 0; k < 3; ++k)
+    if (inertia[k] < 0) fail(src, "inertia must be non-negative");
+  if (violates())
+    fail(src, "inertia must satisfy the triangle inequality A + B >= C (got " + std::to_string(inertia[0]) + ", " +
+                  std::to_string(inertia[1]) + ", " + std::to_string(inertia[2]) + ")");
+}
+
+void Compiler::compile_tree_structure() {
+  const int nbody = m_.nbody;
+  m_.body_rootid.resize(nbody);
+  m_.body_weldid.resize(nbody);
+  m_.body_sameframe.resize(nbody);
+  m_.body_simple.resize(nbody);
+  for (int b = 0; b < nbody; ++b) {
+    const int p = m_.body_parentid[b];
+    m_.body_rootid[b] = b == 0 ? 0 : (p == 0 ? b : m_.body_rootid[p]);
+    m_.body_weldid[b] = b == 0 ? 0 : (m_.body_jntnum[b] > 0 ? b : m_.body_weldid[p]);
+    const double* ip = &m_.body_ipos[3 * b];
+    const double* iq = &m_.body_iquat[4 * b];
+    m_.body_sameframe[b] = norm3(ip) < kMinVal && std::fabs(iq[1]) < kMinVal && std::fabs(iq[2]) < kMinVal &&
+                           std::fabs(iq[3]) < kMinVal;
+  }
+  // geom/site sameframe: 1 = body frame, 2 = body inertial frame, 0 = neither
+  auto sameframe = [&](const double* pos, const double* quat, int b) -> uint8_t {
+    const double* ip = &m_.body_ipos[3 * b];
+    const double* iq = &m_.body_iquat[4 * b];
+    auto eq = [](const double* a, const double* c, int n) {
+      for (int k = 0; k < n; ++k)
+        if (std::fabs(a[k] - c[k]) > kMinVal) return false;
+      return true;
+    };
+    const double zero[3] = {0, 0, 0}, unit[4] = {1, 0, 0, 0};
+    if (eq(pos, zero, 3) && eq(quat, unit, 4)) return 1;
+    if (eq(pos, ip, 3) && eq(quat, iq, 4)) return 2;
+    return 0;
+  };
+  for (int g = 0; g < m_.ngeom; ++g)
+    m_.geom_sameframe[g] = sameframe(&m_.geom_pos[3 * g], &m_.geom_quat[4 * g], m_.geom_bodyid[g]);
+  for (int i = 0; i < m_.nsite; ++i)
+    m_.site_sameframe[i] = sameframe(&m_.site_pos[3 * i], &m_.site_quat[4 * i], m_.site_bodyid[i]);
+  // body_simple: the body's dofs give a diagonal block of M that no other dof couples with
+  // (checked against MuJoCo 2.2.2): same frame for body and inertia, parent welded to the world,
+  // no child bodies, joints at the body origin on coordinate axes, translations before at most
+  // one rotational joint.
+  for (int b = 0; b < nbody; ++b) {
+    bool simple = m_.body_sameframe[b];
+    if (b > 0) {
+      if (m_.body_weldid[m_.body_parentid[b]] != 0) simple = false;
+      if (!children_[b].empty()) simple = false;
+      bool rot = false;
+      for (int j = m_.body_jntadr[b]; j >= 0 && j < m_.body_jntadr[b] + m_.body_jntnum[b]; ++j) {
+        const double* pos = &m_.jnt_pos[3 * j];
+        const double* ax = &m_.jnt_axis[3 * j];
+        if (norm3(pos) > kMinVal) simple = false;
+        const int t = m_.jnt_type[j];
+        if (t == kJointSlide || t == kJointHinge) {
+          int nz = 0;
+          for (int k = 0; k < 3; ++k) nz += std::fabs(ax[k]) > kMinVal;
+          if (nz != 1) simple = false;
+        }
+        if (t == kJointSlide && rot) simple = false;
+        if (t == kJointHinge || t == kJointBall) {
+          if (rot) simple = false;
+          rot = true;
+        }
+      }
+    }
+    m_.body_simple[b] = simple;
+  }
+  // dof tree: parent dof, tree-sparse addresses of M, simple dof runs
+  const int nv = m_.nv;
+  m_.dof_parentid.assign(nv, -1);
+  m_.dof_Madr.assign(nv, 0);
+  m_.dof_simplenum.assign(nv, 0);
+  std::vector<int> depth(nv, 0);
+  for (int i = 0; i < nv; ++i) {
+    const int b = m_.dof_bodyid[i];
+    if (i > m_.body_dofadr[b]) {
+      m_.dof_parentid[i] = i - 1;
+    } else {
+      int p = m_.body_parentid[b];
+      while (p > 0 && m_.body_dofnum[p] == 0) p = m_.body_parentid[p];
+      m_.dof_parentid[i] = p > 0 ? m_.body_dofadr[p] + m_.body_dofnum[p] - 1 : -1;
+    }
+    depth[i] = m_.dof_parentid[i] >= 0 ? depth[m_.dof_parentid[i]] + 1 : 0;
+  }
+  int adr = 0;
+  for (int i = 0; i < nv; ++i) {
+    m_.dof_Madr[i] = adr;
+    adr += depth[i] + 1;
+  }
+  m_.nM = adr;
+  m_.nD = 2 * adr - nv;
+  for (int i = nv - 1; i >= 0; --i) {
+    if (m_.body_simple[m_.dof_bodyid[i]]) m_.dof_simplenum[i] = 1 + (i + 1 < nv ? m_.dof_simplenum[i + 1] : 0);
+  }
+}
+
+// Body poses in the world at qpos0 (joints at their reference: no displacement).
+void Compiler::world_poses(std::vector<double>& xpos, std::vector<double>& xquat) const {
+  xpos.assign(3 * m_.nbody, 0);
+  xquat.assign(4 * m_.nbody, 0);
+  xquat[0] = 1;
+  for (int b = 1; b < m_.nbody; ++b) {
+    const int p = m_.body_parentid[b];
+    mulpose(&xpos[3 * b], &xquat[4 * b], &xpos[3 * p], &xquat[4 * p], &m_.body_pos[3 * b], &m_.body_quat[4 * b]);
+  }
+}
+
+// ------------------------------------------------------------------------------ tendons
+
+void Compiler::compile_tendons() {
+  for (const auto& t : s_.tendons) {
+    const int id = m_.ntendon++;
+    tendon_names_.add(t.name, id, t.src);
+    m_.tendon_names.push_back(t.name);
+    m_.tendon_adr.push_back(m_.nwrap);
+    m_.tendon_num.push_back(static_cast<int>(t.path.size()));
+    m_.tendon_group.push_back(t.group);
+    const bool lim = resolve_limited(t.limited, t.range_set, s_.compiler.autolimits, t.src, "range", "limited");
+    if (lim && t.range[0] >= t.range[1]) fail(t.src, "attribute 'range' expects range[0] < range[1] for a limited tendon");
+    m_.tendon_limited.push_back(lim);
+    m_.tendon_width.push_back(t.width);
+    for (double v : t.solreflimit) m_.tendon_solref_lim.push_back(v);
+    for (double v : t.solimplimit) m_.tendon_solimp_lim.push_back(v);
+    for (double v : t.solreffriction) m_.tendon_solref_fri.push_back(v);
+    for (double v : t.solimpfriction) m_.tendon_solimp_fri.push_back(v);
+    m_.tendon_range.push_back(t.range[0]);
+    m_.tendon_range.push_back(t.range[1]);
+    m_.tendon_margin.push_back(t.margin);
+    m_.tendon_stiffness.push_back(t.stiffness);
+    m_.tendon_damping.push_back(t.damping);
+    m_.tendon_frictionloss.push_back(t.frictionloss);
+    // springlength < 0: the spring rests at the length in qpos0 (filled in by set_const).
+    m_.tendon_lengthspring.push_back(t.springlength);
+    m_.tendon_length0.push_back(0);
+    m_.tendon_invweight0.push_back(0);
+    m_.tendon_armature.push_back(0);
+    if (t.path.empty()) fail(t.src, "tendon has no path elements");
+    if (t.spatial) {
+      // Pulleys split the path into branches; each branch begins and ends with a site.
+      size_t start = 0;
+      for (size_t i = 0; i <= t.path.size(); ++i) {
+        if (i == t.path.size() || t.path[i].type == kWrapPulley) {
+          if (i == start || t.path[start].type != kWrapSite || t.path[i - 1].type != kWrapSite)
+            fail(t.src, "each branch of a spatial tendon path must begin and end with a site");
+          start = i + 1;
+        }
+      }
+    }
+    for (size_t i = 0; i < t.path.size(); ++i) {
+      const auto& w = t.path[i];
+      int type = w.type, objid = -1;
+      double prm = w.prm;
+      switch (w.type) {
+        case kWrapJoint: {
+          objid = jnt_names_.get(w.name, w.src, "joint");
+          const int jt = m_.jnt_type[objid];
+          if (jt != kJointHinge && jt != kJointSlide) fail(w.src, "fixed tendon joint must be a hinge or slide joint");
+          break;
+        }
+        case kWrapSite: objid = site_names_.get(w.name, w.src, "site"); break;
+        case kWrapPulley:
+          if (prm <= 0) fail(w.src, "attribute 'divisor' must be positive");
+          break;
+        default: {
+          objid = geom_names_.get(w.name, w.src, "geom");
+          const int gt = m_.geom_type[objid];
+          if (gt == kGeomSphere) type = kWrapSphere;
+          else if (gt == kGeomCylinder) type = kWrapCylinder;
+          else fail(w.src, "wrapping geom must be a sphere or a cylinder");
+          prm = w.sidesite.empty() ? -1 : site_names_.get(w.sidesite, w.src, "sidesite");
+          if (i == 0 || i + 1 == t.path.size() || t.path[i - 1].type != kWrapSite ||
+              (t.path[i + 1].type != kWrapSite))
+            fail(w.src, "wrapping geom must be between two sites in the tendon path");
+        }
+      }
+      m_.wrap_type.push_back(type);
+      m_.wrap_objid.push_back(objid);
+      m_.wrap_prm.push_back(prm);
+      m_.nwrap++;
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------ actuators
+
+void Compiler::compile_actuators() {
+  bool stateful_seen = false;
+  for (const auto& a : s_.actuators) {
+    const int id = m_.nu++;
+    act_names_.add(a.name, id, a.src);
+    m_.actuator_names.push_back(a.name);
+    int trnid[2] = {-1, -1};
+    switch (a.trntype) {
+      case kTrnJoint:
+      case kTrnJointInParent: trnid[0] = jnt_names_.get(a.target, a.src, "joint"); break;
+      case kTrnTendon: trnid[0] = tendon_names_.get(a.target, a.src, "tendon"); break;
+      case kTrnSite: trnid[0] = site_names_.get(a.target, a.src, "site"); break;
+      case kTrnBody: trnid[0] = body_names_.get(a.target, a.src, "body"); break;
+      case kTrnSliderCrank:
+        trnid[0] = site_names_.get(a.target, a.src, "cranksite");
+        if (a.slidersite.empty()) fail(a.src, "slider-crank actuator requires attribute 'slidersite'");
+        trnid[1] = site_names_.get(a.slidersite, a.src, "slidersite");
+        if (a.cranklength <= 0) fail(a.src, "slider-crank actuator requires a positive 'cranklength'");
+        break;
+      default: fail(a.src, "actuator needs a transmission target");
+    }
+    m_.actuator_trntype.push_back(a.trntype);
+    m_.actuator_trnid.push_back(trnid[0]);
+    m_.actuator_trnid.push_back(trnid[1]);
+    m_.actuator_dyntype.push_back(a.dyntype);
+    m_.actuator_gaintype.push_back(a.gaintype);
+    m_.actuator_biastype.push_back(a.biastype);
+    const bool stateful = a.dyntype != kDynNone;
+    if (!stateful && stateful_seen) fail(a.src, "stateless actuators must come before stateful actuators");
+    stateful_seen = stateful_seen || stateful;
+    m_.actuator_actadr.push_back(stateful ? m_.na : -1);
+    m_.actuator_actnum.push_back(stateful ? 1 : 0);
+    if (stateful) m_.na++;
+    m_.actuator_group.push_back(a.group);
+    const bool al = s_.compiler.autolimits;
+    const bool cl = resolve_limited(a.ctrllimited, a.ctrlrange_set, al, a.src, "ctrlrange", "ctrllimited");
+    const bool fl = resolve_limited(a.forcelimited, a.forcerange_set, al, a.src, "forcerange", "forcelimited");
+    const bool acl = resolve_limited(a.actlimited, a.actrange_set, al, a.src, "actrange", "actlimited");
+    if (cl && a.ctrlrange[0] >= a.ctrlrange[1]) fail(a.src, "attribute 'ctrlrange' expects ctrlrange[0] < ctrlrange[1]");
+    if (fl && a.forcerange[0] >= a.forcerange[1]) fail(a.src, "attribute 'forcerange' expects forcerange[0] < forcerange[1]");
+    if (acl && a.actrange[0] >= a.actrange[1]) fail(a.src, "attribute 'actrange' expects actrange[0] < actrange[1]");
+    if (a.kind == "adhesion" && a.ctrlrange[0] < 0) fail(a.src, "adhesion actuator expects a non-negative 'ctrlrange'");
+    if (a.kind == "muscle" && a.gainprm[0] >= a.gainprm[1]) fail(a.src, "muscle attribute 'range' expects range[0] < range[1]");
+    m_.actuator_ctrllimited.push_back(cl);
+    m_.actuator_forcelimited.push_back(fl);
+    m_.actuator_actlimited.push_back(acl);
+    m_.actuator_actearly.push_back(0);
+    for (double v : a.dynprm) m_.actuator_dynprm.push_back(v);
+    for (double v : a.gainprm) m_.actuator_gainprm.push_back(v);
+    for (double v : a.biasprm) m_.actuator_biasprm.push_back(v);
+    for (double v : a.ctrlrange) m_.actuator_ctrlrange.push_back(v);
+    for (double v : a.forcerange) m_.actuator_forcerange.push_back(v);
+    for (double v : a.actrange) m_.actuator_actrange.push_back(v);
+    for (double v : a.gear) m_.actuator_gear.push_back(v);
+    m_.actuator_cranklength.push_back(a.cranklength);
+    m_.actuator_acc0.push_back(0);
+    m_.actuator_length0.push_back(0);
+    m_.actuator_lengthrange.push_back(a.lengthrange[0]);
+    m_.actuator_lengthrange.push_back(a.lengthrange[1]);
+  }
+}
+
+// ------------------------------------------------------------------------------ sensors
+
+void Compiler::compile_sensors() {
+  auto lookup = [&](int objtype, const std::string& name, const mjcf::Node& src, const char* attr) -> int {
+    switch (objtype) {
+      case kObjBody:
+      case kObjXBody: return body_names_.get(name, src, attr);
+      case kObjJoint: return jnt_names_.get(name, src, attr);
+      case kObjGeom: return geom_names_.get(name, src, attr);
+      case kObjSite: return site_names_.get(name, src, attr);
+      case kObjCamera: return cam_names_.get(name, src, attr);
+      case kObjTendon: return tendon_names_.get(name, src, attr);
+      case kObjActuator: return act_names_.get(name, src, attr);
+      case kObjUnknown: return -1;
+      default: fail(src, std::string("attribute '") + attr + "': this object type is not supported for sensors");
+    }
+  };
+  int adr = 0;
+  for (const auto& s : s_.sensors) {
+    const int id = m_.nsensor++;
+    sensor_names_.add(s.name, id, s.src);
+    m_.sensor_names.push_back(s.name);
+    int objid = -1, refid = -1;
+    const char* objattr = s.type >= kSensFramePos && s.type <= kSensFrameAngAcc ? "objname"
+                          : s.objtype == kObjSite ? "site" : s.objtype == kObjJoint ? "joint"
+                          : s.objtype == kObjTendon ? "tendon" : s.objtype == kObjActuator ? "actuator"
+                          : s.objtype == kObjBody ? "body" : "objname";
+    if (s.type != kSensClock && !(s.type == kSensUser && s.objname.empty()))
+      objid = lookup(s.objtype, s.objname, s.src, objattr);
+    if (s.reftype != kObjUnknown) refid = lookup(s.reftype, s.refname, s.src, "refname");
+    if (s.type == kSensBallQuat || s.type == kSensBallAngVel) {
+      if (m_.jnt_type[objid] != kJointBall) fail(s.src, "ball sensor requires a ball joint");
+    } else if (s.type == kSensJointPos || s.type == kSensJointVel) {
+      if (m_.jnt_type[objid] != kJointHinge && m_.jnt_type[objid] != kJointSlide)
+        fail(s.src, "joint sensor requires a hinge or slide joint");
+    } else if (s.type >= kSensJointLimitPos && s.type <= kSensJointLimitFrc) {
+      if (!m_.jnt_limited[objid]) fail(s.src, "joint limit sensor requires a limited joint");
+    } else if (s.type >= kSensTendonLimitPos && s.type <= kSensTendonLimitFrc) {
+      if (!m_.tendon_limited[objid]) fail(s.src, "tendon limit sensor requires a limited tendon");
+    }
+    m_.sensor_type.push_back(s.type);
+    m_.sensor_datatype.push_back(s.datatype);
+    m_.sensor_needstage.push_back(s.needstage);
+    m_.sensor_objtype.push_back(s.objtype);
+    m_.sensor_objid.push_back(objid);
+    m_.sensor_reftype.push_back(s.reftype);
+    m_.sensor_refid.push_back(refid);
+    m_.sensor_dim.push_back(s.dim);
+    m_.sensor_adr.push_back(adr);
+    adr += s.dim;
+    m_.sensor_cutoff.push_back(s.cutoff);
+    m_.sensor_noise.push_back(s.noise);
+  }
+  m_.nsensordata = adr;
+}
+
+// ------------------------------------------------------------------------------ equalities
+
+void Compiler::compile_equalities() {
+  std::vector<double> xpos, xquat;
+  world_poses(xpos, xquat);
+  for (const auto& e : s_.equalities) {
+    const int id = m_.neq++;
+    eq_names_.add(e.name, id, e.src);
+    m_.eq_names.push_back(e.name);
+    int o1 = -1, o2 = -1;
+    double data[kNEQDATA];
+    for (int k = 0; k < kNEQDATA; ++k) data[k] = e.data[k];
+    data[10] = e.data[10] == 0 && e.type != kEqWeld ? 1 : e.data[10];
+    if (e.type == kEqConnect || e.type == kEqWeld) {
+      o1 = body_names_.get(e.name1, e.src, "body1");
+      o2 = e.name2.empty() ? 0 : body_names_.get(e.name2, e.src, "body2");
+      if (e.type == kEqConnect) {
+        // data[3..5]: the anchor (given in body1's frame) in body2's frame at qpos0
+        double w[3], d[3], qinv[4];
+        rotvecquat(w, e.data, &xquat[4 * o1]);
+        add3(w, w, &xpos[3 * o1]);
+        sub3(d, w, &xpos[3 * o2]);
+        negquat(qinv, &xquat[4 * o2]);
+        rotvecquat(data + 3, d, qinv);
+      }
+      if (e.type == kEqWeld && data[6] == 0 && data[7] == 0 && data[8] == 0 && data[9] == 0) {
+        // relpose not given: the pose of body2 relative to body1 in the model's reference
+        // configuration.
+        double qinv[4], d[3], p[3];
+        negquat(qinv, &xquat[4 * o1]);
+        sub3(d, &xpos[3 * o2], &xpos[3 * o1]);
+        rotvecquat(p, d, qinv);
+        double q[4];
+        mulquat(q, qinv, &xquat[4 * o2]);
+        copy3(data + 3, p);
+        copy4(data + 6, q);
+      } else if (e.type == kEqWeld) {
+        normalize4(data + 6);
+      }
+    } else if (e.type == kEqJoint) {
+      o1 = jnt_names_.get(e.name1, e.src, "joint1");
+      o2 = e.name2.empty() ? -1 : jnt_names_.get(e.name2, e.src, "joint2");
+      for (int j : {o1, o2})
+        if (j >= 0 && m_.jnt_type[j] != kJointHinge && m_.jnt_type[j] != kJointSlide)
+          fail(e.src, "joint equality requires hinge or slide joints");
+    } else {
+      o1 = tendon_names_.get(e.name1, e.src, "tendon1");
+      o2 = e.name2.empty() ? -1 : tendon_names_.get(e.name2, e.src, "tendon2");
+    }
+    m_.eq_type.push_back(e.type);
+    m_.eq_obj1id.push_back(o1);
+    m_.eq_obj2id.push_back(o2);
+    m_.eq_active.push_back(e.active);
+    for (double v : e.solref) m_.eq_solref.push_back(v);
+    for (double v : e.solimp) m_.eq_solimp.push_back(v);
+    for (double v : data) m_.eq_data.push_back(v);
+  }
+}
+
+// ------------------------------------------------------------------------------ contact pairs and excludes
+
+void Compiler::compile_contacts() {
+  for (const auto& p : s_.pairs) {
+    const int id = m_.npair++;
+    pair_names_.add(p.name, id, p.src);
+    m_.pair_names.push_back(p.name);
+    const int g1 = geom_names_.get(p.geom1, p.src, "geom1");
+    const int g2 = geom_names_.get(p.geom2, p.src, "geom2");
+    m_.pair_geom1.push_back(g1);
+    m_.pair_geom2.push_back(g2);
+    const int b1 = m_.geom_bodyid[g1], b2 = m_.geom_bodyid[g2];
+    // signature: ((body+1) << 16) + (other body+1), lower id first (as 2.2.2)
+    m_.pair_signature.push_back(((std::min(b1, b2) + 1) << 16) + std::max(b1, b2) + 1);
+    // Unset parameters are mixed from the two geoms as for dynamic contacts.
+    const int pr1 = m_.geom_priority[g1], pr2 = m_.geom_priority[g2];
+    double mix = 0.5;
+    const double s1 = m_.geom_solmix[g1], s2 = m_.geom_solmix[g2];
+    if (pr1 > pr2) mix = 1;
+    else if (pr2 > pr1) mix = 0;
+    else if (s1 >= kMinVal && s2 >= kMinVal) mix = s1 / (s1 + s2);
+    else if (s1 < kMinVal && s2 < kMinVal) mix = 0.5;
+    else mix = s1 < kMinVal ? 0 : 1;
+    const int dim = p.condim_set ? p.condim
+                    : pr1 > pr2 ? m_.geom_condim[g1] : pr2 > pr1 ? m_.geom_condim[g2]
+                    : std::max(m_.geom_condim[g1], m_.geom_condim[g2]);
+    m_.pair_dim.push_back(dim);
+    double solref[kNREF], solimp[kNIMP], fr[5];
+    for (int k = 0; k < kNREF; ++k)
+      solref[k] = p.solref_set ? p.solref[k] : mix * m_.geom_solref[kNREF * g1 + k] + (1 - mix) * m_.geom_solref[kNREF * g2 + k];
+    for (int k = 0; k < kNIMP; ++k)
+      solimp[k] = p.solimp_set ? p.solimp[k] : mix * m_.geom_solimp[kNIMP * g1 + k] + (1 - mix) * m_.geom_solimp[kNIMP * g2 + k];
+    if (p.friction_set) {
+      for (int k = 0; k < 5; ++k) fr[k] = p.friction[k];
+    } else {
+      double f[3];
+      for (int k = 0; k < 3; ++k)
+        f[k] = pr1 > pr2 ? m_.geom_friction[3 * g1 + k] : pr2 > pr1 ? m_.geom_friction[3 * g2 + k]
+             : std::max(m_.geom_friction[3 * g1 + k], m_.geom_friction[3 * g2 + k]);
+      fr[0] = fr[1] = f[0];
+      fr[2] = f[1];
+      fr[3] = fr[4] = f[2];
+    }
+    for (double v : solref) m_.pair_solref.push_back(v);
+    for (double v : solimp) m_.pair_solimp.push_back(v);
+    for (double v : fr) m_.pair_friction.push_back(v);
+    m_.pair_margin.push_back(p.margin_set ? p.margin : std::max(m_.geom_margin[g1], m_.geom_margin[g2]));
+    m_.pair_gap.push_back(p.gap_set ? p.gap : std::max(m_.geom_gap[g1], m_.geom_gap[g2]));
+  }
+  for (size_t i = 0; i < s_.excludes.size(); ++i) {
+    const auto& src = s_.exclude_src[i];
+    const int b1 = body_names_.get(s_.excludes[i].first, src, "body1");
+    const int b2 = body_names_.get(s_.excludes[i].second, src, "body2");
+    m_.exclude_signature.push_back(((std::min(b1, b2) + 1) << 16) + std::max(b1, b2) + 1);
+    m_.exclude_names.push_back("");
+    m_.nexclude++;
+  }
+  // Sorted by signature (2.2.2 keeps them sorted for lookup).
+  std::sort(m_.exclude_signature.begin(), m_.exclude_signature.end());
+}
+
+// ------------------------------------------------------------------------------ keyframes, custom
+
+void Compiler::compile_keys() {
+  m_.nkey = std::max(s_.nkey, static_cast<int>(s_.keys.size()));
+  std::vector<double> mpos, mquat;
+  for (int b = 0; b < m_.nbody; ++b)
+    if (m_.body_mocapid[b] >= 0) {
+      for (int k = 0; k < 3; ++k) mpos.push_back(m_.body_pos[3 * b + k]);
+      for (int k = 0; k < 4; ++k) mquat.push_back(m_.body_quat[4 * b + k]);
+    }
+  for (int i = 0; i < m_.nkey; ++i) {
+    mjcf::KeySpec dflt;
+    const mjcf::KeySpec& k = i < static_cast<int>(s_.keys.size()) ? s_.keys[i] : dflt;
+    if (i < static_cast<int>(s_.keys.size())) key_names_.add(k.name, i, k.src);
+    m_.key_names.push_back(k.name);
+    m_.key_time.push_back(k.time);
+    auto fill = [&](const std::vector<double>& v, const std::vector<double>& d, std::vector<double>& out, int n,
+                    const char* attr) {
+      if (!v.empty() && static_cast<int>(v.size()) != n)
+        fail(k.src, std::string("attribute '") + attr + "' expects " + std::to_string(n) + " numbers, got " +
+                        std::to_string(v.size()));
+      for (int j = 0; j < n; ++j) out.push_back(v.empty() ? (d.empty() ? 0 : d[j]) : v[j]);
+    };
+    fill(k.qpos, m_.qpos0, m_.key_qpos, m_.nq, "qpos");
+    for (int j = 0; j < m_.njnt; ++j)
+      if (m_.jnt_type[j] == kJointBall || m_.jnt_type[j] == kJointFree) {
+        double* q = &m_.key_qpos[m_.key_qpos.size() - m_.nq + m_.jnt_qposadr[j] + (m_.jnt_type[j] == kJointFree ? 3 : 0)];
+        normalize4(q);
+      }
+    fill(k.qvel, {}, m_.key_qvel, m_.nv, "qvel");
+    fill(k.act, {}, m_.key_act, m_.na, "act");
+    fill(k.mpos, mpos, m_.key_mpos, 3 * m_.nmocap, "mpos");
+    fill(k.mquat, mquat, m_.key_mquat, 4 * m_.nmocap, "mquat");
+    for (int j = 0; j < m_.nmocap; ++j) normalize4(&m_.key_mquat[m_.key_mquat.size() - 4 * m_.nmocap + 4 * j]);
+    fill(k.ctrl, {}, m_.key_ctrl, m_.nu, "ctrl");
+  }
+}
+
+void Compiler::compile_custom() {
+  for (const auto& n : s_.numerics) {
+    numeric_names_.add(n.name, m_.nnumeric, n.src);
+    m_.numeric_names.push_back(n.name);
+    m_.numeric_adr.push_back(m_.nnumericdata);
+    m_.numeric_size.push_back(n.size);
+    for (int i = 0; i < n.size; ++i) m_.numeric_data.push_back(i < static_cast<int>(n.data.size()) ? n.data[i] : 0);
+    m_.nnumericdata += n.size;
+    m_.nnumeric++;
+  }
+  for (const auto& t : s_.texts) {
+    m_.text_names.push_back(t.first);
+    m_.text_data.push_back(t.second);
+    m_.ntext++;
+  }
+  m_.tuple_names = s_.tuples;
+  m_.ntuple = static_cast<int>(s_.tuples.size());
+}
+
+// nuser_*: -1 in MJCF means "as long as the longest user array"; a given size pads with zeros
+// and rejects longer arrays.
+void Compiler::compile_user_sizes() {
+  auto build = [&](int declared, const std::vector<std::pair<const std::vector<double>*, const mjcf::Node*>>& items,
+                   std::vector<double>& out, const char* what) {
+    int n = declared;
+    if (n < 0) {
+      n = 0;
+      for (const auto& it : items) n = std::max(n, static_cast<int>(it.first->size()));
+    }
+    for (const auto& it : items) {
+      if (static_cast<int>(it.first->size()) > n)
+        fail(*it.second, std::string("attribute 'user' has more values than size/") + what + " = " + std::to_string(n));
+      for (int k = 0; k < n; ++k) out.push_back(k < static_cast<int>(it.first->size()) ? (*it.first)[k] : 0);
+    }
+    return n;
+  };
+  std::vector<std::pair<const std::vector<double>*, const mjcf::Node*>> bu, ju, gu, su, cu, tu, au, snu;
+  for (const auto* b : bodies_) {
+    bu.emplace_back(&b->user, &b->src);
+    for (const auto& c : b->cameras) cu.emplace_back(&c.user, &c.src);
+  }
+  for (const auto* j : joints_) ju.emplace_back(&j->user, &j->src);
+  for (const auto* g : geoms_) gu.emplace_back(&g->user, &g->src);
+  for (const auto* s : sites_) su.emplace_back(&s->user, &s->src);
+  for (const auto& t : s_.tendons) tu.emplace_back(&t.user, &t.src);
+  for (const auto& a : s_.actuators) au.emplace_back(&a.user, &a.src);
+  for (const auto& s : s_.sensors) snu.emplace_back(&s.user, &s.src);
+  m_.nuser_body = build(s_.nuser_body, bu, m_.body_user, "nuser_body");
+  m_.nuser_jnt = build(s_.nuser_jnt, ju, m_.jnt_user, "nuser_jnt");
+  m_.nuser_geom = build(s_.nuser_geom, gu, m_.geom_user, "nuser_geom");
+  m_.nuser_site = build(s_.nuser_site, su, m_.site_user, "nuser_site");
+  std::vector<double> cam_user;
+  m_.nuser_cam = build(s_.nuser_cam, cu, cam_user, "nuser_cam");
+  m_.nuser_tendon = build(s_.nuser_tendon, tu, m_.tendon_user, "nuser_tendon");
+  m_.nuser_actuator = build(s_.nuser_actuator, au, m_.actuator_user, "nuser_actuator");
+  m_.nuser_sensor = build(s_.nuser_sensor, snu, m_.sensor_user, "nuser_sensor");
+}
+
+// ------------------------------------------------------------------------------ driver
+
+Model Compiler::run() {
+  m_.modelname = s_.modelname;
+  m_.model_file = s_.file;
+  m_.opt = s_.opt;
+  m_.stat = s_.stat;
+  m_.nconmax = s_.nconmax;
+  m_.njmax = s_.njmax;
+  m_.nstack = s_.nstack;
+  m_.nuserdata = s_.nuserdata;
+  compile_assets();
+  flatten(s_.world, -1);
+  m_.body_parentid[0] = 0;  // MuJoCo convention: the world is its own parent
+  m_.body_names.clear();
+  for (const auto* b : bodies_) m_.body_names.push_back(b->name);
+  m_.body_names[0] = "world";
+  if (s_.world.name.empty()) body_names_.ids.emplace("world", 0);
+  m_.nbody = static_cast<int>(bodies_.size());
+  compile_tree();
+  compile_tree_structure();
+  for (const auto* j : joints_) m_.jnt_names.push_back(j->name);
+  for (const auto* g : geoms_) m_.geom_names.push_back(g->name);
+  for (const auto* s : sites_) m_.site_names.push_back(s->name);
+  compile_tendons();
+  compile_actuators();
+  compile_sensors();
+  compile_equalities();
+  compile_contacts();
+  compile_keys();
+  compile_custom();
+  compile_user_sizes();
+  // mass of subtrees (used by set_const and sensors)
+  m_.body_subtreemass = m_.body_mass;
+  for (int b = m_.nbody - 1; b > 0; --b) m_.body_subtreemass[m_.body_parentid[b]] += m_.body_subtreemass[b];
+  m_.body_invweight0.assign(2 * m_.nbody, 0);
+  m_.dof_invweight0.assign(m_.nv, 0);
+  m_.dof_M0.assign(m_.nv, 0);
+  return std::move(m_);
+}
+
+}  // namespace
+
+Model compile(const mjcf::Spec& s) {
+  Compiler c(s);
+  return c.run();
+}
+
+}  // namespace moreau::compiler
+

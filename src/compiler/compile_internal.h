@@ -1,0 +1,43 @@
+// Pieces of the compiler shared between its files: geom mass properties, principal axes,
+// compiled meshes.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "mjcf/spec.h"
+
+namespace moreau::compiler {
+
+// A compiled mesh: vertices in the mesh's inertial frame (com at the origin, principal axes),
+// and that frame's pose in the coordinates of the file (after scale/refpos/refquat).
+struct MeshInfo {
+  std::vector<double> vert;
+  std::vector<int> face;
+  double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0};
+  double volume = 0;
+  double inertia[3] = {0, 0, 0};  // principal moments for unit density
+  double aamm_half[3] = {0, 0, 0};  // half sizes of the axis-aligned box in the inertial frame
+  double rbound = 0;
+};
+MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec);
+
+// Mass properties of one geom in its own frame.
+struct GeomMass {
+  const mjcf::Node* src = nullptr;
+  int type = 0;
+  std::array<double, 3> pos{};
+  std::array<double, 4> quat{1, 0, 0, 0};
+  double mass = 0;
+  double inertia[3] = {0, 0, 0};
+};
+// Fills mass and principal inertia (about the geom center, geom axes) from size and density or
+// mass. Throws LoadError for geoms without volume that are asked to have mass.
+void geom_mass(GeomMass& g, const double size[3], bool mass_set, double mass, double density, const MeshInfo* mesh);
+
+// Principal moments (descending) and the rotation to the principal frame (quat) of the
+// symmetric inertia (xx, yy, zz, xy, xz, yz). False if not positive semi-definite.
+bool principal_axes(const double full[6], double inertia[3], double quat[4]);
+
+}  // namespace moreau::compiler

@@ -1,0 +1,49 @@
+// Public entry points: load_model, load_model_from_string, name2id.
+#include "mjcf/spec.h"
+#include "moreau/moreau.h"
+
+namespace moreau {
+
+Model load_model(const std::string& path) {
+  const mjcf::Node root = mjcf::read_xml_file(path);
+  return compiler::compile(mjcf::parse_spec(root));
+}
+
+Model load_model_from_string(const std::string& xml, const std::string& path) {
+  const mjcf::Node root = mjcf::read_xml_string(xml, path);
+  return compiler::compile(mjcf::parse_spec(root));
+}
+
+int name2id(const Model& m, ObjType type, const std::string& name) {
+  const std::vector<std::string>* v = nullptr;
+  switch (type) {
+    case kObjBody:
+    case kObjXBody: v = &m.body_names; break;
+    case kObjJoint: v = &m.jnt_names; break;
+    case kObjGeom: v = &m.geom_names; break;
+    case kObjSite: v = &m.site_names; break;
+    case kObjCamera: v = &m.cam_names; break;
+    case kObjLight: v = &m.light_names; break;
+    case kObjMesh: v = &m.mesh_names; break;
+    case kObjHField: v = &m.hfield_names; break;
+    case kObjTexture: v = &m.tex_names; break;
+    case kObjMaterial: v = &m.mat_names; break;
+    case kObjPair: v = &m.pair_names; break;
+    case kObjExclude: v = &m.exclude_names; break;
+    case kObjEquality: v = &m.eq_names; break;
+    case kObjTendon: v = &m.tendon_names; break;
+    case kObjActuator: v = &m.actuator_names; break;
+    case kObjSensor: v = &m.sensor_names; break;
+    case kObjNumeric: v = &m.numeric_names; break;
+    case kObjText: v = &m.text_names; break;
+    case kObjTuple: v = &m.tuple_names; break;
+    case kObjKey: v = &m.key_names; break;
+    default: return -1;
+  }
+  if (name.empty()) return -1;
+  for (size_t i = 0; i < v->size(); ++i)
+    if ((*v)[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace moreau

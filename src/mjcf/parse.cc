@@ -1,0 +1,638 @@
+// Node tree -> Spec: sections, default classes (nested, childclass, "main"), the body tree.
+#include <map>
+
+#include "mjcf/parse_common.h"
+
+namespace moreau::mjcf {
+namespace {
+
+struct SensorInfo {
+  const char* name;
+  int type, dim, stage, datatype;
+  const char* objattr;  // attribute naming the object ("" for frame/clock/user)
+  int objtype;
+};
+const SensorInfo kSensors[] = {
+    {"touch", kSensTouch, 1, kStageAcc, kDataPositive, "site", kObjSite},
+    {"accelerometer", kSensAccelerometer, 3, kStageAcc, kDataReal, "site", kObjSite},
+    {"velocimeter", kSensVelocimeter, 3, kStageVel, kDataReal, "site", kObjSite},
+    {"gyro", kSensGyro, 3, kStageVel, kDataReal, "site", kObjSite},
+    {"force", kSensForce, 3, kStageAcc, kDataReal, "site", kObjSite},
+    {"torque", kSensTorque, 3, kStageAcc, kDataReal, "site", kObjSite},
+    {"magnetometer", kSensMagnetometer, 3, kStagePos, kDataReal, "site", kObjSite},
+    {"rangefinder", kSensRangefinder, 1, kStagePos, kDataPositive, "site", kObjSite},
+    {"jointpos", kSensJointPos, 1, kStagePos, kDataReal, "joint", kObjJoint},
+    {"jointvel", kSensJointVel, 1, kStageVel, kDataReal, "joint", kObjJoint},
+    {"tendonpos", kSensTendonPos, 1, kStagePos, kDataReal, "tendon", kObjTendon},
+    {"tendonvel", kSensTendonVel, 1, kStageVel, kDataReal, "tendon", kObjTendon},
+    {"actuatorpos", kSensActuatorPos, 1, kStagePos, kDataReal, "actuator", kObjActuator},
+    {"actuatorvel", kSensActuatorVel, 1, kStageVel, kDataReal, "actuator", kObjActuator},
+    {"actuatorfrc", kSensActuatorFrc, 1, kStageAcc, kDataReal, "actuator", kObjActuator},
+    {"ballquat", kSensBallQuat, 4, kStagePos, kDataQuaternion, "joint", kObjJoint},
+    {"ballangvel", kSensBallAngVel, 3, kStageVel, kDataReal, "joint", kObjJoint},
+    {"jointlimitpos", kSensJointLimitPos, 1, kStagePos, kDataReal, "joint", kObjJoint},
+    {"jointlimitvel", kSensJointLimitVel, 1, kStageVel, kDataReal, "joint", kObjJoint},
+    {"jointlimitfrc", kSensJointLimitFrc, 1, kStageAcc, kDataReal, "joint", kObjJoint},
+    {"tendonlimitpos", kSensTendonLimitPos, 1, kStagePos, kDataReal, "tendon", kObjTendon},
+    {"tendonlimitvel", kSensTendonLimitVel, 1, kStageVel, kDataReal, "tendon", kObjTendon},
+    {"tendonlimitfrc", kSensTendonLimitFrc, 1, kStageAcc, kDataReal, "tendon", kObjTendon},
+    {"framepos", kSensFramePos, 3, kStagePos, kDataReal, "", 0},
+    {"framequat", kSensFrameQuat, 4, kStagePos, kDataQuaternion, "", 0},
+    {"framexaxis", kSensFrameXAxis, 3, kStagePos, kDataAxis, "", 0},
+    {"frameyaxis", kSensFrameYAxis, 3, kStagePos, kDataAxis, "", 0},
+    {"framezaxis", kSensFrameZAxis, 3, kStagePos, kDataAxis, "", 0},
+    {"framelinvel", kSensFrameLinVel, 3, kStageVel, kDataReal, "", 0},
+    {"frameangvel", kSensFrameAngVel, 3, kStageVel, kDataReal, "", 0},
+    {"framelinacc", kSensFrameLinAcc, 3, kStageAcc, kDataReal, "", 0},
+    {"frameangacc", kSensFrameAngAcc, 3, kStageAcc, kDataReal, "", 0},
+    {"subtreecom", kSensSubtreeCom, 3, kStagePos, kDataReal, "body", kObjBody},
+    {"subtreelinvel", kSensSubtreeLinVel, 3, kStageVel, kDataReal, "body", kObjBody},
+    {"subtreeangmom", kSensSubtreeAngMom, 3, kStageVel, kDataReal, "body", kObjBody},
+    {"clock", kSensClock, 1, kStagePos, kDataReal, "", 0},
+    {"user", kSensUser, 0, kStageAcc, kDataReal, "", 0},
+};
+
+const std::vector<std::pair<const char*, int>> kFrameObjWords = {
+    {"body", kObjBody}, {"xbody", kObjXBody}, {"geom", kObjGeom}, {"site", kObjSite}, {"camera", kObjCamera}};
+const std::vector<std::pair<const char*, int>> kObjWords = {
+    {"body", kObjBody},       {"xbody", kObjXBody},     {"joint", kObjJoint},     {"dof", kObjDof},
+    {"geom", kObjGeom},       {"site", kObjSite},       {"camera", kObjCamera},   {"light", kObjLight},
+    {"mesh", kObjMesh},       {"skin", kObjSkin},       {"hfield", kObjHField},   {"texture", kObjTexture},
+    {"material", kObjMaterial}, {"pair", kObjPair},     {"exclude", kObjExclude}, {"equality", kObjEquality},
+    {"tendon", kObjTendon},   {"actuator", kObjActuator}, {"sensor", kObjSensor}, {"numeric", kObjNumeric},
+    {"text", kObjText},       {"tuple", kObjTuple},     {"key", kObjKey},         {"unknown", kObjUnknown}};
+
+const char* const kActuatorKinds[] = {"general", "motor", "position", "velocity", "intvelocity",
+                                      "damper", "cylinder", "muscle", "adhesion"};
+bool is_actuator_kind(const std::string& s) {
+  for (const char* k : kActuatorKinds)
+    if (s == k) return true;
+  return false;
+}
+
+class Parser {
+ public:
+  Spec spec;
+  std::vector<DefaultClass> classes;
+  std::map<std::string, int> class_index;
+
+  void run(const Node& root) {
+    spec.file = root.file;
+    {
+      Attrs a(root);
+      a.str("model", spec.modelname);
+      a.finish();
+    }
+    // The compiler settings affect how every other element is read (angles, euler sequence),
+    // so they are read first wherever they appear; likewise the default classes.
+    for (const auto& c : root.children)
+      if (c.name == "compiler") parse_compiler(c);
+    classes.emplace_back();
+    classes[0].name = "main";
+    class_index["main"] = 0;
+    bool main_seen = false;
+    for (const auto& c : root.children)
+      if (c.name == "default") {
+        if (main_seen) {
+          // A second top-level <default>: more settings and classes for "main".
+          apply_default_children(c, 0);
+        } else {
+          Attrs a(c);
+          std::string cls;
+          a.str("class", cls);
+          if (!cls.empty() && cls != "main") a.error("the top-level default class must be 'main', got '" + cls + "'");
+          a.finish();
+          apply_default_children(c, 0);
+          main_seen = true;
+        }
+      }
+    for (const auto& c : root.children) {
+      const std::string& n = c.name;
+      if (n == "compiler" || n == "default") continue;
+      if (n == "option") parse_option(c);
+      else if (n == "size") parse_size(c);
+      else if (n == "visual") {}  // visual-only: rendering settings
+      else if (n == "statistic") parse_statistic(c);
+      else if (n == "asset") parse_asset(c);
+      else if (n == "worldbody") parse_body(c, spec.world, 0, true);
+      else if (n == "actuator") parse_actuators(c);
+      else if (n == "tendon") parse_tendons(c);
+      else if (n == "sensor") parse_sensors(c);
+      else if (n == "equality") parse_equality(c);
+      else if (n == "contact") parse_contact(c);
+      else if (n == "keyframe") parse_keyframe(c);
+      else if (n == "custom") parse_custom(c);
+      else if (n == "extension") fail(c, "element <extension> (plugins) is not supported by MuJoCo 2.2.2");
+      else fail(c, "unknown element <" + n + "> in <mujoco>");
+    }
+  }
+
+  int lookup_class(Attrs& a, int inherited) {
+    std::string cls;
+    if (!a.str("class", cls)) return inherited;
+    auto it = class_index.find(cls);
+    if (it == class_index.end()) a.error("unknown default class '" + cls + "'");
+    return it->second;
+  }
+
+  // ------------------------------------------------------------------ compiler, option, size
+  void parse_compiler(const Node& n) {
+    Attrs a(n);
+    CompilerSpec& c = spec.compiler;
+    int v = 0;
+    if (a.keyword("angle", {{"degree", 1}, {"radian", 0}}, v)) c.degree = v;
+    if (a.str("eulerseq", c.eulerseq)) {
+      if (c.eulerseq.size() != 3) a.error("attribute 'eulerseq' expects 3 characters from xyzXYZ, got '" + c.eulerseq + "'");
+      for (char ch : c.eulerseq)
+        if (std::string("xyzXYZ").find(ch) == std::string::npos)
+          a.error("attribute 'eulerseq' expects 3 characters from xyzXYZ, got '" + c.eulerseq + "'");
+    }
+    if (a.keyword("coordinate", {{"local", 0}, {"global", 1}}, v)) c.global = v;
+    a.keyword("inertiafromgeom", kTriStateWords, c.inertiafromgeom);
+    a.ints("inertiagrouprange", c.inertiagrouprange, 2);
+    a.boolean("autolimits", c.autolimits);
+    a.num("boundmass", c.boundmass);
+    a.num("boundinertia", c.boundinertia);
+    a.num("settotalmass", c.settotalmass);
+    a.boolean("balanceinertia", c.balanceinertia);
+    a.boolean("discardvisual", c.discardvisual);
+    a.boolean("fusestatic", c.fusestatic);
+    a.boolean("strippath", c.strippath);
+    a.str("meshdir", c.meshdir);
+    a.str("texturedir", c.texturedir);
+    a.accept({"fitaabb", "convexhull", "usethread", "exactmeshinertia"});
+    a.finish();
+    if (c.global) fail(n, "coordinate=\"global\" is not supported yet");
+    if (c.fusestatic) fail(n, "fusestatic=\"true\" is not supported yet");
+    if (c.discardvisual) fail(n, "discardvisual=\"true\" is not supported yet");
+    for (const auto& ch : n.children) fail(ch, "unknown element <" + ch.name + "> in <compiler>");
+  }
+
+  void parse_option(const Node& n) {
+    Attrs a(n);
+    Option& o = spec.opt;
+    a.num("timestep", o.timestep);
+    a.num("apirate", o.apirate);
+    a.num("impratio", o.impratio);
+    a.num("tolerance", o.tolerance);
+    a.num("noslip_tolerance", o.noslip_tolerance);
+    a.num("mpr_tolerance", o.mpr_tolerance);
+    a.nums("gravity", o.gravity, 3);
+    a.nums("wind", o.wind, 3);
+    a.nums("magnetic", o.magnetic, 3);
+    a.num("density", o.density);
+    a.num("viscosity", o.viscosity);
+    a.num("o_margin", o.o_margin);
+    a.numvar("o_solref", o.o_solref, 1, kNREF);
+    a.numvar("o_solimp", o.o_solimp, 1, kNIMP);
+    a.keyword("integrator", {{"Euler", kIntEuler}, {"RK4", kIntRK4}, {"implicit", kIntImplicit}}, o.integrator);
+    a.keyword("collision", {{"all", kCollideAll}, {"predefined", kCollidePair}, {"dynamic", kCollideDynamic}},
+              o.collision);
+    a.keyword("cone", {{"pyramidal", kConePyramidal}, {"elliptic", kConeElliptic}}, o.cone);
+    a.keyword("jacobian", {{"dense", kJacDense}, {"sparse", kJacSparse}, {"auto", kJacAuto}}, o.jacobian);
+    a.keyword("solver", {{"PGS", kSolverPGS}, {"CG", kSolverCG}, {"Newton", kSolverNewton}}, o.solver);
+    a.integer("iterations", o.iterations);
+    a.integer("noslip_iterations", o.noslip_iterations);
+    a.integer("mpr_iterations", o.mpr_iterations);
+    a.finish();
+    if (o.timestep <= 0) fail(n, "attribute 'timestep' must be positive");
+    for (const auto& c : n.children) {
+      if (c.name != "flag") fail(c, "unknown element <" + c.name + "> in <option>");
+      Attrs f(c);
+      for (int i = 0; i < kNDisable; ++i) {
+        int v;
+        if (f.keyword(kDisableNames[i], {{"enable", 0}, {"disable", 1}}, v)) {
+          if (v) o.disableflags |= (1 << i);
+          else o.disableflags &= ~(1 << i);
+        }
+      }
+      for (int i = 0; i < 5; ++i) {  // MuJoCo 2.2.2 has 5 enable flags (no invdiscrete)
+        int v;
+        if (f.keyword(kEnableNames[i], {{"enable", 1}, {"disable", 0}}, v)) {
+          if (v) o.enableflags |= (1 << i);
+          else o.enableflags &= ~(1 << i);
+        }
+      }
+      f.finish();
+      for (const auto& cc : c.children) fail(cc, "unknown element <" + cc.name + "> in <flag>");
+    }
+  }
+
+  void parse_size(const Node& n) {
+    Attrs a(n);
+    a.integer("njmax", spec.njmax);
+    a.integer("nconmax", spec.nconmax);
+    double ns;
+    if (a.num("nstack", ns)) spec.nstack = static_cast<long long>(ns);
+    a.integer("nuserdata", spec.nuserdata);
+    a.integer("nkey", spec.nkey);
+    a.integer("nuser_body", spec.nuser_body);
+    a.integer("nuser_jnt", spec.nuser_jnt);
+    a.integer("nuser_geom", spec.nuser_geom);
+    a.integer("nuser_site", spec.nuser_site);
+    a.integer("nuser_cam", spec.nuser_cam);
+    a.integer("nuser_tendon", spec.nuser_tendon);
+    a.integer("nuser_actuator", spec.nuser_actuator);
+    a.integer("nuser_sensor", spec.nuser_sensor);
+    a.finish();
+    if (spec.nkey < 0) fail(n, "attribute 'nkey' must be non-negative");
+    for (const auto& c : n.children) fail(c, "unknown element <" + c.name + "> in <size>");
+  }
+
+  void parse_statistic(const Node& n) {
+    Attrs a(n);
+    a.num("meaninertia", spec.stat.meaninertia);
+    a.num("meanmass", spec.stat.meanmass);
+    a.num("meansize", spec.stat.meansize);
+    a.num("extent", spec.stat.extent);
+    a.nums("center", spec.stat.center, 3);
+    a.finish();
+  }
+
+  // ------------------------------------------------------------------ defaults
+  void apply_default_children(const Node& n, int ci) {
+    for (const auto& c : n.children) {
+      if (c.name == "default") continue;
+      Attrs a(c);
+      DefaultClass& d = classes[ci];
+      const CompilerSpec& cs = spec.compiler;
+      if (c.name == "joint") read_joint(a, d.joint, cs);
+      else if (c.name == "geom") read_geom(a, d.geom, cs);
+      else if (c.name == "site") read_site(a, d.site, cs);
+      else if (c.name == "camera") read_camera(a, d.camera, cs);
+      else if (c.name == "light") read_light(a, d.light);
+      else if (c.name == "tendon") read_tendon(a, d.tendon, cs);
+      else if (c.name == "equality") {
+        read_equality(a, d.equality, "");
+      } else if (c.name == "pair") read_pair(a, d.pair);
+      else if (c.name == "mesh") read_mesh(a, d.mesh);
+      else if (c.name == "material") a.accept({"texture", "emission", "specular", "shininess", "reflectance", "rgba", "texrepeat", "texuniform"});
+      else if (is_actuator_kind(c.name)) read_actuator(a, d.actuator, c.name, cs);
+      else fail(c, "unknown element <" + c.name + "> in <default>");
+      a.finish();
+      for (const auto& cc : c.children) fail(cc, "unknown element <" + cc.name + "> in <" + c.name + ">");
+    }
+    for (const auto& c : n.children) {
+      if (c.name != "default") continue;
+      Attrs a(c);
+      std::string name;
+      if (!a.str("class", name)) a.error("nested <default> requires attribute 'class'");
+      a.finish();
+      if (class_index.count(name)) a.error("duplicate default class '" + name + "'");
+      DefaultClass d = classes[ci];
+      d.name = name;
+      d.parent = ci;
+      classes.push_back(d);
+      const int id = static_cast<int>(classes.size()) - 1;
+      class_index[name] = id;
+      apply_default_children(c, id);
+    }
+  }
+
+  // ------------------------------------------------------------------ assets
+  void parse_asset(const Node& n) {
+    for (const auto& c : n.children) {
+      Attrs a(c);
+      if (c.name == "mesh") {
+        const int ci = lookup_class(a, 0);
+        MeshSpec m = classes[ci].mesh;
+        m.src = c;
+        a.str("name", m.name);
+        a.str("file", m.file);
+        read_mesh(a, m);
+        m.vertex = a.numlist("vertex");
+        {
+          auto f = a.numlist("face");
+          for (double x : f) m.face.push_back(static_cast<int>(x));
+        }
+        a.accept({"normal", "texcoord"});
+        a.nums("refpos", m.refpos, 3);
+        a.nums("refquat", m.refquat, 4);
+        a.finish();
+        spec.meshes.push_back(m);
+      } else if (c.name == "hfield") {
+        HFieldSpec h;
+        h.src = c;
+        a.str("name", h.name);
+        a.str("file", h.file);
+        a.integer("nrow", h.nrow);
+        a.integer("ncol", h.ncol);
+        a.nums("size", h.size, 4);
+        h.elevation = a.numlist("elevation");
+        a.accept({"content_type"});
+        a.finish();
+        spec.hfields.push_back(h);
+      } else if (c.name == "texture" || c.name == "material" || c.name == "skin") {
+        // Visual-only assets: accepted, kept out of the physics.
+        std::string name;
+        a.str("name", name);
+        if (c.name == "texture") spec.textures.push_back(name);
+        else if (c.name == "material") spec.materials.push_back(name);
+        else spec.skins.push_back(name);
+        for (const auto& at : c.attrs) a.find(at.first.c_str());
+      } else {
+        fail(c, "unknown element <" + c.name + "> in <asset>");
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ bodies
+  void parse_body(const Node& n, BodySpec& b, int cc, bool world) {
+    b.src = n;
+    Attrs a(n);
+    if (!world) {
+      a.str("name", b.name);
+      cc = lookup_childclass(a, cc);
+      a.nums("pos", b.pos, 3);
+      read_orientation(a, spec.compiler, b.quat);
+      a.boolean("mocap", b.mocap);
+      b.user = a.numlist("user");
+    }
+    a.finish();
+    const CompilerSpec& cs = spec.compiler;
+    for (const auto& c : n.children) {
+      Attrs e(c);
+      if (c.name == "inertial" && !world) {
+        if (b.inertial.present) e.error("a body can have only one <inertial>");
+        InertialSpec& in = b.inertial;
+        in.present = true;
+        in.src = c;
+        e.nums("pos", in.pos, 3);
+        read_orientation(e, cs, in.quat);
+        if (!e.num("mass", in.mass)) e.error("attribute 'mass' is required");
+        const bool diag = e.nums("diaginertia", in.inertia, 3);
+        const bool full = e.nums("fullinertia", in.inertia, 6);
+        if (diag && full) e.error("attributes 'diaginertia' and 'fullinertia' cannot both be given");
+        if (!diag && !full) e.error("attribute 'diaginertia' or 'fullinertia' is required");
+        in.full = full;
+        if (full && (e.has("quat") || e.has("euler") || e.has("axisangle") || e.has("xyaxes") || e.has("zaxis")))
+          e.error("'fullinertia' cannot be combined with an orientation");
+      } else if (c.name == "joint" && !world) {
+        JointSpec j = classes[lookup_class(e, cc)].joint;
+        j.src = c;
+        e.str("name", j.name);
+        read_joint(e, j, cs);
+        b.joints.push_back(j);
+      } else if (c.name == "freejoint" && !world) {
+        JointSpec j;  // defaults do not apply to <freejoint>
+        j.src = c;
+        j.type = kJointFree;
+        e.str("name", j.name);
+        e.integer("group", j.group);
+        b.joints.push_back(j);
+      } else if (c.name == "geom") {
+        GeomSpec g = classes[lookup_class(e, cc)].geom;
+        g.src = c;
+        e.str("name", g.name);
+        read_geom(e, g, cs);
+        b.geoms.push_back(g);
+      } else if (c.name == "site") {
+        SiteSpec s = classes[lookup_class(e, cc)].site;
+        s.src = c;
+        e.str("name", s.name);
+        read_site(e, s, cs);
+        b.sites.push_back(s);
+      } else if (c.name == "camera") {
+        CameraSpec s = classes[lookup_class(e, cc)].camera;
+        s.src = c;
+        e.str("name", s.name);
+        read_camera(e, s, cs);
+        b.cameras.push_back(s);
+      } else if (c.name == "light") {
+        LightSpec s = classes[lookup_class(e, cc)].light;
+        s.src = c;
+        e.str("name", s.name);
+        read_light(e, s);
+        b.lights.push_back(s);
+      } else if (c.name == "body") {
+        b.children.emplace_back();
+        parse_body(c, b.children.back(), cc, false);
+        continue;
+      } else if (c.name == "composite") {
+        e.error("element <composite> is not supported yet");
+      } else {
+        e.error("unknown element <" + c.name + "> in <" + n.name + ">");
+      }
+      e.finish();
+      for (const auto& g : c.children) fail(g, "unknown element <" + g.name + "> in <" + c.name + ">");
+    }
+  }
+
+  int lookup_childclass(Attrs& a, int cc) {
+    std::string cls;
+    if (!a.str("childclass", cls)) return cc;
+    auto it = class_index.find(cls);
+    if (it == class_index.end()) a.error("unknown default class '" + cls + "' in 'childclass'");
+    return it->second;
+  }
+
+  // ------------------------------------------------------------------ actuators, tendons, sensors
+  void parse_actuators(const Node& n) {
+    for (const auto& c : n.children) {
+      if (!is_actuator_kind(c.name)) fail(c, "unknown element <" + c.name + "> in <actuator>");
+      Attrs a(c);
+      ActuatorSpec s = classes[lookup_class(a, 0)].actuator;
+      s.src = c;
+      a.str("name", s.name);
+      read_actuator(a, s, c.name, spec.compiler);
+      a.finish();
+      if (s.trntype == kTrnUndefined) a.error("actuator needs a transmission target (joint, tendon, site, ...)");
+      spec.actuators.push_back(s);
+      for (const auto& g : c.children) fail(g, "unknown element <" + g.name + "> in <" + c.name + ">");
+    }
+  }
+
+  void parse_tendons(const Node& n) {
+    for (const auto& c : n.children) {
+      if (c.name != "fixed" && c.name != "spatial") fail(c, "unknown element <" + c.name + "> in <tendon>");
+      Attrs a(c);
+      TendonSpec t = classes[lookup_class(a, 0)].tendon;
+      t.src = c;
+      t.spatial = c.name == "spatial";
+      a.str("name", t.name);
+      read_tendon(a, t, spec.compiler);
+      a.finish();
+      for (const auto& w : c.children) {
+        Attrs e(w);
+        WrapSpec ws;
+        ws.src = w;
+        if (!t.spatial && w.name == "joint") {
+          ws.type = kWrapJoint;
+          if (!e.str("joint", ws.name)) e.error("attribute 'joint' is required");
+          if (!e.num("coef", ws.prm)) ws.prm = 1;
+        } else if (t.spatial && w.name == "site") {
+          ws.type = kWrapSite;
+          if (!e.str("site", ws.name)) e.error("attribute 'site' is required");
+        } else if (t.spatial && w.name == "geom") {
+          ws.type = kWrapSphere;  // sphere or cylinder: decided by the geom type at compile
+          if (!e.str("geom", ws.name)) e.error("attribute 'geom' is required");
+          e.str("sidesite", ws.sidesite);
+        } else if (t.spatial && w.name == "pulley") {
+          ws.type = kWrapPulley;
+          if (!e.num("divisor", ws.prm)) e.error("attribute 'divisor' is required");
+        } else {
+          e.error("unknown element <" + w.name + "> in <" + c.name + ">");
+        }
+        e.finish();
+        t.path.push_back(ws);
+      }
+      spec.tendons.push_back(t);
+    }
+  }
+
+  void parse_sensors(const Node& n) {
+    for (const auto& c : n.children) {
+      const SensorInfo* info = nullptr;
+      for (const auto& s : kSensors)
+        if (c.name == s.name) info = &s;
+      if (!info) fail(c, "unknown element <" + c.name + "> in <sensor>");
+      Attrs a(c);
+      SensorSpec s;
+      s.src = c;
+      s.type = info->type;
+      s.dim = info->dim;
+      s.needstage = info->stage;
+      s.datatype = info->datatype;
+      a.str("name", s.name);
+      a.num("noise", s.noise);
+      a.num("cutoff", s.cutoff);
+      s.user = a.numlist("user");
+      if (*info->objattr) {
+        s.objtype = info->objtype;
+        if (!a.str(info->objattr, s.objname)) a.error(std::string("attribute '") + info->objattr + "' is required");
+      } else if (info->type >= kSensFramePos && info->type <= kSensFrameAngAcc) {
+        if (!a.keyword("objtype", kFrameObjWords, s.objtype)) a.error("attribute 'objtype' is required");
+        if (!a.str("objname", s.objname)) a.error("attribute 'objname' is required");
+        if (a.keyword("reftype", kFrameObjWords, s.reftype)) {
+          if (!a.str("refname", s.refname)) a.error("attribute 'refname' is required with 'reftype'");
+        } else if (a.has("refname")) {
+          a.error("attribute 'reftype' is required with 'refname'");
+        }
+      } else if (info->type == kSensUser) {
+        if (!a.keyword("objtype", kObjWords, s.objtype)) a.error("attribute 'objtype' is required");
+        a.str("objname", s.objname);
+        if (!a.keyword("datatype", {{"real", kDataReal}, {"positive", kDataPositive}, {"axis", kDataAxis},
+                                    {"quaternion", kDataQuaternion}}, s.datatype))
+          a.error("attribute 'datatype' is required");
+        if (!a.keyword("needstage", {{"pos", kStagePos}, {"vel", kStageVel}, {"acc", kStageAcc}}, s.needstage))
+          a.error("attribute 'needstage' is required");
+        if (!a.integer("dim", s.dim)) a.error("attribute 'dim' is required");
+        if (s.dim < 1) a.error("attribute 'dim' must be positive");
+      }
+      a.finish();
+      if (s.noise < 0) a.error("attribute 'noise' must be non-negative");
+      if (s.cutoff < 0) a.error("attribute 'cutoff' must be non-negative");
+      spec.sensors.push_back(s);
+      for (const auto& g : c.children) fail(g, "unknown element <" + g.name + "> in <" + c.name + ">");
+    }
+  }
+
+  void parse_equality(const Node& n) {
+    for (const auto& c : n.children) {
+      if (c.name == "distance") fail(c, "equality <distance> is not supported by MuJoCo 2.2.2");
+      if (c.name != "connect" && c.name != "weld" && c.name != "joint" && c.name != "tendon")
+        fail(c, "unknown element <" + c.name + "> in <equality>");
+      Attrs a(c);
+      EqualitySpec e = classes[lookup_class(a, 0)].equality;
+      e.src = c;
+      a.str("name", e.name);
+      read_equality(a, e, c.name);
+      a.finish();
+      if (e.name1.empty()) {
+        const char* what = c.name == "connect" || c.name == "weld" ? "body1" : c.name == "joint" ? "joint1" : "tendon1";
+        a.error(std::string("attribute '") + what + "' is required");
+      }
+      spec.equalities.push_back(e);
+    }
+  }
+
+  void parse_contact(const Node& n) {
+    for (const auto& c : n.children) {
+      Attrs a(c);
+      if (c.name == "pair") {
+        PairSpec p = classes[lookup_class(a, 0)].pair;
+        p.src = c;
+        a.str("name", p.name);
+        if (!a.str("geom1", p.geom1)) a.error("attribute 'geom1' is required");
+        if (!a.str("geom2", p.geom2)) a.error("attribute 'geom2' is required");
+        read_pair(a, p);
+        a.finish();
+        spec.pairs.push_back(p);
+      } else if (c.name == "exclude") {
+        std::string name, b1, b2;
+        a.str("name", name);
+        if (!a.str("body1", b1)) a.error("attribute 'body1' is required");
+        if (!a.str("body2", b2)) a.error("attribute 'body2' is required");
+        a.finish();
+        spec.excludes.emplace_back(b1, b2);
+        spec.exclude_src.push_back(c);
+      } else {
+        fail(c, "unknown element <" + c.name + "> in <contact>");
+      }
+    }
+  }
+
+  void parse_keyframe(const Node& n) {
+    for (const auto& c : n.children) {
+      if (c.name != "key") fail(c, "unknown element <" + c.name + "> in <keyframe>");
+      Attrs a(c);
+      KeySpec k;
+      k.src = c;
+      a.str("name", k.name);
+      a.num("time", k.time);
+      k.qpos = a.numlist("qpos");
+      k.qvel = a.numlist("qvel");
+      k.act = a.numlist("act");
+      k.mpos = a.numlist("mpos");
+      k.mquat = a.numlist("mquat");
+      k.ctrl = a.numlist("ctrl");
+      a.finish();
+      spec.keys.push_back(k);
+    }
+  }
+
+  void parse_custom(const Node& n) {
+    for (const auto& c : n.children) {
+      Attrs a(c);
+      std::string name;
+      if (!a.str("name", name)) a.error("attribute 'name' is required");
+      if (c.name == "numeric") {
+        NumericSpec s;
+        s.src = c;
+        s.name = name;
+        a.integer("size", s.size);
+        s.data = a.numlist("data");
+        if (s.size < 0 && s.data.empty()) a.error("attribute 'size' or 'data' is required");
+        if (s.size >= 0 && static_cast<int>(s.data.size()) > s.size)
+          a.error("attribute 'data' has more values than 'size'");
+        if (s.size < 0) s.size = static_cast<int>(s.data.size());
+        spec.numerics.push_back(s);
+      } else if (c.name == "text") {
+        std::string data;
+        if (!a.str("data", data)) a.error("attribute 'data' is required");
+        spec.texts.emplace_back(name, data);
+      } else if (c.name == "tuple") {
+        for (const auto& e : c.children) {
+          Attrs t(e);
+          if (e.name != "element") t.error("unknown element <" + e.name + "> in <tuple>");
+          t.accept({"objtype", "objname", "prm"});
+          t.finish();
+        }
+        spec.tuples.push_back(name);
+      } else {
+        fail(c, "unknown element <" + c.name + "> in <custom>");
+      }
+      a.finish();
+    }
+  }
+};
+
+}  // namespace
+
+Spec parse_spec(const Node& root) {
+  Parser p;
+  p.run(root);
+  return std::move(p.spec);
+}
+
+}  // namespace moreau::mjcf
