@@ -1,8 +1,8 @@
 // Muscle model (MJCF <muscle>; modeling chapter "Muscles"): normalized length L and velocity V in
 // optimal-length units, active force-length curve FL (two quadratic pieces on each side of the
 // optimum L=1, zero outside [lmin, lmax]), force-velocity curve FV (quadratic from V=-1 to 0, then
-// saturating at fvmax), passive force-length FP (cubic from L=1 to the midpoint b=(1+lmax)/2, then
-// linear). Force = -F0 (FL FV act + FP). Activation dynamics: a first-order filter whose time
+// saturating at fvmax), passive force-length FP (quadratic from L=1 to the midpoint b=(1+lmax)/2,
+// reaching fpmax/2 there, then linear with the same slope). Force = -F0 (FL FV act + FP). Activation dynamics: a first-order filter whose time
 // constant depends on whether the muscle is activating or deactivating and on the activation.
 //
 // prm layout (gainprm/biasprm): range[0], range[1], force, scale, lmin, lmax, vmax, fpmax, fvmax.
@@ -45,10 +45,10 @@ double muscle_fp(double L, double lmax, double fpmax) {
   if (L <= 1) return 0;
   if (L <= b) {
     const double x = (L - 1) / (b - 1);
-    return 0.25 * fpmax * x * x * x;
+    return 0.5 * fpmax * x * x;
   }
   const double x = (L - b) / (b - 1);
-  return 0.25 * fpmax * (1 + 3 * x);
+  return fpmax * (0.5 + x);
 }
 
 namespace {
@@ -77,6 +77,8 @@ double muscle_bias(double len, const double lengthrange[2], double acc0, const d
 }
 
 double muscle_dynamics(double ctrl, double act, const double prm[]) {
+  // The time constants use the activation clamped to [0, 1]; the rate uses the actual activation
+  // (so an activation pushed outside [0, 1] returns to it).
   const double u = std::clamp(ctrl, 0.0, 1.0);
   const double a = std::clamp(act, 0.0, 1.0);
   const double tau_act = prm[0] * (0.5 + 1.5 * a);
@@ -84,14 +86,14 @@ double muscle_dynamics(double ctrl, double act, const double prm[]) {
   const double smooth = prm[2];  // tausmooth (newer than 2.2.2; 0 there): blend the two constants
   double tau;
   if (smooth < kMinVal) {
-    tau = u - a > 0 ? tau_act : tau_deact;
+    tau = u - act > 0 ? tau_act : tau_deact;
   } else {
     // Quintic smoothstep of (u - a) over [-smooth/2, smooth/2].
-    double x = std::clamp((u - a) / smooth + 0.5, 0.0, 1.0);
+    double x = std::clamp((u - act) / smooth + 0.5, 0.0, 1.0);
     const double s = x * x * x * (x * (6 * x - 15) + 10);
     tau = tau_deact + (tau_act - tau_deact) * s;
   }
-  return (u - a) / std::max(kMinVal, tau);
+  return (u - act) / std::max(kMinVal, tau);
 }
 
 }  // namespace moreau

@@ -11,6 +11,7 @@
 #include "tendon/wrap.h"
 
 #include <cmath>
+#include <initializer_list>
 
 #include "math/vec.h"
 
@@ -29,8 +30,41 @@ inline double wrap_angle_positive(double x) {
 }
 }  // namespace
 
-double wrap_circle(const double a[2], const double b[2], double r, const double* s, double ta[2],
+namespace {
+// Side site inside the obstacle: the path must touch the obstacle from outside at one point p
+// (reflection point: min |a - p| + |p - b| over the circle), or pass through it when the straight
+// segment crosses it. Newton's method on the angle of p, started at the bisector of a and b.
+double wrap_inside(const double a[2], const double b[2], double r, bool crosses, double ta[2],
                    double tb[2]) {
+  if (crosses) return -1;
+  double bis[2] = {a[0] / std::hypot(a[0], a[1]) + b[0] / std::hypot(b[0], b[1]),
+                   a[1] / std::hypot(a[0], a[1]) + b[1] / std::hypot(b[0], b[1])};
+  double th = std::atan2(bis[1], bis[0]);
+  for (int it = 0; it < 100; ++it) {
+    const double p[2] = {r * std::cos(th), r * std::sin(th)};
+    const double dp[2] = {-p[1], p[0]};  // dp/dth; d2p/dth2 = -p
+    double g1 = 0, g2 = 0;
+    for (const double* x : {a, b}) {
+      const double e[2] = {p[0] - x[0], p[1] - x[1]};
+      const double n = std::hypot(e[0], e[1]);
+      const double ed = e[0] * dp[0] + e[1] * dp[1];
+      g1 += ed / n;
+      g2 += (r * r - (e[0] * p[0] + e[1] * p[1])) / n - ed * ed / (n * n * n);
+    }
+    double step = g2 > kEps ? -g1 / g2 : -g1;
+    if (step > 0.5) step = 0.5;
+    if (step < -0.5) step = -0.5;
+    th += step;
+    if (std::fabs(step) < 1e-15) break;
+  }
+  ta[0] = tb[0] = r * std::cos(th);
+  ta[1] = tb[1] = r * std::sin(th);
+  return 0;
+}
+}  // namespace
+
+double wrap_circle(const double a[2], const double b[2], double r, const double* s, bool side_inside,
+                   double ta[2], double tb[2]) {
   const double da = std::hypot(a[0], a[1]);
   const double db = std::hypot(b[0], b[1]);
   // An end point inside the obstacle (or a degenerate obstacle): the path cannot wrap.
@@ -44,6 +78,7 @@ double wrap_circle(const double a[2], const double b[2], double r, const double*
   t = t < 0 ? 0 : (t > 1 ? 1 : t);
   const double c[2] = {a[0] + t * ab[0], a[1] + t * ab[1]};
   const bool crosses = std::hypot(c[0], c[1]) < r;
+  if (s && side_inside) return wrap_inside(a, b, r, crosses, ta, tb);
   if (!crosses) {
     // Without a side site the straight segment is the shortest path; with one, it is the path only
     // if it already passes on the side site's side.
@@ -51,7 +86,10 @@ double wrap_circle(const double a[2], const double b[2], double r, const double*
   }
 
   // Two candidate paths: counter-clockwise (sigma=+1) or clockwise (sigma=-1) around the centre.
-  // Tangent point from an external point P: at angle acos(r/|P|) from P's direction.
+  // Tangent point from an external point P: at angle acos(r/|P|) from P's direction. When the
+  // segment crosses the circle both are valid and the side site (if any) picks one, else the
+  // shorter. When it does not cross (wrapping forced by the side site) only the shorter arc is a
+  // valid path (the other one's straight parts cross each other).
   const double alpha_a = std::acos(r / da), alpha_b = std::acos(r / db);
   const double phi_a = std::atan2(a[1], a[0]), phi_b = std::atan2(b[1], b[0]);
   double best_arc = -1, best_score = 0, best_ta = 0, best_tb = 0;
@@ -60,7 +98,7 @@ double wrap_circle(const double a[2], const double b[2], double r, const double*
     const double ang_b = phi_b - sigma * alpha_b;
     const double arc = wrap_angle_positive(sigma * (ang_b - ang_a));
     double score;
-    if (s) {  // prefer the path whose arc midpoint lies towards the side site
+    if (s && crosses) {  // prefer the path whose arc midpoint lies towards the side site
       const double mid = ang_a + sigma * 0.5 * arc;
       score = std::cos(mid) * s[0] + std::sin(mid) * s[1];
     } else {  // prefer the shorter arc
@@ -119,7 +157,7 @@ double wrap(const double x0[3], const double x1[3], const double pos[3], const d
     const double b[2] = {dot3(p1, e1), dot3(p1, e2)};
     const double s2[2] = {side ? dot3(s, e1) : 0, side ? dot3(s, e2) : 0};
     double ta[2], tb[2];
-    len = wrap_circle(a, b, radius, side ? s2 : nullptr, ta, tb);
+    len = wrap_circle(a, b, radius, side ? s2 : nullptr, side && std::hypot(s2[0], s2[1]) < radius, ta, tb);
     if (len < 0) return -1;
     for (int k = 0; k < 3; ++k) {
       l0[k] = ta[0] * e1[k] + ta[1] * e2[k];
@@ -131,7 +169,8 @@ double wrap(const double x0[3], const double x1[3], const double pos[3], const d
     const double b[2] = {p1[0], p1[1]};
     const double s2[2] = {side ? s[0] : 0, side ? s[1] : 0};
     double ta[2], tb[2];
-    const double arc = wrap_circle(a, b, radius, side ? s2 : nullptr, ta, tb);
+    const double arc =
+        wrap_circle(a, b, radius, side ? s2 : nullptr, side && std::hypot(s[0], s[1]) < radius, ta, tb);
     if (arc < 0) return -1;
     const double L0 = std::hypot(a[0] - ta[0], a[1] - ta[1]);
     const double L1 = std::hypot(b[0] - tb[0], b[1] - tb[1]);

@@ -14,8 +14,9 @@ double wrap(const double x0[3], const double x1[3], const double pos[3], const d
             double radius, bool is_cylinder, const double* side, double t0[3], double t1[3]);
 
 // The 2D problem both reduce to: circle of radius r at the origin, end points a and b, optional
-// side point s. Returns -1 (no wrap) or the arc length; writes tangent points ta, tb.
-double wrap_circle(const double a[2], const double b[2], double r, const double* s, double ta[2],
-                   double tb[2]);
+// side point s (side_inside: the side site lies inside the obstacle). Returns -1 (no wrap) or the
+// arc length; writes tangent points ta, tb.
+double wrap_circle(const double a[2], const double b[2], double r, const double* s, bool side_inside,
+                   double ta[2], double tb[2]);
 
 }  // namespace moreau::tendon_detail
