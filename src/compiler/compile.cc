@@ -590,7 +590,7 @@ void Compiler::compile_tree_structure() {
     const double* iq = &m_.body_iquat[4 * b];
     auto eq = [](const double* a, const double* c, int n) {
       for (int k = 0; k < n; ++k)
-        if (std::fabs(a[k] - c[k]) > kMinVal) return false;
+        if (a[k] != c[k]) return false;  // exact, as 2.2.2 (a 1e-16 difference is "not same")
       return true;
     };
     const double zero[3] = {0, 0, 0}, unit[4] = {1, 0, 0, 0};
@@ -706,7 +706,7 @@ void Compiler::compile_tendons() {
       size_t start = 0;
       for (size_t i = 0; i <= t.path.size(); ++i) {
         if (i == t.path.size() || t.path[i].type == kWrapPulley) {
-          if (i == start || t.path[start].type != kWrapSite || t.path[i - 1].type != kWrapSite)
+          if (i > start && (t.path[start].type != kWrapSite || t.path[i - 1].type != kWrapSite))
             fail(t.src, "each branch of a spatial tendon path must begin and end with a site");
           start = i + 1;
         }

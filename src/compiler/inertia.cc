@@ -1,6 +1,7 @@
 // Mass properties of primitive geoms (closed forms, as MuJoCo 2.2.2 computes them) and the
 // principal-axes decomposition of an inertia tensor.
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 
 #include "compiler/compile_internal.h"
@@ -71,6 +72,29 @@ void geom_mass(GeomMass& g, const double size[3], bool mass_set, double mass, do
 }
 
 bool principal_axes(const double full[6], double inertia[3], double quat[4]) {
+  const double scale = std::fabs(full[0]) + std::fabs(full[1]) + std::fabs(full[2]);
+  if (std::fabs(full[3]) <= 1e-15 * scale && std::fabs(full[4]) <= 1e-15 * scale &&
+      std::fabs(full[5]) <= 1e-15 * scale) {
+    // Already diagonal: the principal axes are the coordinate axes, sorted by descending moment
+    // (stable, so equal moments keep their order and an isotropic tensor gives the identity).
+    int idx[3] = {0, 1, 2};
+    std::stable_sort(idx, idx + 3, [&](int a, int b) { return full[a] > full[b]; });
+    double R[9] = {0};
+    for (int c = 0; c < 3; ++c) {
+      inertia[c] = full[idx[c]];
+      R[3 * idx[c] + c] = 1;
+    }
+    // right-handed: third axis = first x second
+    double c0[3] = {R[0], R[3], R[6]}, c1[3] = {R[1], R[4], R[7]}, c2[3];
+    cross3(c2, c0, c1);
+    R[2] = c2[0]; R[5] = c2[1]; R[8] = c2[2];
+    mat2quat(quat, R);
+    if (quat[0] < 0)
+      for (int k = 0; k < 4; ++k) quat[k] = -quat[k];
+    for (int k = 0; k < 3; ++k)
+      if (inertia[k] < 0) return false;
+    return true;
+  }
   Eigen::Matrix3d A;
   A << full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2];
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(A);
