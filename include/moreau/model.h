@@ -343,7 +343,7 @@ struct Model {
   std::vector<int> pair_dim, pair_geom1, pair_geom2, pair_signature;
   std::vector<double> pair_solref, pair_solimp, pair_margin, pair_gap;
   std::vector<double> pair_friction;  // 5
-  std::vector<int> exclude_signature; // (body1 << 16) + body2
+  std::vector<int> exclude_signature; // ((body1 + 1) << 16) + body2 + 1, body1 < body2 (as 2.2.2; also pair_signature)
 
   // ------------------------------------------------------------------ equality constraints
   std::vector<int> eq_type, eq_obj1id, eq_obj2id;

@@ -22,7 +22,8 @@ inline bool body_pair_filtered(const Model& m, int b1, int b2) {
     if ((w1 != 0 && w1 == p2) || (w2 != 0 && w2 == p1)) return true;
   }
   if (m.nexclude) {
-    const int s1 = (b1 << 16) + b2, s2 = (b2 << 16) + b1;
+    // signature convention of Model (as 2.2.2): ((body1 + 1) << 16) + body2 + 1
+    const int s1 = ((b1 + 1) << 16) + b2 + 1, s2 = ((b2 + 1) << 16) + b1 + 1;
     for (int e = 0; e < m.nexclude; ++e)
       if (m.exclude_signature[e] == s1 || m.exclude_signature[e] == s2) return true;
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "differential/collision_support.h"
+#include "differential/mujoco_bridge.h"
 
 namespace moreau {
 namespace {
@@ -58,7 +59,7 @@ TEST(CollisionModelsDiff, AllModels) {
     if (!mm) { ++skipped_models; continue; }
     ++nmodels;
     mjData* md = mj_makeData(mm);
-    Model m = coltest::collision_model_from_mj(mm);
+    Model m = testing::model_from_mujoco(mm);  // the shared bridge (all fields)
     Data d = coltest::collision_data(m, mm);
     std::mt19937 rng(42);
     std::uniform_real_distribution<double> u(-1, 1);

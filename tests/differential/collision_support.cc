@@ -58,14 +58,8 @@ Model collision_model_from_mj(const mjModel* mm) {
   m.pair_margin = vec<double>(mm->pair_margin, np);
   m.pair_gap = vec<double>(mm->pair_gap, np);
   m.pair_friction = vec<double>(mm->pair_friction, np * 5);
-  for (int i = 0; i < np; ++i) {
-    const int s = mm->pair_signature[i];
-    m.pair_signature.push_back((((s >> 16) - 1) << 16) + ((s & 0xFFFF) - 1));
-  }
-  for (int i = 0; i < mm->nexclude; ++i) {
-    const int s = mm->exclude_signature[i];
-    m.exclude_signature.push_back((((s >> 16) - 1) << 16) + ((s & 0xFFFF) - 1));
-  }
+  m.pair_signature = vec<int>(mm->pair_signature, np);
+  m.exclude_signature = vec<int>(mm->exclude_signature, mm->nexclude);
   return m;
 }
 

@@ -12,8 +12,8 @@
 
 namespace moreau::coltest {
 
-// Collision-relevant fields only (sizes, bodies, geoms, pairs, excludes, options). Signatures are
-// converted to Model's convention (b1 << 16) + b2 (2.2.2 stores (b1+1) << 16 + b2+1).
+// Collision-relevant fields only (sizes, bodies, geoms, pairs, excludes, options); the benchmark
+// uses it. The tests use the full bridge (mujoco_bridge.h).
 Model collision_model_from_mj(const mjModel* mm);
 // Data with contact capacity nconmax and MuJoCo's geom_xpos/geom_xmat.
 Data collision_data(const Model& m, const mjModel* mm);

@@ -89,7 +89,7 @@ TEST(CollisionDriver, ContypeConaffinity) {
 TEST(CollisionDriver, Exclude) {
   Scene s = two_spheres();
   s.m.nexclude = 1;
-  s.m.exclude_signature = {(1 << 16) + 2};
+  s.m.exclude_signature = {((1 + 1) << 16) + 2 + 1};
   s.run();
   EXPECT_EQ(s.d.ncon, 0);
 }
@@ -133,7 +133,7 @@ TEST(CollisionDriver, ExplicitPairBypassesFiltersAndOverrides) {
   s.m.pair_solimp = {0.8, 0.9, 0.01, 0.4, 3};
   s.m.pair_margin = {0.2};
   s.m.pair_gap = {0.05};
-  s.m.pair_signature = {(1 << 16) + 2};
+  s.m.pair_signature = {((1 + 1) << 16) + 2 + 1};
   s.run();
   ASSERT_EQ(s.d.ncon, 1);
   const Contact& c = s.d.contact[0];
@@ -162,7 +162,7 @@ TEST(CollisionDriver, ExplicitPairNotDuplicatedByDynamic) {
   s.m.pair_solimp = {0.9, 0.95, 0.001, 0.5, 2};
   s.m.pair_margin = {0};
   s.m.pair_gap = {0};
-  s.m.pair_signature = {(1 << 16) + 2};
+  s.m.pair_signature = {((1 + 1) << 16) + 2 + 1};
   s.run();
   ASSERT_EQ(s.d.ncon, 1);
   EXPECT_EQ(s.d.contact[0].dim, 1);
