@@ -154,15 +154,16 @@ void site_transmission(const Model& m, const Data& d, int u, double* length, dou
 }
 
 // Body (adhesion): zero length; the moment arms are minus the average normal Jacobian of the
-// contacts of the body's geoms that are in the constraint set, so a positive force pulls the
-// contacting surfaces together.
+// contacts of the body's geoms, so a positive force pulls the contacting surfaces together. All
+// detected contacts count, also those in the margin-gap band that generate no constraint
+// (exclude = 1; the adhesion example inflates geoms with margin and gap for this).
 void body_transmission(const Model& m, const Data& d, int u, double* length, double* moment) {
   const int b = m.actuator_trnid[2 * u];
   *length = 0;
   int count = 0;
   for (int c = 0; c < d.ncon; ++c) {
     const Contact& con = d.contact[c];
-    if (con.efc_address < 0) continue;
+    if (con.exclude > 1) continue;
     const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
     if (b1 != b && b2 != b) continue;
     // Normal row: n . (J_b2(pos) - J_b1(pos)).

@@ -1,7 +1,8 @@
 // Ray casting against geoms (rangefinder sensor; mj_ray / mj_rayGeom). The ray is transformed into
 // the geom's local frame, where each primitive has a closed-form intersection; the distance is the
 // smallest non-negative ray parameter at which the ray meets the surface (so a ray starting inside
-// a solid returns the exit distance). Meshes and height fields are not handled yet (skipped).
+// a solid returns the exit distance). Meshes: every triangle (no acceleration structure yet).
+// Height fields are not handled yet (skipped).
 #include <cmath>
 
 #include "math/vec.h"
@@ -83,6 +84,39 @@ double ray_plane(const double* p, const double* v, const double* size) {
   return -1;
 }
 
+// Triangle (v0, v1, v2), Moller-Trumbore: solve p + t v = v0 + u e1 + w e2 with u, w >= 0, u + w <= 1.
+double ray_triangle(const double* p, const double* v, const double* v0, const double* v1, const double* v2) {
+  double e1[3], e2[3], h[3], s[3], q[3];
+  sub3(e1, v1, v0);
+  sub3(e2, v2, v0);
+  cross3(h, v, e2);
+  const double a = dot3(e1, h);
+  if (std::fabs(a) < kMinVal) return -1;  // parallel
+  const double f = 1 / a;
+  sub3(s, p, v0);
+  const double u = f * dot3(s, h);
+  if (u < 0 || u > 1) return -1;
+  cross3(q, s, e1);
+  const double w = f * dot3(v, q);
+  if (w < 0 || u + w > 1) return -1;
+  const double t = f * dot3(e2, q);
+  return t >= 0 ? t : -1;
+}
+
+// All triangles of the mesh (vertices are in the geom's frame).
+double ray_mesh(const Model& m, int meshid, const double* p, const double* v) {
+  double best = -1;
+  const float* vert = &m.mesh_vert[3 * static_cast<size_t>(m.mesh_vertadr[meshid])];
+  const int* face = &m.mesh_face[3 * static_cast<size_t>(m.mesh_faceadr[meshid])];
+  for (int f = 0; f < m.mesh_facenum[meshid]; ++f) {
+    double tri[3][3];
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < 3; ++i) tri[k][i] = vert[3 * face[3 * f + k] + i];
+    best = closer(best, ray_triangle(p, v, tri[0], tri[1], tri[2]));
+  }
+  return best;
+}
+
 }  // namespace
 
 double ray_geom(const double pos[3], const double mat[9], const double size[3], const double pnt[3],
@@ -127,8 +161,17 @@ double ray(const Model& m, const Data& d, const double pnt[3], const double vec[
     if (m.geom_bodyid[g] == bodyexclude) continue;
     // Invisible geoms (alpha 0) are not seen by rays.
     if (m.geom_rgba.size() >= 4 * static_cast<size_t>(m.ngeom) && m.geom_rgba[4 * g + 3] == 0) continue;
-    const double t = ray_geom(&d.geom_xpos[3 * g], &d.geom_xmat[9 * g], &m.geom_size[3 * g], pnt, vec,
-                              m.geom_type[g]);
+    double t;
+    if (m.geom_type[g] == kGeomMesh) {
+      if (m.geom_dataid[g] < 0) continue;
+      double dp[3], p[3], v[3];
+      sub3(dp, pnt, &d.geom_xpos[3 * g]);
+      mulmatTvec3(p, &d.geom_xmat[9 * g], dp);
+      mulmatTvec3(v, &d.geom_xmat[9 * g], vec);
+      t = ray_mesh(m, m.geom_dataid[g], p, v);
+    } else {
+      t = ray_geom(&d.geom_xpos[3 * g], &d.geom_xmat[9 * g], &m.geom_size[3 * g], pnt, vec, m.geom_type[g]);
+    }
     if (t >= 0 && (best < 0 || t < best)) {
       best = t;
       id = g;

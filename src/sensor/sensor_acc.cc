@@ -38,9 +38,10 @@ double contact_normal_force(const Data& d, const Contact& con) {
   return d.efc_force[adr];
 }
 
-// Touch: sum of normal forces of the contacts of the site's body whose point lies in the sensor
-// zone: a ray from the contact point into the body (along the normal towards the body's geom)
-// reaches the site's volume.
+// Touch: sum of the (positive) normal forces of the contacts of the site's body that are in the
+// sensor zone: the ray from the contact point along the contact normal, oriented away from the
+// site's body (normal for geom1's body, -normal for geom2's), meets the site's volume; always
+// true when the contact point is inside the zone.
 double touch(const Model& m, const Data& d, int site) {
   const int b = m.site_bodyid[site];
   double sum = 0;
@@ -52,7 +53,7 @@ double touch(const Model& m, const Data& d, int site) {
     const double f = contact_normal_force(d, con);
     if (f <= 0) continue;
     double dir[3];
-    scl3(dir, con.frame, b2 == b ? 1.0 : -1.0);
+    scl3(dir, con.frame, b1 == b ? 1.0 : -1.0);
     if (ray_geom(&d.site_xpos[3 * site], &d.site_xmat[9 * site], &m.site_size[3 * site], con.pos, dir,
                  m.site_type[site]) < 0)
       continue;

@@ -194,6 +194,15 @@ TEST_P(TendonActuatorSensor, MatchesMuJoCo) {
     }
     check(d.actuator_length.data(), D->actuator_length, M->nu, "actuator_length");
     check(d.actuator_moment.data(), D->actuator_moment, M->nu * nv, "actuator_moment");
+    if (getenv("ACT_DEBUG"))
+      for (int a = 0; a < M->nu; ++a) {
+        const double e = err_inf(&d.actuator_moment[a * nv], D->actuator_moment + a * nv, nv);
+        if (e > kTol) {
+          std::printf("actuator %d trntype %d err %g\n", a, M->actuator_trntype[a], e);
+          for (int i = 0; i < nv; ++i) std::printf("  %d ours %g mj %g\n", i, d.actuator_moment[a * nv + i], D->actuator_moment[a * nv + i]);
+          for (int c = 0; c < D->ncon; ++c) std::printf("  con %d g %d %d b %d %d dim %d efc %d exclude %d dist %g\n", c, D->contact[c].geom1, D->contact[c].geom2, M->geom_bodyid[D->contact[c].geom1], M->geom_bodyid[D->contact[c].geom2], D->contact[c].dim, D->contact[c].efc_address, D->contact[c].exclude, D->contact[c].dist);
+        }
+      }
     check(d.actuator_velocity.data(), D->actuator_velocity, M->nu, "actuator_velocity");
     check(d.actuator_force.data(), D->actuator_force, M->nu, "actuator_force");
     check(d.act_dot.data(), D->act_dot, M->na, "act_dot");
