@@ -1,0 +1,162 @@
+// Bad MJCF input: every class of error gives one LoadError naming file, line, element and the
+// expectation.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "moreau/moreau.h"
+
+namespace {
+
+using moreau::LoadError;
+
+// Loads `xml` (named "model.xml") and returns the LoadError it throws.
+LoadError load_error(const std::string& xml) {
+  try {
+    moreau::load_model_from_string(xml, "model.xml");
+  } catch (const LoadError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no LoadError for:\n" << xml;
+  return LoadError("", 0, "", "");
+}
+
+void expect_error(const std::string& xml, int line, const std::string& element, const std::string& needle) {
+  const LoadError e = load_error(xml);
+  EXPECT_EQ(e.file(), "model.xml") << e.what();
+  EXPECT_EQ(e.line(), line) << e.what();
+  EXPECT_EQ(e.element(), element) << e.what();
+  EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "'" << needle << "' not in: " << e.what();
+  EXPECT_EQ(std::string(e.what()).rfind("model.xml:" + std::to_string(line) + ": <" + element + ">: ", 0), 0u)
+      << e.what();
+}
+
+TEST(LoaderErrors, MalformedXml) {
+  const LoadError e = load_error("<mujoco>\n<worldbody>\n<body>\n</worldbody>\n</mujoco>");
+  EXPECT_EQ(e.file(), "model.xml");
+  EXPECT_GT(e.line(), 0);
+  EXPECT_NE(std::string(e.what()).find("malformed XML"), std::string::npos) << e.what();
+}
+
+TEST(LoaderErrors, RootMustBeMujoco) { expect_error("<robot/>", 1, "robot", "root element must be <mujoco>"); }
+
+TEST(LoaderErrors, UnknownElement) {
+  expect_error("<mujoco>\n<worldbody>\n<body>\n<gizmo/>\n</body>\n</worldbody>\n</mujoco>", 4, "gizmo",
+               "unknown element <gizmo> in <body>");
+  expect_error("<mujoco>\n<frobnicate/>\n</mujoco>", 2, "frobnicate", "unknown element <frobnicate>");
+}
+
+TEST(LoaderErrors, UnknownAttribute) {
+  expect_error("<mujoco>\n<worldbody>\n<geom size=\"1\" colour=\"red\"/>\n</worldbody>\n</mujoco>", 3, "geom",
+               "unknown attribute 'colour'");
+  // gravcomp is newer than MuJoCo 2.2.2
+  expect_error("<mujoco>\n<worldbody>\n<body gravcomp=\"1\"/>\n</worldbody>\n</mujoco>", 3, "body",
+               "unknown attribute 'gravcomp'");
+}
+
+TEST(LoaderErrors, WrongNumberOfValues) {
+  expect_error(
+      "<mujoco>\n<worldbody>\n<body>\n<joint range=\"0 1 2\" limited=\"true\"/>\n<geom size=\"1\"/>\n</body>\n"
+      "</worldbody>\n</mujoco>",
+      4, "joint", "attribute 'range' expects 2 numbers, got 3");
+  expect_error("<mujoco>\n<worldbody>\n<geom size=\"1 2 3 4\"/>\n</worldbody>\n</mujoco>", 3, "geom",
+               "attribute 'size' expects 1 to 3 numbers, got 4");
+}
+
+TEST(LoaderErrors, UnparsableNumber) {
+  expect_error("<mujoco>\n<option timestep=\"0.0o1\"/>\n</mujoco>", 2, "option", "attribute 'timestep'");
+  expect_error("<mujoco>\n<worldbody>\n<geom size=\"abc\"/>\n</worldbody>\n</mujoco>", 3, "geom",
+               "cannot parse 'abc'");
+  expect_error("<mujoco>\n<size nkey=\"1.5\"/>\n</mujoco>", 2, "size", "expects integers");
+}
+
+TEST(LoaderErrors, InvalidKeyword) {
+  expect_error("<mujoco>\n<option integrator=\"leapfrog\"/>\n</mujoco>", 2, "option",
+               "attribute 'integrator' expects one of 'Euler', 'RK4', 'implicit', got 'leapfrog'");
+  expect_error("<mujoco>\n<worldbody>\n<geom type=\"blob\" size=\"1\"/>\n</worldbody>\n</mujoco>", 3, "geom",
+               "attribute 'type' expects one of");
+  expect_error("<mujoco>\n<compiler angle=\"gradian\"/>\n</mujoco>", 2, "compiler", "attribute 'angle'");
+}
+
+TEST(LoaderErrors, UndefinedReference) {
+  expect_error("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom size=\"1\"/>\n</body>\n</worldbody>\n"
+               "<actuator>\n<motor joint=\"elbow\"/>\n</actuator>\n</mujoco>",
+               9, "motor", "attribute 'joint' refers to undefined joint 'elbow'");
+  expect_error("<mujoco>\n<worldbody>\n<geom class=\"nope\" size=\"1\"/>\n</worldbody>\n</mujoco>", 3, "geom",
+               "unknown default class 'nope'");
+}
+
+TEST(LoaderErrors, DuplicateName) {
+  expect_error("<mujoco>\n<worldbody>\n<geom name=\"a\" size=\"1\"/>\n<geom name=\"a\" size=\"1\"/>\n"
+               "</worldbody>\n</mujoco>",
+               4, "geom", "duplicate geom name 'a'");
+  expect_error("<mujoco>\n<default>\n<default class=\"x\"/>\n<default class=\"x\"/>\n</default>\n</mujoco>", 4,
+               "default", "duplicate default class 'x'");
+}
+
+TEST(LoaderErrors, MissingFile) {
+  try {
+    moreau::load_model("/nonexistent/dir/model.xml");
+    FAIL() << "no error";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.file(), "/nonexistent/dir/model.xml");
+    EXPECT_NE(std::string(e.what()).find("cannot open file"), std::string::npos);
+  }
+  expect_error("<mujoco>\n<include file=\"missing_part.xml\"/>\n</mujoco>", 2, "include",
+               "cannot open file 'missing_part.xml'");
+}
+
+TEST(LoaderErrors, ImpossibleInertia) {
+  expect_error("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<inertial pos=\"0 0 0\" mass=\"-1\" diaginertia=\"1 1 1\"/>\n"
+               "</body>\n</worldbody>\n</mujoco>",
+               5, "inertial", "mass must be non-negative");
+  expect_error("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<inertial pos=\"0 0 0\" mass=\"1\" diaginertia=\"1 1 3\"/>\n"
+               "</body>\n</worldbody>\n</mujoco>",
+               5, "inertial", "triangle inequality");
+  expect_error("<mujoco>\n<worldbody>\n<geom type=\"sphere\" size=\"0\"/>\n</worldbody>\n</mujoco>", 3, "geom",
+               "must be positive");
+}
+
+TEST(LoaderErrors, RangeWithoutLimited) {
+  // MuJoCo 2.2.2: a range without 'limited' is an error unless autolimits is on.
+  expect_error("<mujoco>\n<worldbody>\n<body>\n<joint range=\"0 1\"/>\n<geom size=\"1\"/>\n</body>\n</worldbody>\n</mujoco>",
+               4, "joint", "'range' is given but 'limited' is not");
+  EXPECT_NO_THROW(moreau::load_model_from_string(
+      "<mujoco><compiler autolimits=\"true\"/><worldbody><body><joint range=\"0 1\"/><geom size=\"1\"/></body>"
+      "</worldbody></mujoco>"));
+}
+
+TEST(LoaderErrors, CompositeNotSupported) {
+  expect_error("<mujoco>\n<worldbody>\n<body>\n<composite type=\"grid\" count=\"2 2 1\"/>\n</body>\n</worldbody>\n</mujoco>",
+               4, "composite", "not supported yet");
+}
+
+TEST(LoaderErrors, ErrorInsideIncludedFile) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "moreau_loader_include_error";
+  fs::create_directories(dir);
+  std::ofstream(dir / "main.xml") << "<mujoco>\n  <include file=\"part.xml\"/>\n</mujoco>\n";
+  std::ofstream(dir / "part.xml") << "<mujoco>\n  <worldbody>\n\n    <geom size=\"1\" bogus=\"2\"/>\n  </worldbody>\n</mujoco>\n";
+  try {
+    moreau::load_model((dir / "main.xml").string());
+    FAIL() << "no error";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.file(), (dir / "part.xml").string());
+    EXPECT_EQ(e.line(), 4);
+    EXPECT_EQ(e.element(), "geom");
+    EXPECT_NE(std::string(e.what()).find("unknown attribute 'bogus'"), std::string::npos) << e.what();
+  }
+  // malformed XML in the included file
+  std::ofstream(dir / "part.xml") << "<mujoco>\n<worldbody>\n</mujoco>\n";
+  try {
+    moreau::load_model((dir / "main.xml").string());
+    FAIL() << "no error";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(e.file(), (dir / "part.xml").string()) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
