@@ -8,9 +8,14 @@
 //   pyramidal: 2(condim-1) edges, edge pair k = S_normal +/- mu_k S_k, mu = friction.
 // All rows of a contact carry efc_pos = dist and efc_margin = includemargin. Contacts with
 // exclude != 0 make no rows (efc_address = -1).
-// diagApprox: tran = sum of the two bodies' translational inverse weights at qpos0, rot = the
-// rotational ones; elliptic rows 0..2 tran, 3..5 rot; pyramidal edge of friction k:
-// tran + mu_k^2 (tran for k = 1,2; rot for k = 3..5).
+// diagApprox (as MuJoCo 2.2.2 computes it; checked row by row in the differential tests): with
+// tran = sum of the two bodies' translational inverse weights at qpos0 and mu = friction[0],
+//   frictionless and elliptic normal row: tran;
+//   elliptic friction row j: tran mu^2 / (friction[j-1]^2 impratio), so that R_j friction_j^2 is
+//     the same for all friction rows and R_1 = R_0 / impratio (impedance.cc);
+//   pyramidal edges (all): tran (1 + mu^2) 2 mu^2 / impratio.
+#include <algorithm>
+
 #include "constraint/storage.h"
 #include "math/vec.h"
 
@@ -49,7 +54,8 @@ void contact_rows(const Model& m, Data& d) {
                  axis[2] * (j2[2 * nv + k] - j1[2 * nv + k]);
     }
     const double tran = m.body_invweight0[2 * b1] + m.body_invweight0[2 * b2];
-    const double rot = m.body_invweight0[2 * b1 + 1] + m.body_invweight0[2 * b2 + 1];
+    const double impratio = m.opt.impratio > kMinVal ? m.opt.impratio : kMinVal;
+    const double mu0 = con.friction[0];
     con.efc_address = d.nefc;
     if (dim == 1) {
       const int i = add_row(m, d, kCnstrContactFrictionless, c, S, con.dist, con.includemargin, 0);
@@ -58,7 +64,9 @@ void contact_rows(const Model& m, Data& d) {
       for (int r = 0; r < dim; ++r) {
         const int i = add_row(m, d, kCnstrContactElliptic, c, S + r * nv, con.dist,
                               con.includemargin, 0);
-        d.efc_diagApprox[i] = r < 3 ? tran : rot;
+        const double fr = r == 0 ? 0 : con.friction[r - 1];
+        d.efc_diagApprox[i] =
+            r == 0 ? tran : tran * mu0 * mu0 / (std::max(kMinVal, fr * fr) * impratio);
       }
     } else {
       for (int k = 1; k < dim; ++k) {
@@ -67,7 +75,7 @@ void contact_rows(const Model& m, Data& d) {
           for (int q = 0; q < nv; ++q) edge[q] = S[q] + s * mu * S[k * nv + q];
           const int i = add_row(m, d, kCnstrContactPyramidal, c, edge, con.dist,
                                 con.includemargin, 0);
-          d.efc_diagApprox[i] = tran + mu * mu * (k < 3 ? tran : rot);
+          d.efc_diagApprox[i] = tran * (1 + mu0 * mu0) * 2 * mu0 * mu0 / impratio;
         }
       }
     }

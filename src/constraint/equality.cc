@@ -11,8 +11,9 @@
 //   joint (1): y - y0 = a0 + a1 x' + a2 x'^2 + a3 x'^3 + a4 x'^4, x' = x - x0 (eq_data = a0..a4),
 //     y the first joint, x the second (if any).
 //   tendon (1): the same polynomial on tendon lengths (tendon_length0 as reference).
-// diagApprox: sum of the two objects' inverse weights at qpos0 (translational for positions,
-// rotational for orientations).
+// diagApprox: sum of the two objects' inverse weights at qpos0 (for connect and weld the
+// translational body weights on every row, as MuJoCo 2.2.2). A connect/weld between two bodies
+// that no dof moves makes no rows.
 #include <cstring>
 
 #include "constraint/storage.h"
@@ -72,11 +73,15 @@ void connect_or_weld(const Model& m, Data& d, int e, double* jac, bool weld) {
       for (int k = 0; k < 3; ++k) rows[(3 + k) * nv + c] = 0.5 * r[1 + k] * torquescale;
     }
   }
+  // no dof moves either body (both welded to the world): no rows, as MuJoCo 2.2.2
+  bool empty = true;
+  for (int k = 0; k < nrow * nv && empty; ++k) empty = rows[k] == 0;
+  if (empty) return;
   if (!reserve_rows(d, nrow)) return;
   for (int k = 0; k < nrow; ++k) {
     const int i = add_row(m, d, kCnstrEquality, e, rows + k * nv, pos[k], 0, 0);
-    const int w = k < 3 ? 0 : 1;
-    d.efc_diagApprox[i] = m.body_invweight0[2 * b1 + w] + m.body_invweight0[2 * b2 + w];
+    // MuJoCo 2.2.2 uses the translational weights for all rows, the weld's rotation rows too
+    d.efc_diagApprox[i] = m.body_invweight0[2 * b1] + m.body_invweight0[2 * b2];
   }
 }
 

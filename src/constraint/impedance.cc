@@ -9,9 +9,10 @@
 //   reference acceleration aref = -b*(J v) - k*d*r with, for solref = (timeconst, dampratio) > 0,
 //     b = 2/(dmax*timeconst), k = 1/(dmax^2 timeconst^2 dampratio^2); for solref = (-stiffness,
 //     -damping) <= 0: k = stiffness/dmax^2, b = damping/dmax. refsafe: timeconst >= 2*timestep.
-//   elliptic cones: R of the first friction row = R(normal)/impratio, the others chosen so that
-//     R_j mu_j^2 is the same for all friction rows; the regularized cone then has friction
-//     mu = mu_1 sqrt(R_1/R_0) (stored in contact.mu), which makes the inverse dynamics analytic.
+//   elliptic cones: R of the first friction row = R(normal)/impratio, the others such that
+//     R_j mu_j^2 is the same for all friction rows (through their diagApprox, contact_rows.cc);
+//     the regularized cone then has friction mu = mu_1 sqrt(R_1/R_0) (contact.mu), which makes
+//     the inverse dynamics analytic.
 #include <algorithm>
 #include <cmath>
 
@@ -80,7 +81,18 @@ void make_impedance(const Model& m, Data& d) {
     const double *solref, *solimp;
     row_params(m, d, i, &solref, &solimp);
     double impP;
-    const double imp = impedance(solimp, d.efc_pos[i], d.efc_margin[i], &impP);
+    double pos = d.efc_pos[i];
+    if (d.efc_type[i] == kCnstrEquality) {
+      // equality: the impedance of every row of the constraint is that of the norm of its whole
+      // residual (connect: 3 rows, weld: 6), as MuJoCo 2.2.2 does (checked in the tests)
+      int first = i, last = i;
+      while (first > 0 && d.efc_type[first - 1] == kCnstrEquality && d.efc_id[first - 1] == d.efc_id[i]) --first;
+      while (last + 1 < d.nefc && d.efc_type[last + 1] == kCnstrEquality && d.efc_id[last + 1] == d.efc_id[i]) ++last;
+      double n2 = 0;
+      for (int k = first; k <= last; ++k) n2 += d.efc_pos[k] * d.efc_pos[k];
+      pos = std::sqrt(n2);
+    }
+    const double imp = impedance(solimp, pos, d.efc_margin[i], &impP);
     const double dmax = clampd(solimp[1], kMinImp, kMaxImp);
     double K, B;
     if (solref[0] > 0) {
@@ -96,18 +108,13 @@ void make_impedance(const Model& m, Data& d) {
     kbip[0] = K; kbip[1] = B; kbip[2] = imp; kbip[3] = impP;
     d.efc_R[i] = std::max(kMinVal, (1 - imp) * d.efc_diagApprox[i] / imp);
   }
-  // elliptic cones: friction rows from the normal row (see the top of the file)
-  const double impratio = std::max(kMinVal, m.opt.impratio);
+  // elliptic cones: friction of the regularized cone (diagApprox of the friction rows was set by
+  // contact_rows so that R_1 = R_0/impratio and R_j friction_j^2 = R_1 friction_1^2)
   for (int i = 0; i < d.nefc; ++i) {
     if (d.efc_type[i] != kCnstrContactElliptic) continue;
     Contact& con = d.contact[d.efc_id[i]];
-    const int dim = con.dim;
-    d.efc_R[i + 1] = d.efc_R[i] / impratio;
     con.mu = con.friction[0] * std::sqrt(d.efc_R[i + 1] / d.efc_R[i]);
-    for (int j = 1; j < dim - 1; ++j)
-      d.efc_R[i + j + 1] =
-          d.efc_R[i + 1] * con.friction[0] * con.friction[0] / (con.friction[j] * con.friction[j]);
-    i += dim - 1;
+    i += con.dim - 1;
   }
   for (int i = 0; i < d.nefc; ++i) d.efc_D[i] = 1 / d.efc_R[i];
 }

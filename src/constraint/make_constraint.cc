@@ -9,8 +9,12 @@ namespace moreau {
 void make_constraint(const Model& m, Data& d) {
   d.ne = d.nf = d.nefc = 0;
   for (int c = 0; c < d.ncon; ++c) d.contact[c].efc_address = -1;
-  if (m.opt.disableflags & kDsblConstraint) return;
-  if (constraint::capacity(d) == 0) allocate_constraint_storage(m, d);  // never sized: do it once
+  if ((m.opt.disableflags & kDsblConstraint) || m.nv == 0) return;
+  // storage never sized by allocate_constraint_storage (e.g. a Data sized by another rule): size
+  // it once here; later calls do not allocate
+  const size_t cap = d.efc_type.size();
+  if (cap == 0 || d.efc_J_rownnz.size() != cap || d.efc_KBIP.size() != 4 * cap || d.efc_work.empty())
+    allocate_constraint_storage(m, d);
   constraint::equality_rows(m, d);
   d.ne = d.nefc;
   constraint::friction_rows(m, d);
