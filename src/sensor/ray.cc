@@ -74,9 +74,10 @@ double ray_box(const double* p, const double* v, const double* size) {
   return best;
 }
 
-// Plane z = 0, bounded by size[0], size[1] when positive (infinite otherwise).
+// Plane z = 0, bounded by size[0], size[1] when positive (infinite otherwise). One-sided, as a
+// plane geom is a half-space: only rays going down into it (from above) see it.
 double ray_plane(const double* p, const double* v, const double* size) {
-  if (std::fabs(v[2]) < kMinVal) return -1;
+  if (v[2] > -kMinVal) return -1;
   const double t = -p[2] / v[2];
   if (t < 0) return -1;
   const double x = p[0] + t * v[0], y = p[1] + t * v[1];
@@ -131,10 +132,17 @@ double ray_geom(const double pos[3], const double mat[9], const double size[3], 
     case kGeomSphere:
       return ray_sphere(p, v, size[0]);
     case kGeomCapsule: {
+      // Cylinder side within |z| <= h, and each end sphere only on its outer half (the inner half
+      // lies inside the cylinder).
       double best = ray_cylinder_side(p, v, size[0], size[1]);
       for (double z : {size[1], -size[1]}) {
         const double pc[3] = {p[0], p[1], p[2] - z};
-        best = closer(best, ray_sphere(pc, v, size[0]));
+        const double a = dot3(v, v), b = dot3(pc, v), c = dot3(pc, pc) - size[0] * size[0];
+        const double det = b * b - a * c;
+        if (a < kMinVal || det < 0) continue;
+        const double sq = std::sqrt(det);
+        for (double t : {(-b - sq) / a, (-b + sq) / a})
+          if (t >= 0 && (pc[2] + t * v[2]) * z >= 0) best = closer(best, t);
       }
       return best;
     }
