@@ -8,12 +8,16 @@
 //   pyramidal: 2(condim-1) edges, edge pair k = S_normal +/- mu_k S_k, mu = friction.
 // All rows of a contact carry efc_pos = dist and efc_margin = includemargin. Contacts with
 // exclude != 0 make no rows (efc_address = -1).
-// diagApprox (as MuJoCo 2.2.2 computes it; checked row by row in the differential tests): with
-// tran = sum of the two bodies' translational inverse weights at qpos0 and mu = friction[0],
-//   frictionless and elliptic normal row: tran;
-//   elliptic friction row j: tran mu^2 / (friction[j-1]^2 impratio), so that R_j friction_j^2 is
-//     the same for all friction rows and R_1 = R_0 / impratio (impedance.cc);
-//   pyramidal edges (all): tran (1 + mu^2) 2 mu^2 / impratio.
+// diagApprox and R (as MuJoCo 2.2.2 computes them; checked row by row in the differential tests):
+// with tran = sum of the two bodies' translational inverse weights at qpos0 and mu = friction[0],
+// contact_rows stores the base approximation (frictionless and elliptic: tran; pyramidal:
+// tran (1 + mu^2), the edge n + mu t), and make_impedance (impedance.cc) turns it into
+//   R_normal = max(mjMINVAL, (1-d)/d base),
+//   pyramidal edges: R = R_normal 2 mu^2 / impratio;
+//   elliptic friction row j: R = R_normal mu^2 / (friction[j-1]^2 impratio), so that R_j
+//     friction_j^2 is the same for all friction rows and R_1 = R_0 / impratio;
+// and reports diagApprox = R d / (1-d). Elliptic friction rows have no position residual
+// (efc_pos = 0) but take the impedance of the contact's distance.
 #include <algorithm>
 
 #include "constraint/storage.h"
@@ -54,7 +58,6 @@ void contact_rows(const Model& m, Data& d) {
                  axis[2] * (j2[2 * nv + k] - j1[2 * nv + k]);
     }
     const double tran = m.body_invweight0[2 * b1] + m.body_invweight0[2 * b2];
-    const double impratio = m.opt.impratio > kMinVal ? m.opt.impratio : kMinVal;
     const double mu0 = con.friction[0];
     con.efc_address = d.nefc;
     if (dim == 1) {
@@ -62,11 +65,9 @@ void contact_rows(const Model& m, Data& d) {
       d.efc_diagApprox[i] = tran;
     } else if (elliptic) {
       for (int r = 0; r < dim; ++r) {
-        const int i = add_row(m, d, kCnstrContactElliptic, c, S + r * nv, con.dist,
+        const int i = add_row(m, d, kCnstrContactElliptic, c, S + r * nv, r == 0 ? con.dist : 0,
                               con.includemargin, 0);
-        const double fr = r == 0 ? 0 : con.friction[r - 1];
-        d.efc_diagApprox[i] =
-            r == 0 ? tran : tran * mu0 * mu0 / (std::max(kMinVal, fr * fr) * impratio);
+        d.efc_diagApprox[i] = tran;
       }
     } else {
       for (int k = 1; k < dim; ++k) {
@@ -75,7 +76,7 @@ void contact_rows(const Model& m, Data& d) {
           for (int q = 0; q < nv; ++q) edge[q] = S[q] + s * mu * S[k * nv + q];
           const int i = add_row(m, d, kCnstrContactPyramidal, c, edge, con.dist,
                                 con.includemargin, 0);
-          d.efc_diagApprox[i] = tran * (1 + mu0 * mu0) * 2 * mu0 * mu0 / impratio;
+          d.efc_diagApprox[i] = tran * (1 + mu0 * mu0);
         }
       }
     }

@@ -2,7 +2,8 @@
 //   connect (3): anchor of body1 minus anchor of body2, both in world coordinates.
 //     eq_data: anchor in body1 (0..2), anchor in body2 (3..5; computed by the compiler at qpos0).
 //   weld (6): position part as connect, then the orientation error sin(theta/2)*axis (the imaginary
-//     part of q2^-1 * q1 * relquat), scaled by torquescale.
+//     part of q2^-1 * q1 * relquat); torquescale scales the orientation rows of the Jacobian (in
+//     MuJoCo 2.2.2 not the residual).
 //     eq_data: anchor in body2 (0..2), relpose position in body1 (3..5), relpose quaternion
 //     (6..9), torquescale (10).
 //     Orientation Jacobian: with dq/dt = 0.5 [0,w] q for world angular velocity w, the derivative
@@ -63,7 +64,7 @@ void connect_or_weld(const Model& m, Data& d, int e, double* jac, bool weld) {
     mulquat(q1r, &d.xquat[4 * b1], data + 6);
     negquat(q2inv, &d.xquat[4 * b2]);
     mulquat(err, q2inv, q1r);
-    for (int k = 0; k < 3; ++k) pos[3 + k] = err[1 + k] * torquescale;
+    for (int k = 0; k < 3; ++k) pos[3 + k] = err[1 + k];  // 2.2.2: torquescale scales J only
     for (int c = 0; c < nv; ++c) {
       const double w[4] = {0, jacr1[c] - jacr2[c], jacr1[nv + c] - jacr2[nv + c],
                            jacr1[2 * nv + c] - jacr2[2 * nv + c]};

@@ -82,6 +82,8 @@ void make_impedance(const Model& m, Data& d) {
     row_params(m, d, i, &solref, &solimp);
     double impP;
     double pos = d.efc_pos[i];
+    // elliptic friction rows: the impedance of the contact's distance (normal row)
+    if (d.efc_type[i] == kCnstrContactElliptic) pos = d.efc_pos[d.contact[d.efc_id[i]].efc_address];
     if (d.efc_type[i] == kCnstrEquality) {
       // equality: the impedance of every row of the constraint is that of the norm of its whole
       // residual (connect: 3 rows, weld: 6), as MuJoCo 2.2.2 does (checked in the tests)
@@ -104,9 +106,31 @@ void make_impedance(const Model& m, Data& d) {
       K = -solref[0] / (dmax * dmax);
       B = -solref[1] / dmax;
     }
+    // friction loss and elliptic friction rows have no position residual: no stiffness (as 2.2.2
+    // reports it)
+    if (d.efc_type[i] == kCnstrFrictionDof || d.efc_type[i] == kCnstrFrictionTendon ||
+        (d.efc_type[i] == kCnstrContactElliptic && d.contact[d.efc_id[i]].efc_address != i))
+      K = 0;
     double* kbip = &d.efc_KBIP[4 * i];
     kbip[0] = K; kbip[1] = B; kbip[2] = imp; kbip[3] = impP;
     d.efc_R[i] = std::max(kMinVal, (1 - imp) * d.efc_diagApprox[i] / imp);
+    // frictional contacts: scale from the normal's regularizer (contact_rows.cc), then report
+    // the diagApprox that R stands for
+    const int type = d.efc_type[i];
+    if (type == kCnstrContactPyramidal || type == kCnstrContactElliptic) {
+      const Contact& con = d.contact[d.efc_id[i]];
+      const double impratio = std::max(kMinVal, m.opt.impratio);
+      const double mu0 = con.friction[0];
+      double scale = 1;
+      if (type == kCnstrContactPyramidal) {
+        scale = 2 * mu0 * mu0 / impratio;
+      } else {
+        const int j = i - con.efc_address;
+        if (j > 0) scale = mu0 * mu0 / (std::max(kMinVal, con.friction[j - 1] * con.friction[j - 1]) * impratio);
+      }
+      d.efc_R[i] *= scale;
+      d.efc_diagApprox[i] = d.efc_R[i] * imp / (1 - imp);
+    }
   }
   // elliptic cones: friction of the regularized cone (diagApprox of the friction rows was set by
   // contact_rows so that R_1 = R_0/impratio and R_j friction_j^2 = R_1 friction_1^2)

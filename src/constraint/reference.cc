@@ -9,8 +9,7 @@ void reference_constraint(const Model& m, Data& d) {
   constraint::mul_J(m, d, d.efc_vel.data(), d.qvel.data());
   for (int i = 0; i < d.nefc; ++i) {
     const double* kbip = &d.efc_KBIP[4 * i];
-    double dist = d.efc_pos[i] - d.efc_margin[i];
-    if (d.efc_type[i] == kCnstrContactElliptic && d.contact[d.efc_id[i]].efc_address != i) dist = 0;
+    const double dist = d.efc_pos[i] - d.efc_margin[i];  // K = 0 where there is no position
     d.efc_aref[i] = -kbip[1] * d.efc_vel[i] - kbip[0] * kbip[2] * dist;
   }
 }
