@@ -1,6 +1,6 @@
 // solve_constraint: forward constraint dynamics. efc_b = J qacc_smooth - aref, then the solver
 // selected by opt.solver (Newton, CG: primal; PGS: dual), then, if the fwdinv flag is set, the
-// forward/inverse comparison.
+// forward/inverse comparison. qacc_warmstart = qacc at the end.
 #include <cstring>
 
 #include "solver/solver.h"
@@ -13,6 +13,7 @@ void solve_constraint(const Model& m, Data& d) {
     std::memcpy(d.qacc.data(), d.qacc_smooth.data(), sizeof(double) * nv);
     std::memset(d.qfrc_constraint.data(), 0, sizeof(double) * nv);
     d.solver_iter = 0;
+    std::memcpy(d.qacc_warmstart.data(), d.qacc.data(), sizeof(double) * nv);
     return;
   }
   constraint::mul_J(m, d, d.efc_b.data(), d.qacc_smooth.data());
@@ -22,6 +23,8 @@ void solve_constraint(const Model& m, Data& d) {
     case kSolverCG: solver::cg(m, d); break;
     default: solver::newton(m, d); break;
   }
+  // the next call starts from this solution (MuJoCo 2.2.2 does this copy in its forward pass too)
+  std::memcpy(d.qacc_warmstart.data(), d.qacc.data(), sizeof(double) * nv);
   if (m.opt.enableflags & kEnblFwdinv) compare_fwdinv(m, d);
 }
 

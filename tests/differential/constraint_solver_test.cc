@@ -13,6 +13,8 @@
 //   results: qacc, qfrc_constraint, efc_force to kSolveTol, for the model's own options and for each
 //            solver x cone x jacobian with a tight tolerance on both sides (tolerance 1e-15,
 //            iterations: Newton 200, CG 3000, PGS 3000) so that both report converged solutions.
+//   The noslip post-pass (opt.noslip_iterations) is switched off on the MuJoCo side (not issue 4).
+//   The warm start is the same random qacc_warmstart on both sides.
 //   inverse: with MuJoCo's forward qacc, our inverse_constraint gives efc_force and qfrc_constraint;
 //            qfrc_inverse = M qacc + qfrc_bias - qfrc_passive - qfrc_constraint is compared with
 //            mj_inverse's.
@@ -76,6 +78,7 @@ class ConstraintDiff : public ::testing::TestWithParam<std::string> {
     if (cfg.solver >= 0) M->opt.solver = cfg.solver;
     if (cfg.cone >= 0) M->opt.cone = cfg.cone;
     if (cfg.jacobian >= 0) M->opt.jacobian = cfg.jacobian;
+    M->opt.noslip_iterations = 0;  // the noslip post-pass is not part of issue 4
     if (tight) {
       M->opt.tolerance = 1e-15;
       M->opt.iterations = M->opt.solver == mjSOL_NEWTON ? 200 : 3000;
@@ -85,8 +88,11 @@ class ConstraintDiff : public ::testing::TestWithParam<std::string> {
     std::mt19937_64 rng(12345);
     for (int s = 0; s < kStates; ++s) {
       random_state(rng, s);
+      // mj_forward overwrites qacc_warmstart with its qacc: keep the warm start it started from
+      const std::vector<double> warm(md_->qacc_warmstart, md_->qacc_warmstart + M->nv);
       mj_forward(M, md_.get());
       copy_constraint_inputs(M, md_.get(), m, d);
+      std::copy(warm.begin(), warm.end(), d.qacc_warmstart.begin());
       make_constraint(m, d);
       reference_constraint(m, d);
       const int nv = m.nv;
@@ -131,6 +137,16 @@ class ConstraintDiff : public ::testing::TestWithParam<std::string> {
       }
       if (!compare_solution) continue;
       solve_constraint(m, d);
+      if (std::getenv("CON_DEBUG")) {
+        for (int it = 0; it < d.solver_iter; ++it)
+          std::printf("ours it %d impr %.3e grad %.3e slope %.3e nact %d nchange %d neval %d\n", it,
+                      d.solver[it].improvement, d.solver[it].gradient, d.solver[it].lineslope,
+                      d.solver[it].nactive, d.solver[it].nchange, d.solver[it].neval);
+        for (int it = 0; it < md_->solver_iter; ++it)
+          std::printf("mj   it %d impr %.3e grad %.3e slope %.3e nact %d nchange %d neval %d\n", it,
+                      md_->solver[it].improvement, md_->solver[it].gradient, md_->solver[it].lineslope,
+                      md_->solver[it].nactive, md_->solver[it].nchange, md_->solver[it].neval);
+      }
       if (nefc > 0) {
         const double e_b = max_rel_err(d.efc_b.data(), md_->efc_b, nefc);
         EXPECT_LE(e_b, kRowTol) << "efc_b";
