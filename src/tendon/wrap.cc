@@ -10,6 +10,7 @@
 // on the other side.
 #include "tendon/wrap.h"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 
@@ -31,15 +32,34 @@ inline double wrap_angle_positive(double x) {
 }  // namespace
 
 namespace {
+// Do the segments p1-p2 and p3-p4 cross (proper intersection)?
+inline double orient(const double* p, const double* q, const double* r) {
+  return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
+}
+bool segments_cross(const double* p1, const double* p2, const double* p3, const double* p4) {
+  return orient(p1, p2, p3) * orient(p1, p2, p4) < 0 && orient(p3, p4, p1) * orient(p3, p4, p2) < 0;
+}
+
 // Side site inside the obstacle: the path must touch the obstacle from outside at one point p
 // (reflection point: min |a - p| + |p - b| over the circle), or pass through it when the straight
-// segment crosses it. Newton's method on the angle of p, started at the bisector of a and b.
+// segment crosses it. A coarse scan of the circle brackets the global minimum (near the obstacle
+// the function can have several local minima); Newton's method on the angle refines it, accepting
+// only steps that do not increase the length.
+inline double touch_length(const double a[2], const double b[2], double r, double th) {
+  const double p[2] = {r * std::cos(th), r * std::sin(th)};
+  return std::hypot(p[0] - a[0], p[1] - a[1]) + std::hypot(p[0] - b[0], p[1] - b[1]);
+}
+
 double wrap_inside(const double a[2], const double b[2], double r, bool crosses, double ta[2],
                    double tb[2]) {
   if (crosses) return -1;
-  double bis[2] = {a[0] / std::hypot(a[0], a[1]) + b[0] / std::hypot(b[0], b[1]),
-                   a[1] / std::hypot(a[0], a[1]) + b[1] / std::hypot(b[0], b[1])};
-  double th = std::atan2(bis[1], bis[0]);
+  constexpr int kScan = 90;
+  double th = 0, f = touch_length(a, b, r, 0);
+  for (int k = 1; k < kScan; ++k) {
+    const double t = kTwoPi * k / kScan;
+    const double ft = touch_length(a, b, r, t);
+    if (ft < f) { f = ft; th = t; }
+  }
   for (int it = 0; it < 100; ++it) {
     const double p[2] = {r * std::cos(th), r * std::sin(th)};
     const double dp[2] = {-p[1], p[0]};  // dp/dth; d2p/dth2 = -p
@@ -52,9 +72,16 @@ double wrap_inside(const double a[2], const double b[2], double r, bool crosses,
       g2 += (r * r - (e[0] * p[0] + e[1] * p[1])) / n - ed * ed / (n * n * n);
     }
     double step = g2 > kEps ? -g1 / g2 : -g1;
-    if (step > 0.5) step = 0.5;
-    if (step < -0.5) step = -0.5;
+    step = std::clamp(step, -kTwoPi / kScan, kTwoPi / kScan);
+    // Backtrack until the length does not increase.
+    double fn = touch_length(a, b, r, th + step);
+    for (int h = 0; h < 40 && fn > f; ++h) {
+      step *= 0.5;
+      fn = touch_length(a, b, r, th + step);
+    }
+    if (fn > f) break;
     th += step;
+    f = fn;
     if (std::fabs(step) < 1e-15) break;
   }
   ta[0] = tb[0] = r * std::cos(th);
@@ -86,27 +113,37 @@ double wrap_circle(const double a[2], const double b[2], double r, const double*
   }
 
   // Two candidate paths: counter-clockwise (sigma=+1) or clockwise (sigma=-1) around the centre.
-  // Tangent point from an external point P: at angle acos(r/|P|) from P's direction. When the
-  // segment crosses the circle both are valid and the side site (if any) picks one, else the
-  // shorter. When it does not cross (wrapping forced by the side site) only the shorter arc is a
-  // valid path (the other one's straight parts cross each other).
+  // Tangent point from an external point P: at angle acos(r/|P|) from P's direction.
+  // Without a side site: the shorter arc. With one: among the candidates whose straight parts do
+  // not cross each other (a path that crosses itself is not taut), the one whose chord midpoint
+  // (ta + tb)/|ta + tb| points most towards the side site (the rule MuJoCo 2.2.2 follows; it agrees
+  // with "the arc passes the side site" for arcs shorter than half a turn).
   const double alpha_a = std::acos(r / da), alpha_b = std::acos(r / db);
   const double phi_a = std::atan2(a[1], a[0]), phi_b = std::atan2(b[1], b[0]);
   double best_arc = -1, best_score = 0, best_ta = 0, best_tb = 0;
+  bool best_valid = false;
   for (int sigma = 1; sigma >= -1; sigma -= 2) {
     const double ang_a = phi_a + sigma * alpha_a;
     const double ang_b = phi_b - sigma * alpha_b;
     const double arc = wrap_angle_positive(sigma * (ang_b - ang_a));
+    const double pa[2] = {r * std::cos(ang_a), r * std::sin(ang_a)};
+    const double pb[2] = {r * std::cos(ang_b), r * std::sin(ang_b)};
+    bool valid = true;
     double score;
-    if (s && crosses) {  // prefer the path whose arc midpoint lies towards the side site
-      const double mid = ang_a + sigma * 0.5 * arc;
-      score = std::cos(mid) * s[0] + std::sin(mid) * s[1];
-    } else {  // prefer the shorter arc
+    if (s) {
+      valid = !segments_cross(a, pa, pb, b);
+      double mid[2] = {pa[0] + pb[0], pa[1] + pb[1]};
+      const double n = std::hypot(mid[0], mid[1]);
+      score = n > kEps ? (mid[0] * s[0] + mid[1] * s[1]) / n : 0;
+    } else {
       score = -arc;
     }
-    if (best_arc < 0 || score > best_score) {
+    const bool better = best_arc < 0 || (valid && !best_valid) ||
+                        (valid == best_valid && score > best_score);
+    if (better) {
       best_arc = arc;
       best_score = score;
+      best_valid = valid;
       best_ta = ang_a;
       best_tb = ang_b;
     }
