@@ -404,7 +404,9 @@ void Compiler::compile_tree() {
     for (const auto& g : bs.geoms) {
       compile_geom(g, b);
       const int gid = m_.ngeom - 1;
-      if (g.group >= s_.compiler.inertiagrouprange[0] && g.group <= s_.compiler.inertiagrouprange[1]) {
+      const bool use_geoms = b > 0 && (s_.compiler.inertiafromgeom == 1 ||
+                                       (s_.compiler.inertiafromgeom == 2 && !bs.inertial.present));
+      if (use_geoms && g.group >= s_.compiler.inertiagrouprange[0] && g.group <= s_.compiler.inertiagrouprange[1]) {
         GeomMass x;
         x.src = &g.src;
         x.type = g.type;

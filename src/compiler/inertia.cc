@@ -54,6 +54,9 @@ void geom_mass(GeomMass& g, const double size[3], bool mass_set, double mass, do
       break;
     }
     case kGeomMesh:
+      if (mesh->nonconvex)
+        mjcf::fail(*g.src, "inertia of a non-convex mesh (MuJoCo 2.2.2 legacy mesh inertia) is not supported yet; "
+                           "give the body an <inertial> or put the geom outside compiler/inertiagrouprange");
       vol = mesh->volume;
       for (int k = 0; k < 3; ++k) I[k] = mesh->inertia[k];
       break;
@@ -73,8 +76,8 @@ void geom_mass(GeomMass& g, const double size[3], bool mass_set, double mass, do
 
 bool principal_axes(const double full[6], double inertia[3], double quat[4]) {
   const double scale = std::fabs(full[0]) + std::fabs(full[1]) + std::fabs(full[2]);
-  if (std::fabs(full[3]) <= 1e-15 * scale && std::fabs(full[4]) <= 1e-15 * scale &&
-      std::fabs(full[5]) <= 1e-15 * scale) {
+  if (std::fabs(full[3]) <= 1e-12 * scale && std::fabs(full[4]) <= 1e-12 * scale &&
+      std::fabs(full[5]) <= 1e-12 * scale) {
     // Already diagonal: the principal axes are the coordinate axes, sorted by descending moment
     // (stable, so equal moments keep their order and an isotropic tensor gives the identity).
     int idx[3] = {0, 1, 2};

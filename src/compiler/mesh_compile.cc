@@ -1,10 +1,128 @@
-// Mesh assets -> MeshInfo (vertices in the inertial frame, volume, principal inertia).
+// Mesh assets -> MeshInfo: vertices from a file or the XML, scale and reference frame, the
+// convex hull when no faces are given, and the mass properties as MuJoCo 2.2.2 defines them.
+#include <cmath>
+#include <cstdlib>
+
 #include "compiler/compile_internal.h"
+#include "math/vec.h"
+#include "mesh/mesh.h"
 
 namespace moreau::compiler {
 
+using namespace moreau::math;
+
+namespace {
+std::string dir_of(const std::string& path) {
+  const auto p = path.find_last_of('/');
+  return p == std::string::npos ? std::string() : path.substr(0, p + 1);
+}
+}  // namespace
+
 MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec) {
-  mjcf::fail(ms.src, "mesh assets are not supported yet");
+  mesh::TriMesh tm;
+  bool mi_nonconvex = false;
+  if (!ms.file.empty()) {
+    if (!ms.vertex.empty() || !ms.face.empty()) mjcf::fail(ms.src, "give either 'file' or 'vertex'/'face', not both");
+    std::string file = ms.file;
+    if (spec.compiler.strippath) {
+      const auto p = file.find_last_of('/');
+      if (p != std::string::npos) file = file.substr(p + 1);
+    }
+    std::string path = file;
+    if (file[0] != '/') {
+      std::string dir = spec.compiler.meshdir;
+      if (!dir.empty() && dir.back() != '/') dir += '/';
+      path = (dir.size() && dir[0] == '/') ? dir + file : dir_of(spec.file) + dir + file;
+    }
+    try {
+      tm = mesh::read_mesh_file(path);
+    } catch (const std::exception& e) {
+      mjcf::fail(ms.src, e.what());
+    }
+  } else {
+    if (ms.vertex.empty()) mjcf::fail(ms.src, "mesh needs attribute 'file' or 'vertex'");
+    if (ms.vertex.size() % 3) mjcf::fail(ms.src, "attribute 'vertex' expects a multiple of 3 numbers, got " +
+                                                     std::to_string(ms.vertex.size()));
+    if (ms.face.size() % 3) mjcf::fail(ms.src, "attribute 'face' expects a multiple of 3 numbers, got " +
+                                                   std::to_string(ms.face.size()));
+    tm.vert = ms.vertex;
+    tm.face = ms.face;
+    const int nv = static_cast<int>(tm.vert.size() / 3);
+    for (int f : tm.face)
+      if (f < 0 || f >= nv) mjcf::fail(ms.src, "attribute 'face' has a vertex index out of range");
+  }
+  if (tm.vert.size() < 12) mjcf::fail(ms.src, "mesh needs at least 4 vertices");
+  // reference frame (refpos/refquat, in the file's units), then scale; vertices are stored in
+  // single precision as in MuJoCo.
+  double rq[4];
+  copy4(rq, ms.refquat);
+  normalize4(rq);
+  double rqinv[4];
+  negquat(rqinv, rq);
+  for (size_t i = 0; i < tm.vert.size(); i += 3) {
+    double v[3];
+    sub3(v, &tm.vert[i], ms.refpos);
+    rotvecquat(v, v, rqinv);
+    for (int k = 0; k < 3; ++k) tm.vert[i + k] = static_cast<float>(v[k] * ms.scale[k]);
+  }
+  // a mirroring scale turns the faces inside out
+  if (ms.scale[0] * ms.scale[1] * ms.scale[2] < 0)
+    for (size_t f = 0; f < tm.face.size(); f += 3) std::swap(tm.face[f + 1], tm.face[f + 2]);
+  if (tm.face.empty()) {
+    try {
+      tm.face = mesh::convex_hull(tm.vert);
+    } catch (const std::exception& e) {
+      mjcf::fail(ms.src, e.what());
+    }
+  }
+  // MuJoCo 2.2.2's default (legacy) mesh inertia is documented as correct for convex meshes
+  // only, and what it computes for non-convex ones is not reproduced here: such meshes are
+  // flagged and rejected where they would define a body's inertia.
+  mesh::MassProperties mp = mesh::mass_properties(tm);
+  {
+    double center[3] = {0, 0, 0};
+    const size_t nvert = tm.vert.size() / 3;
+    for (size_t i = 0; i < tm.vert.size(); ++i) center[i % 3] += tm.vert[i] / nvert;
+    const mesh::MassProperties mu = mesh::mass_properties_unsigned(tm, center);
+    if (std::fabs(mu.volume - std::fabs(mp.volume)) > 1e-6 * std::fabs(mp.volume)) mi_nonconvex = true;
+  }
+  if (mp.volume < 0) {  // faces wound clockwise: same solid, opposite sign
+    mp.volume = -mp.volume;
+    for (double& x : mp.inertia) x = -x;
+  }
+  if (mp.volume < 1e-15) mjcf::fail(ms.src, "mesh volume is too small (is the mesh closed?)");
+  MeshInfo mi;
+  mi.nonconvex = mi_nonconvex;
+  double I[3];
+  if (!principal_axes(mp.inertia, I, mi.quat)) mjcf::fail(ms.src, "mesh inertia is not positive definite");
+  copy3(mi.pos, mp.com);
+  // MuJoCo 2.2.2 (exactmeshinertia="false"): the mesh's volume and inertia are those of the
+  // box with the same principal moments per unit mass (exact for boxes).
+  const double V = mp.volume;
+  const double a2 = 1.5 * (I[1] + I[2] - I[0]) / V, b2 = 1.5 * (I[0] + I[2] - I[1]) / V,
+               c2 = 1.5 * (I[0] + I[1] - I[2]) / V;
+  if (a2 <= 0 || b2 <= 0 || c2 <= 0) mjcf::fail(ms.src, "mesh inertia violates the triangle inequality");
+  mi.volume = 8 * std::sqrt(a2 * b2 * c2);
+  for (int k = 0; k < 3; ++k) mi.inertia[k] = I[k] * mi.volume / V;
+  // vertices in the inertial frame
+  double qinv[4];
+  negquat(qinv, mi.quat);
+  double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+  mi.vert.resize(tm.vert.size());
+  for (size_t i = 0; i < tm.vert.size(); i += 3) {
+    double v[3];
+    sub3(v, &tm.vert[i], mp.com);
+    rotvecquat(v, v, qinv);
+    for (int k = 0; k < 3; ++k) {
+      mi.vert[i + k] = v[k];
+      lo[k] = std::min(lo[k], v[k]);
+      hi[k] = std::max(hi[k], v[k]);
+    }
+  }
+  for (int k = 0; k < 3; ++k) mi.aamm_half[k] = std::max(std::fabs(lo[k]), std::fabs(hi[k]));
+  mi.rbound = norm3(mi.aamm_half);  // 2.2.2: the bounding sphere of that box
+  mi.face = tm.face;
+  return mi;
 }
 
 }  // namespace moreau::compiler

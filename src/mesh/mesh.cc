@@ -1,0 +1,295 @@
+#include "mesh/mesh.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+#include <array>
+
+namespace moreau::mesh {
+
+namespace {
+
+std::string lower_ext(const std::string& path) {
+  const auto dot = path.find_last_of('.');
+  std::string e = dot == std::string::npos ? "" : path.substr(dot + 1);
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open mesh file '" + path + "'");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// STL stores every triangle's corners; identical corners are merged into one vertex.
+struct VertexMerger {
+  std::map<std::tuple<float, float, float>, int> index;
+  TriMesh* m;
+  int add(float x, float y, float z) {
+    auto [it, inserted] = index.emplace(std::make_tuple(x, y, z), static_cast<int>(m->vert.size() / 3));
+    if (inserted) {
+      m->vert.push_back(x);
+      m->vert.push_back(y);
+      m->vert.push_back(z);
+    }
+    return it->second;
+  }
+};
+
+TriMesh read_stl(const std::string& path) {
+  const std::string data = slurp(path);
+  TriMesh m;
+  VertexMerger vm{{}, &m};
+  // Binary: 80-byte header, uint32 count, 50 bytes per triangle. ASCII files start with "solid"
+  // but some binary files do too, so the size decides.
+  if (data.size() >= 84) {
+    uint32_t n;
+    std::memcpy(&n, data.data() + 80, 4);
+    if (data.size() == 84 + 50ull * n) {
+      for (uint32_t t = 0; t < n; ++t) {
+        const char* p = data.data() + 84 + 50ull * t + 12;
+        int idx[3];
+        for (int k = 0; k < 3; ++k) {
+          float v[3];
+          std::memcpy(v, p + 12 * k, 12);
+          for (float x : v)
+            if (!std::isfinite(x)) throw std::runtime_error("STL file '" + path + "' has a non-finite vertex");
+          idx[k] = vm.add(v[0], v[1], v[2]);
+        }
+        if (idx[0] != idx[1] && idx[1] != idx[2] && idx[0] != idx[2])
+          for (int k : idx) m.face.push_back(k);
+      }
+      return m;
+    }
+  }
+  std::istringstream in(data);
+  std::string word;
+  if (!(in >> word) || word != "solid") throw std::runtime_error("'" + path + "' is neither binary nor ASCII STL");
+  std::vector<int> corner;
+  while (in >> word) {
+    if (word == "vertex") {
+      float v[3];
+      if (!(in >> v[0] >> v[1] >> v[2])) throw std::runtime_error("ASCII STL '" + path + "': bad vertex");
+      corner.push_back(vm.add(v[0], v[1], v[2]));
+    } else if (word == "endfacet") {
+      if (corner.size() != 3) throw std::runtime_error("ASCII STL '" + path + "': facet without 3 vertices");
+      if (corner[0] != corner[1] && corner[1] != corner[2] && corner[0] != corner[2])
+        for (int k : corner) m.face.push_back(k);
+      corner.clear();
+    }
+  }
+  if (m.face.empty()) throw std::runtime_error("ASCII STL '" + path + "' has no facets");
+  return m;
+}
+
+TriMesh read_obj(const std::string& path) {
+  std::istringstream in(slurp(path));
+  TriMesh m;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    std::istringstream ls(line);
+    std::string tag;
+    if (!(ls >> tag)) continue;
+    if (tag == "v") {
+      double x, y, z;
+      if (!(ls >> x >> y >> z))
+        throw std::runtime_error("OBJ '" + path + "' line " + std::to_string(lineno) + ": bad vertex");
+      m.vert.insert(m.vert.end(), {x, y, z});
+    } else if (tag == "f") {
+      std::vector<int> poly;
+      std::string tok;
+      const int nv = static_cast<int>(m.vert.size() / 3);
+      while (ls >> tok) {
+        int i = std::atoi(tok.c_str());  // "i", "i/t", "i/t/n", "i//n"
+        if (i < 0) i = nv + i + 1;       // negative indices count from the end
+        if (i < 1 || i > nv)
+          throw std::runtime_error("OBJ '" + path + "' line " + std::to_string(lineno) + ": face index out of range");
+        poly.push_back(i - 1);
+      }
+      if (poly.size() < 3)
+        throw std::runtime_error("OBJ '" + path + "' line " + std::to_string(lineno) + ": face with < 3 vertices");
+      for (size_t k = 1; k + 1 < poly.size(); ++k) m.face.insert(m.face.end(), {poly[0], poly[k], poly[k + 1]});
+    }
+  }
+  if (m.vert.empty()) throw std::runtime_error("OBJ '" + path + "' has no vertices");
+  return m;
+}
+
+// MuJoCo's binary MSH: int32 nvertex, nnormal, ntexcoord, nface; then float32 vertices (3 each),
+// normals (3), texcoords (2), int32 faces (3).
+TriMesh read_msh(const std::string& path) {
+  const std::string d = slurp(path);
+  if (d.size() < 16) throw std::runtime_error("MSH '" + path + "' is too short");
+  int32_t n[4];
+  std::memcpy(n, d.data(), 16);
+  if (n[0] < 4 || n[1] < 0 || n[2] < 0 || n[3] < 0) throw std::runtime_error("MSH '" + path + "' has a bad header");
+  const size_t need = 16 + 4ull * (3ull * n[0] + 3ull * n[1] + 2ull * n[2] + 3ull * n[3]);
+  if (d.size() != need) throw std::runtime_error("MSH '" + path + "' has the wrong size for its header");
+  TriMesh m;
+  const char* p = d.data() + 16;
+  for (int i = 0; i < 3 * n[0]; ++i) {
+    float v;
+    std::memcpy(&v, p + 4 * i, 4);
+    m.vert.push_back(v);
+  }
+  p += 4ull * (3ull * n[0] + 3ull * n[1] + 2ull * n[2]);
+  for (int i = 0; i < 3 * n[3]; ++i) {
+    int32_t f;
+    std::memcpy(&f, p + 4 * i, 4);
+    if (f < 0 || f >= n[0]) throw std::runtime_error("MSH '" + path + "' has a face index out of range");
+    m.face.push_back(f);
+  }
+  return m;
+}
+
+}  // namespace
+
+TriMesh read_mesh_file(const std::string& path) {
+  const std::string e = lower_ext(path);
+  if (e == "stl") return read_stl(path);
+  if (e == "obj") return read_obj(path);
+  if (e == "msh") return read_msh(path);
+  throw std::runtime_error("mesh file '" + path + "' has an unknown format (expected .stl, .obj or .msh)");
+}
+
+// ------------------------------------------------------------------------------ convex hull
+
+std::vector<int> convex_hull(const std::vector<double>& v) {
+  // Incremental hull: start from a tetrahedron, add points one at a time, replacing the faces
+  // they see by a cone to the horizon. O(n * faces): meant for the small point sets of MJCF
+  // meshes given without faces.
+  const int n = static_cast<int>(v.size() / 3);
+  auto P = [&](int i) { return &v[3 * i]; };
+  double scale = 0;
+  for (double x : v) scale = std::max(scale, std::fabs(x));
+  const double eps = 1e-10 * std::max(scale, 1e-300);
+  auto sub = [](const double* a, const double* b, double* r) { for (int k = 0; k < 3; ++k) r[k] = a[k] - b[k]; };
+  auto cross = [](const double* a, const double* b, double* r) {
+    r[0] = a[1] * b[2] - a[2] * b[1]; r[1] = a[2] * b[0] - a[0] * b[2]; r[2] = a[0] * b[1] - a[1] * b[0];
+  };
+  auto orient = [&](int a, int b, int c, int d) {  // > 0: d above plane abc (ccw normal)
+    double u[3], w[3], nrm[3], x[3];
+    sub(P(b), P(a), u); sub(P(c), P(a), w); cross(u, w, nrm); sub(P(d), P(a), x);
+    return nrm[0] * x[0] + nrm[1] * x[1] + nrm[2] * x[2];
+  };
+  if (n < 4) throw std::runtime_error("convex hull needs at least 4 vertices");
+  // initial tetrahedron: two far points, the farthest from their line, the farthest from that plane
+  int i0 = 0, i1 = -1, i2 = -1, i3 = -1;
+  double best = 0;
+  for (int i = 1; i < n; ++i) {
+    double d[3]; sub(P(i), P(i0), d);
+    const double l = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    if (l > best) { best = l; i1 = i; }
+  }
+  if (i1 < 0 || std::sqrt(best) < eps) throw std::runtime_error("mesh vertices are all at one point");
+  best = 0;
+  for (int i = 0; i < n; ++i) {
+    double a[3], b[3], c[3]; sub(P(i1), P(i0), a); sub(P(i), P(i0), b); cross(a, b, c);
+    const double l = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    if (l > best) { best = l; i2 = i; }
+  }
+  if (i2 < 0 || best < eps * eps) throw std::runtime_error("mesh vertices are collinear");
+  best = 0;
+  for (int i = 0; i < n; ++i) {
+    const double o = std::fabs(orient(i0, i1, i2, i));
+    if (o > best) { best = o; i3 = i; }
+  }
+  if (i3 < 0 || best < eps * eps * eps) throw std::runtime_error("mesh vertices are coplanar (no volume)");
+  std::vector<std::array<int, 3>> faces;
+  if (orient(i0, i1, i2, i3) > 0) std::swap(i1, i2);  // make i3 lie below (outward normals)
+  faces = {{i0, i1, i2}, {i0, i3, i1}, {i1, i3, i2}, {i2, i3, i0}};
+  const double tol = eps * eps * eps;
+  for (int p = 0; p < n; ++p) {
+    if (p == i0 || p == i1 || p == i2 || p == i3) continue;
+    std::vector<char> visible(faces.size(), 0);
+    bool any = false;
+    for (size_t f = 0; f < faces.size(); ++f)
+      if (orient(faces[f][0], faces[f][1], faces[f][2], p) > tol) visible[f] = 1, any = true;
+    if (!any) continue;
+    // horizon edges: edges of visible faces whose twin belongs to an invisible face
+    std::map<std::pair<int, int>, int> edge_owner;
+    for (size_t f = 0; f < faces.size(); ++f)
+      for (int k = 0; k < 3; ++k) edge_owner[{faces[f][k], faces[f][(k + 1) % 3]}] = static_cast<int>(f);
+    std::vector<std::array<int, 3>> next;
+    for (size_t f = 0; f < faces.size(); ++f) {
+      if (!visible[f]) { next.push_back(faces[f]); continue; }
+      for (int k = 0; k < 3; ++k) {
+        const int a = faces[f][k], b = faces[f][(k + 1) % 3];
+        auto it = edge_owner.find({b, a});
+        if (it != edge_owner.end() && !visible[it->second]) next.push_back({a, b, p});
+      }
+    }
+    faces.swap(next);
+  }
+  std::vector<int> out;
+  for (const auto& f : faces) out.insert(out.end(), f.begin(), f.end());
+  return out;
+}
+
+// ------------------------------------------------------------------------------ mass properties
+
+MassProperties mass_properties_unsigned(const TriMesh& m, const double center[3]) {
+  TriMesh shifted = m;
+  for (size_t i = 0; i < shifted.vert.size(); ++i) shifted.vert[i] -= center[i % 3];
+  // orient every face so that its tetrahedron with the center has positive volume
+  for (size_t f = 0; f + 2 < shifted.face.size(); f += 3) {
+    const double* a = &shifted.vert[3 * shifted.face[f]];
+    const double* b = &shifted.vert[3 * shifted.face[f + 1]];
+    const double* d = &shifted.vert[3 * shifted.face[f + 2]];
+    const double det = a[0] * (b[1] * d[2] - b[2] * d[1]) - a[1] * (b[0] * d[2] - b[2] * d[0]) +
+                       a[2] * (b[0] * d[1] - b[1] * d[0]);
+    if (det < 0) std::swap(shifted.face[f + 1], shifted.face[f + 2]);
+  }
+  MassProperties r = mass_properties(shifted);
+  for (int k = 0; k < 3; ++k) r.com[k] += center[k];
+  return r;
+}
+
+MassProperties mass_properties(const TriMesh& m) {
+  // Signed tetrahedra (origin, a, b, c): volume det/6, first moments, and second moments with
+  // the closed form for a tetrahedron with one vertex at the origin.
+  MassProperties r;
+  double V = 0, c[3] = {0, 0, 0}, S[3][3] = {{0}};
+  const size_t nf = m.face.size() / 3;
+  for (size_t f = 0; f < nf; ++f) {
+    const double* a = &m.vert[3 * m.face[3 * f]];
+    const double* b = &m.vert[3 * m.face[3 * f + 1]];
+    const double* d = &m.vert[3 * m.face[3 * f + 2]];
+    const double det = a[0] * (b[1] * d[2] - b[2] * d[1]) - a[1] * (b[0] * d[2] - b[2] * d[0]) +
+                       a[2] * (b[0] * d[1] - b[1] * d[0]);
+    const double vol = det / 6;
+    V += vol;
+    for (int k = 0; k < 3; ++k) c[k] += vol * (a[k] + b[k] + d[k]) / 4;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        S[i][j] += vol / 20 *
+                   (2 * (a[i] * a[j] + b[i] * b[j] + d[i] * d[j]) + a[i] * b[j] + a[j] * b[i] + a[i] * d[j] +
+                    a[j] * d[i] + b[i] * d[j] + b[j] * d[i]);
+  }
+  r.volume = V;
+  if (std::fabs(V) < 1e-300) return r;
+  for (int k = 0; k < 3; ++k) r.com[k] = c[k] / V;
+  // second moments about the com
+  double C[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) C[i][j] = S[i][j] - V * r.com[i] * r.com[j];
+  r.inertia[0] = C[1][1] + C[2][2];
+  r.inertia[1] = C[0][0] + C[2][2];
+  r.inertia[2] = C[0][0] + C[1][1];
+  r.inertia[3] = -C[0][1];
+  r.inertia[4] = -C[0][2];
+  r.inertia[5] = -C[1][2];
+  return r;
+}
+
+}  // namespace moreau::mesh

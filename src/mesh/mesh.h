@@ -1,0 +1,37 @@
+// Triangle meshes: reading mesh files (STL binary/ASCII, OBJ, MuJoCo MSH), convex hulls, and
+// mass properties. Reusable by the compiler (inertia) and collision (vertices, hulls).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace moreau::mesh {
+
+struct TriMesh {
+  std::vector<double> vert;  // 3 per vertex
+  std::vector<int> face;     // 3 per triangle, counter-clockwise seen from outside
+};
+
+// Reads a mesh file; the format is chosen by the extension (.stl, .obj, .msh, any case).
+// Throws std::runtime_error with a message that says what is wrong.
+TriMesh read_mesh_file(const std::string& path);
+
+// Triangles of the convex hull of the points (outward, counter-clockwise). Throws
+// std::runtime_error when the points span no volume.
+std::vector<int> convex_hull(const std::vector<double>& vert);
+
+// Volume, center of mass and inertia about the center of mass (xx, yy, zz, xy, xz, yz) of the
+// solid bounded by a closed, consistently oriented triangle mesh, for unit density (signed
+// tetrahedra from the origin, exact for any closed mesh).
+struct MassProperties {
+  double volume = 0;
+  double com[3] = {0, 0, 0};
+  double inertia[6] = {0, 0, 0, 0, 0, 0};
+};
+MassProperties mass_properties(const TriMesh& mesh);
+// The same quantities by tetrahedra from `center` with unsigned volumes: equal to the above for
+// convex meshes and any interior center (MuJoCo 2.2.2's default, legacy mesh inertia).
+MassProperties mass_properties_unsigned(const TriMesh& mesh, const double center[3]);
+
+}  // namespace moreau::mesh
