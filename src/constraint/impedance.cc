@@ -95,6 +95,7 @@ void make_impedance(const Model& m, Data& d) {
       pos = std::sqrt(n2);
     }
     const double imp = impedance(solimp, pos, d.efc_margin[i], &impP);
+    if (d.efc_type[i] == kCnstrEquality && d.efc_pos[i] < 0) impP = -impP;  // sign of the row
     const double dmax = clampd(solimp[1], kMinImp, kMaxImp);
     double K, B;
     if (solref[0] > 0) {
