@@ -368,7 +368,7 @@ double max_rel_err(const double* a, const double* b, int n) {
     scale = std::max(scale, std::abs(b[i]));
   }
   if (err == 0) return 0;
-  return err / std::max(scale, 1e-300);
+  return err / std::max(scale, 1e-6);
 }
 
 void strip_unimplemented(mjModel* mj) {

@@ -40,8 +40,10 @@ void random_qpos(const mjModel* mj, std::mt19937_64& rng, double* qpos, double s
 // Random velocities U(-scale, scale).
 void random_qvel(const mjModel* mj, std::mt19937_64& rng, double* qvel, double scale = 1.0);
 
-// Relative error of an array in the infinity norm: max_i |a_i - b_i| / max_i |b_i| (0 when a == b
-// exactly, e.g. both zero). NaN anywhere gives NaN (a failure).
+// Relative error of an array in the infinity norm: max_i |a_i - b_i| / max(max_i |b_i|, 1e-6)
+// (0 when a == b exactly). The 1e-6 floor keeps arrays that are zero up to rounding (e.g. the
+// Jacobian of a point on a hinge axis, ~1e-16 on both sides) from reading as a relative error of 1.
+// NaN anywhere gives NaN (a failure).
 double max_rel_err(const double* a, const double* b, int n);
 
 // Switch off, on the MuJoCo side, the smooth-dynamics features Moreau does not compute yet, so that
