@@ -59,7 +59,7 @@ void sensor_acc(const Model& m, Data& d);
 bool sensor_acc_needs_rne_post(const Model& m);
 
 // Distance along the unit ray (pnt, vec) to the nearest geom surface, or -1. Geoms of body
-// `bodyexclude` are skipped (-1: none). Primitive types and meshes; height fields are skipped.
+// `bodyexclude` are skipped (-1: none), and invisible ones (rgba alpha 0). All geom types.
 double ray(const Model& m, const Data& d, const double pnt[3], const double vec[3], int bodyexclude,
            int* geomid);
 // Distance along the ray to one geom of the given type/size/pose, or -1.

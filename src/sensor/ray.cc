@@ -2,7 +2,8 @@
 // the geom's local frame, where each primitive has a closed-form intersection; the distance is the
 // smallest non-negative ray parameter at which the ray meets the surface (so a ray starting inside
 // a solid returns the exit distance). Meshes: every triangle (no acceleration structure yet).
-// Height fields are not handled yet (skipped).
+// Height fields: base box and the triangulated surface under the ray.
+#include <algorithm>
 #include <cmath>
 
 #include "math/vec.h"
@@ -118,6 +119,60 @@ double ray_mesh(const Model& m, int meshid, const double* p, const double* v) {
   return best;
 }
 
+// Height field: the base box (from -size[3] up to 0) and the triangulated top surface
+// z = data * size[2] over the grid x in [-size[0], size[0]], y in [-size[1], size[1]] (two
+// triangles per cell). Only the cells under the part of the ray inside the bounding box are tested.
+double ray_hfield(const Model& m, int hid, const double* p, const double* v) {
+  const double* size = &m.hfield_size[4 * hid];
+  const int nrow = m.hfield_nrow[hid], ncol = m.hfield_ncol[hid];
+  const float* data = &m.hfield_data[m.hfield_adr[hid]];
+  // Base box.
+  const double pb[3] = {p[0], p[1], p[2] + 0.5 * size[3]};
+  const double hb[3] = {size[0], size[1], 0.5 * size[3]};
+  double best = ray_box(pb, v, hb);
+  if (nrow < 2 || ncol < 2) return best;
+  // Part of the ray inside the bounding box [-sx, sx] x [-sy, sy] x [-bottom, top] (slabs).
+  const double lo[3] = {-size[0], -size[1], -size[3]}, hi[3] = {size[0], size[1], size[2]};
+  double t0 = 0, t1 = 1e300;
+  for (int k = 0; k < 3; ++k) {
+    if (std::fabs(v[k]) < kMinVal) {
+      if (p[k] < lo[k] || p[k] > hi[k]) return best;
+      continue;
+    }
+    double ta = (lo[k] - p[k]) / v[k], tb = (hi[k] - p[k]) / v[k];
+    if (ta > tb) std::swap(ta, tb);
+    t0 = std::max(t0, ta);
+    t1 = std::min(t1, tb);
+  }
+  if (t0 > t1) return best;
+  const double dx = 2 * size[0] / (ncol - 1), dy = 2 * size[1] / (nrow - 1);
+  auto cell = [](double x, double lo, double d, int n) {
+    const int c = static_cast<int>(std::floor((x - lo) / d));
+    return std::clamp(c, 0, n - 2);
+  };
+  const double xa = p[0] + t0 * v[0], xb = p[0] + t1 * v[0];
+  const double ya = p[1] + t0 * v[1], yb = p[1] + t1 * v[1];
+  const int c0 = cell(std::min(xa, xb), -size[0], dx, ncol), c1 = cell(std::max(xa, xb), -size[0], dx, ncol);
+  const int r0 = cell(std::min(ya, yb), -size[1], dy, nrow), r1 = cell(std::max(ya, yb), -size[1], dy, nrow);
+  auto vertex = [&](int r, int c, double* out) {
+    out[0] = -size[0] + c * dx;
+    out[1] = -size[1] + r * dy;
+    out[2] = data[r * ncol + c] * size[2];
+  };
+  for (int r = r0; r <= r1; ++r) {
+    for (int c = c0; c <= c1; ++c) {
+      double v00[3], v01[3], v10[3], v11[3];
+      vertex(r, c, v00);
+      vertex(r, c + 1, v01);
+      vertex(r + 1, c, v10);
+      vertex(r + 1, c + 1, v11);
+      best = closer(best, ray_triangle(p, v, v00, v11, v01));
+      best = closer(best, ray_triangle(p, v, v00, v10, v11));
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 double ray_geom(const double pos[3], const double mat[9], const double size[3], const double pnt[3],
@@ -177,6 +232,13 @@ double ray(const Model& m, const Data& d, const double pnt[3], const double vec[
       mulmatTvec3(p, &d.geom_xmat[9 * g], dp);
       mulmatTvec3(v, &d.geom_xmat[9 * g], vec);
       t = ray_mesh(m, m.geom_dataid[g], p, v);
+    } else if (m.geom_type[g] == kGeomHField) {
+      if (m.geom_dataid[g] < 0) continue;
+      double dp[3], p[3], v[3];
+      sub3(dp, pnt, &d.geom_xpos[3 * g]);
+      mulmatTvec3(p, &d.geom_xmat[9 * g], dp);
+      mulmatTvec3(v, &d.geom_xmat[9 * g], vec);
+      t = ray_hfield(m, m.geom_dataid[g], p, v);
     } else {
       t = ray_geom(&d.geom_xpos[3 * g], &d.geom_xmat[9 * g], &m.geom_size[3 * g], pnt, vec, m.geom_type[g]);
     }

@@ -405,6 +405,15 @@ TEST_P(TendonActuatorSensor, MatchesMuJoCo) {
       const double e = err_inf(ours.data(), D->sensordata + adr, dim);
       EXPECT_LE(e, kTol) << "sensor " << s << " type " << M->sensor_type[s] << " state " << state
                          << " ours " << ours[0] << " mujoco " << D->sensordata[adr];
+      if (getenv("ACT_DEBUG") && e > kTol && M->sensor_type[s] == mjSENS_RANGEFINDER) {
+        const int site = M->sensor_objid[s];
+        mjtNum vec[3] = {D->site_xmat[9 * site + 2], D->site_xmat[9 * site + 5], D->site_xmat[9 * site + 8]};
+        int gid = -1;
+        const mjtNum dist = mj_ray(M, D, D->site_xpos + 3 * site, vec, nullptr, 1, M->site_bodyid[site], &gid);
+        std::printf("  rangefinder pnt %g %g %g vec %g %g %g mj_ray %g geom %d type %d\n", D->site_xpos[3 * site],
+                    D->site_xpos[3 * site + 1], D->site_xpos[3 * site + 2], vec[0], vec[1], vec[2], dist, gid,
+                    gid >= 0 ? M->geom_type[gid] : -1);
+      }
       worst_by_sensor_type[M->sensor_type[s]] = std::max(worst_by_sensor_type[M->sensor_type[s]], e);
       for (int k = 0; k < dim; ++k)
         if (D->sensordata[adr + k] != 0 && D->sensordata[adr + k] != -1) ++nonzero_by_sensor_type[M->sensor_type[s]];
