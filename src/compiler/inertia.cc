@@ -91,7 +91,35 @@ bool principal_axes(const double full[6], double inertia[3], double quat[4]) {
     double c0[3] = {R[0], R[3], R[6]}, c1[3] = {R[1], R[4], R[7]}, c2[3];
     cross3(c2, c0, c1);
     R[2] = c2[0]; R[5] = c2[1]; R[8] = c2[2];
-    mat2quat(quat, R);
+    // R is a signed permutation: take each component from the diagonal so that equal components
+    // come out bit-identical (sqrt(2)/2, not 2/(2 sqrt(2))).
+    quat[0] = 0.5 * std::sqrt(std::max(0.0, 1 + R[0] + R[4] + R[8]));
+    quat[1] = 0.5 * std::sqrt(std::max(0.0, 1 + R[0] - R[4] - R[8]));
+    quat[2] = 0.5 * std::sqrt(std::max(0.0, 1 - R[0] + R[4] - R[8]));
+    quat[3] = 0.5 * std::sqrt(std::max(0.0, 1 - R[0] - R[4] + R[8]));
+    // signs relative to the largest component
+    int big = 0;
+    for (int k = 1; k < 4; ++k)
+      if (quat[k] > quat[big]) big = k;
+    const double sgn01 = R[7] - R[5], sgn02 = R[2] - R[6], sgn03 = R[3] - R[1];
+    const double sgn12 = R[1] + R[3], sgn13 = R[2] + R[6], sgn23 = R[5] + R[7];
+    if (big == 0) {
+      if (sgn01 < 0) quat[1] = -quat[1];
+      if (sgn02 < 0) quat[2] = -quat[2];
+      if (sgn03 < 0) quat[3] = -quat[3];
+    } else if (big == 1) {
+      if (sgn01 < 0) quat[0] = -quat[0];
+      if (sgn12 < 0) quat[2] = -quat[2];
+      if (sgn13 < 0) quat[3] = -quat[3];
+    } else if (big == 2) {
+      if (sgn02 < 0) quat[0] = -quat[0];
+      if (sgn12 < 0) quat[1] = -quat[1];
+      if (sgn23 < 0) quat[3] = -quat[3];
+    } else {
+      if (sgn03 < 0) quat[0] = -quat[0];
+      if (sgn13 < 0) quat[1] = -quat[1];
+      if (sgn23 < 0) quat[2] = -quat[2];
+    }
     if (quat[0] < 0)
       for (int k = 0; k < 4; ++k) quat[k] = -quat[k];
     for (int k = 0; k < 3; ++k)
