@@ -522,7 +522,11 @@ void Compiler::compile_body_inertia(int b, const std::vector<GeomMass>& gm) {
       }
       for (int k = 0; k < 4; ++k) iquat[k] = g.quat[k];
     }
-  } else if (!gm.empty()) {
+  } else if (gm.empty()) {
+    // No inertial information: MuJoCo 2.2.2 leaves the (massless) inertial frame at the body's
+    // own position in its parent.
+    copy3(ipos, bs.pos);
+  } else {
     double com[3] = {0, 0, 0};
     for (const auto& g : gm) {
       mass += g.mass;
@@ -935,47 +939,23 @@ void Compiler::compile_contacts() {
     const int id = m_.npair++;
     pair_names_.add(p.name, id, p.src);
     m_.pair_names.push_back(p.name);
-    const int g1 = geom_names_.get(p.geom1, p.src, "geom1");
-    const int g2 = geom_names_.get(p.geom2, p.src, "geom2");
+    int g1 = geom_names_.get(p.geom1, p.src, "geom1");
+    int g2 = geom_names_.get(p.geom2, p.src, "geom2");
+    if (g1 == g2) fail(p.src, "a contact pair needs two different geoms");
+    if (g1 > g2) std::swap(g1, g2);  // lower id first, as 2.2.2
     m_.pair_geom1.push_back(g1);
     m_.pair_geom2.push_back(g2);
     const int b1 = m_.geom_bodyid[g1], b2 = m_.geom_bodyid[g2];
     // signature: ((body+1) << 16) + (other body+1), lower id first (as 2.2.2)
     m_.pair_signature.push_back(((std::min(b1, b2) + 1) << 16) + std::max(b1, b2) + 1);
-    // Unset parameters are mixed from the two geoms as for dynamic contacts.
-    const int pr1 = m_.geom_priority[g1], pr2 = m_.geom_priority[g2];
-    double mix = 0.5;
-    const double s1 = m_.geom_solmix[g1], s2 = m_.geom_solmix[g2];
-    if (pr1 > pr2) mix = 1;
-    else if (pr2 > pr1) mix = 0;
-    else if (s1 >= kMinVal && s2 >= kMinVal) mix = s1 / (s1 + s2);
-    else if (s1 < kMinVal && s2 < kMinVal) mix = 0.5;
-    else mix = s1 < kMinVal ? 0 : 1;
-    const int dim = p.condim_set ? p.condim
-                    : pr1 > pr2 ? m_.geom_condim[g1] : pr2 > pr1 ? m_.geom_condim[g2]
-                    : std::max(m_.geom_condim[g1], m_.geom_condim[g2]);
-    m_.pair_dim.push_back(dim);
-    double solref[kNREF], solimp[kNIMP], fr[5];
-    for (int k = 0; k < kNREF; ++k)
-      solref[k] = p.solref_set ? p.solref[k] : mix * m_.geom_solref[kNREF * g1 + k] + (1 - mix) * m_.geom_solref[kNREF * g2 + k];
-    for (int k = 0; k < kNIMP; ++k)
-      solimp[k] = p.solimp_set ? p.solimp[k] : mix * m_.geom_solimp[kNIMP * g1 + k] + (1 - mix) * m_.geom_solimp[kNIMP * g2 + k];
-    if (p.friction_set) {
-      for (int k = 0; k < 5; ++k) fr[k] = p.friction[k];
-    } else {
-      double f[3];
-      for (int k = 0; k < 3; ++k)
-        f[k] = pr1 > pr2 ? m_.geom_friction[3 * g1 + k] : pr2 > pr1 ? m_.geom_friction[3 * g2 + k]
-             : std::max(m_.geom_friction[3 * g1 + k], m_.geom_friction[3 * g2 + k]);
-      fr[0] = fr[1] = f[0];
-      fr[2] = f[1];
-      fr[3] = fr[4] = f[2];
-    }
-    for (double v : solref) m_.pair_solref.push_back(v);
-    for (double v : solimp) m_.pair_solimp.push_back(v);
-    for (double v : fr) m_.pair_friction.push_back(v);
-    m_.pair_margin.push_back(p.margin_set ? p.margin : std::max(m_.geom_margin[g1], m_.geom_margin[g2]));
-    m_.pair_gap.push_back(p.gap_set ? p.gap : std::max(m_.geom_gap[g1], m_.geom_gap[g2]));
+    // Explicit pairs take their parameters from the pair element and its default class (not
+    // from the geoms), as 2.2.2 does.
+    m_.pair_dim.push_back(p.condim);
+    for (double v : p.solref) m_.pair_solref.push_back(v);
+    for (double v : p.solimp) m_.pair_solimp.push_back(v);
+    for (double v : p.friction) m_.pair_friction.push_back(v);
+    m_.pair_margin.push_back(p.margin);
+    m_.pair_gap.push_back(p.gap);
   }
   for (size_t i = 0; i < s_.excludes.size(); ++i) {
     const auto& src = s_.exclude_src[i];

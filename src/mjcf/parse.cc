@@ -459,7 +459,7 @@ class Parser {
         if (!t.spatial && w.name == "joint") {
           ws.type = kWrapJoint;
           if (!e.str("joint", ws.name)) e.error("attribute 'joint' is required");
-          if (!e.num("coef", ws.prm)) ws.prm = 1;
+          if (!e.num("coef", ws.prm)) e.error("attribute 'coef' is required");
         } else if (t.spatial && w.name == "site") {
           ws.type = kWrapSite;
           if (!e.str("site", ws.name)) e.error("attribute 'site' is required");

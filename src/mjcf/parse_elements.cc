@@ -399,7 +399,7 @@ void read_equality(Attrs& a, EqualitySpec& e, const std::string& kind) {
     a.str(kind == "joint" ? "joint2" : "tendon2", e.name2);
     bool allzero = true;
     for (int i = 0; i < 5; ++i) allzero = allzero && e.data[i] == 0;
-    if (!a.numvar("polycoef", e.data, 1, 5) && allzero) e.data[1] = 1;
+    if (!a.nums("polycoef", e.data, 5) && allzero) e.data[1] = 1;
   }
 }
 

@@ -117,10 +117,7 @@ void tensor(const double* quat, const double* diag, double* out) {
 
 class ModelCompare : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(ModelCompare, MatchesMuJoCo222) {
-  const std::string path = resolve(GetParam());
-  if (file_contains(path, "<composite"))
-    GTEST_SKIP() << "feature not supported yet: <composite> (" << path << ")";
+void compare_with_mujoco(const std::string& path) {
   char err[1024] = "";
   mjModel* mj = mj_loadXML(path.c_str(), nullptr, err, sizeof(err));
   ASSERT_NE(mj, nullptr) << "MuJoCo failed: " << err;
@@ -339,6 +336,13 @@ TEST_P(ModelCompare, MatchesMuJoCo222) {
   EXPECT_EQ(c.failures, 0) << path << ":\n" << c.log.str();
 }
 
+TEST_P(ModelCompare, MatchesMuJoCo222) {
+  const std::string path = resolve(GetParam());
+  if (file_contains(path, "<composite"))
+    GTEST_SKIP() << "feature not supported yet: <composite> (" << path << ")";
+  compare_with_mujoco(path);
+}
+
 std::string case_name(const ::testing::TestParamInfo<std::string>& info) {
   std::string s = std::to_string(info.index) + "_" + info.param;
   for (char& ch : s)
@@ -347,5 +351,102 @@ std::string case_name(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelCompare, ::testing::ValuesIn(model_list()), case_name);
+
+// Small models that exercise what the model list covers thinly: every actuator shortcut and
+// its default-class inheritance, every sensor, equality data with offset bodies, contact pair
+// mixing, keyframes, compiler inertia options, orientation forms, limits.
+const char* const kFeatureModels[][2] = {
+    {"actuators", R"(<mujoco>
+  <default><default class="p"><position kp="10" ctrlrange="-1 1" ctrllimited="true"/></default>
+    <default class="m"><muscle force="5" timeconst="0.02 0.05"/></default>
+    <default class="c"><cylinder area="2" bias="1 2 3"/></default></default>
+  <worldbody><body name="b"><joint name="j" range="-30 30" limited="true"/><joint name="s" type="slide"/>
+    <geom size="0.1"/><site name="st" pos="0.1 0 0"/><site name="sc" pos="0 0.1 0"/></body>
+    <body name="b2" pos="1 0 0"><freejoint/><geom size="0.1"/></body></worldbody>
+  <tendon><fixed name="t"><joint joint="j" coef="2"/><joint joint="s" coef="-1"/></fixed></tendon>
+  <actuator>
+    <motor joint="j" gear="2" ctrlrange="-3 3" ctrllimited="true" forcerange="-1 1" forcelimited="true"/>
+    <position joint="j" class="p"/><position joint="s" kp="3"/><velocity joint="j" kv="4"/>
+    <motor joint="j" class="p"/><general joint="j" gainprm="5 1" biasprm="1 2 3" gaintype="affine" biastype="affine"/>
+    <damper joint="s" kv="2" ctrlrange="0 1"/><adhesion body="b2" gain="3" ctrlrange="0 2"/>
+    <motor tendon="t"/><motor site="st" gear="1 0 0 0 0 1"/><general jointinparent="j"/>
+    <general cranksite="sc" slidersite="st" cranklength="0.5"/>
+    <cylinder joint="s" class="c" timeconst="0.3"/><muscle joint="j" class="m" lengthrange="0 1"/>
+    <muscle joint="j" lengthrange="0 1" range="0.5 1.5" lmin="0.4"/>
+    <intvelocity joint="j" kp="7" actrange="-1 1"/>
+    <general joint="j" dyntype="filter" dynprm="0.2" actrange="0 1" actlimited="true"/>
+  </actuator></mujoco>)"},
+    {"sensors", R"(<mujoco>
+  <worldbody><body name="a"><joint name="j" range="-10 10" limited="true"/><geom name="g" type="box" size="0.1 0.2 0.3"/>
+    <site name="s"/><camera name="cam" pos="0 0 1"/>
+    <body name="b" pos="0 0 -1"><joint name="bj" type="ball"/><geom size="0.1"/></body></body></worldbody>
+  <tendon><fixed name="t" range="-1 1" limited="true"><joint joint="j" coef="2"/></fixed></tendon>
+  <actuator><motor name="m" joint="j"/></actuator>
+  <sensor><touch site="s"/><accelerometer site="s" noise="0.1"/><velocimeter site="s" cutoff="2"/><gyro site="s"/>
+    <force site="s"/><torque site="s"/><magnetometer site="s"/><rangefinder site="s"/>
+    <jointpos joint="j"/><jointvel joint="j"/><tendonpos tendon="t"/><tendonvel tendon="t"/>
+    <actuatorpos actuator="m"/><actuatorvel actuator="m"/><actuatorfrc actuator="m"/>
+    <ballquat joint="bj"/><ballangvel joint="bj"/><jointlimitpos joint="j"/><jointlimitvel joint="j"/>
+    <jointlimitfrc joint="j"/><tendonlimitpos tendon="t"/><tendonlimitvel tendon="t"/><tendonlimitfrc tendon="t"/>
+    <framepos objtype="body" objname="a"/><framequat objtype="xbody" objname="a" reftype="site" refname="s"/>
+    <framexaxis objtype="site" objname="s"/><frameyaxis objtype="geom" objname="g"/>
+    <framezaxis objtype="camera" objname="cam" reftype="body" refname="b"/>
+    <framelinvel objtype="body" objname="a"/><frameangvel objtype="body" objname="a"/>
+    <framelinacc objtype="body" objname="a"/><frameangacc objtype="body" objname="a"/>
+    <subtreecom body="a"/><subtreelinvel body="a"/><subtreeangmom body="a"/><clock/>
+  </sensor></mujoco>)"},
+    {"equality_contact_keys", R"(<mujoco>
+  <size nkey="3"/>
+  <worldbody>
+    <body name="a" pos="0 0 1" euler="0 45 0"><joint name="ja"/><geom name="ga" size="0.1" priority="1" friction="0.5 0.1 0.01"/>
+      <body name="c" pos="0.2 0 0"><joint name="jc" ref="10"/><geom name="gc" size="0.1" solmix="2" condim="4"/></body></body>
+    <body name="b" pos="1 0 0" euler="30 30 30"><joint name="jb" type="slide"/><geom name="gb" size="0.1" solmix="3" margin="0.01" solref="0.03 2"/></body>
+    <body name="mocap" mocap="true" pos="0 1 0" quat="0 1 0 0"/>
+  </worldbody>
+  <tendon><fixed name="t1"><joint joint="ja" coef="1"/></fixed><fixed name="t2"><joint joint="jb" coef="1"/></fixed></tendon>
+  <equality><connect body1="a" body2="b" anchor="0.1 0.2 0.3"/><weld body1="b" body2="a"/>
+    <weld body1="a" relpose="1 2 3 1 0 0 0" torquescale="3" solref="0.05 1"/><joint joint1="ja" joint2="jc" polycoef="0 2 1 0 0"/>
+    <tendon tendon1="t1" tendon2="t2" active="false"/><connect body1="c" anchor="0 0 0.5"/></equality>
+  <contact><pair geom1="ga" geom2="gb"/><pair geom1="gc" geom2="gb"/><pair geom1="gb" geom2="gc" condim="6" friction="1 2 3 4 5"
+    solref="0.1 0.2" margin="0.3" gap="0.1"/><exclude body1="b" body2="a"/><exclude body1="c" body2="a"/></contact>
+  <keyframe><key name="k" time="1" qpos="0.1 0.2 0.3" qvel="1 2 3" mpos="0 2 0" mquat="1 1 0 0"/></keyframe>
+  <custom><numeric name="n1" data="1 2 3"/><numeric name="n2" size="4" data="5"/></custom>
+  </mujoco>)"},
+    {"compiler_inertia", R"(<mujoco>
+  <compiler boundmass="0.5" boundinertia="0.01" balanceinertia="true" settotalmass="7" inertiagrouprange="0 2"/>
+  <worldbody>
+    <body><joint/><geom size="0.01" mass="0.001"/></body>
+    <body><joint/><inertial pos="0.1 0 0" mass="2" fullinertia="1 2 2.5 0.1 0.2 0.3"/></body>
+    <body><joint/><inertial pos="0 0.1 0" euler="10 20 30" mass="2" diaginertia="1 1 3"/></body>
+    <body><joint/><geom type="box" size="0.1 0.2 0.3" pos="0.1 0.2 0.3" euler="10 20 30"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0.2 0.1" size="0.05" density="500"/>
+      <geom type="cylinder" size="0.05 0.1" group="3"/><geom type="ellipsoid" size="0.1 0.2 0.3" axisangle="1 1 0 30"/></body>
+  </worldbody></mujoco>)"},
+    {"orientation_limits", R"(<mujoco>
+  <compiler angle="radian" eulerseq="ZyX" autolimits="true"/>
+  <option timestep="0.005" gravity="0 0 -10" integrator="RK4" cone="elliptic" jacobian="sparse" solver="CG"
+    iterations="20" o_solref="0.1 1" o_margin="0.01" impratio="2"><flag gravity="disable" energy="enable"/></option>
+  <worldbody>
+    <body euler="0.1 0.2 0.3"><joint range="-1 1" ref="0.2" springref="0.1" stiffness="3"/><geom size="0.1"/></body>
+    <body xyaxes="1 1 0 -1 1 1"><joint type="ball" range="0 1"/><geom size="0.1"/></body>
+    <body zaxis="1 2 3"><joint type="slide" range="-1 1" limited="false"/><geom size="0.1"/>
+      <site type="capsule" fromto="0 0 0 1 1 0" size="0.01"/></body>
+    <body axisangle="1 0 0 1"><joint axis="1 1 1" armature="0.1" damping="2" frictionloss="0.3" margin="0.1"
+      solreflimit="0.05 2" solimpfriction="0.8 0.9 0.01 0.4 3"/><geom type="ellipsoid" size="0.1 0.2 0.3" zaxis="0 1 0"/></body>
+  </worldbody></mujoco>)"},
+};
+
+class FeatureCompare : public ::testing::TestWithParam<int> {};
+
+TEST_P(FeatureCompare, MatchesMuJoCo222) {
+  const auto& fm = kFeatureModels[GetParam()];
+  const std::string path = std::string(::testing::TempDir()) + "/moreau_feature_" + fm[0] + ".xml";
+  std::ofstream(path) << fm[1];
+  compare_with_mujoco(path);
+}
+
+INSTANTIATE_TEST_SUITE_P(Features, FeatureCompare,
+                         ::testing::Range(0, static_cast<int>(sizeof(kFeatureModels) / sizeof(kFeatureModels[0]))),
+                         [](const ::testing::TestParamInfo<int>& i) { return std::string(kFeatureModels[i.param][0]); });
 
 }  // namespace
