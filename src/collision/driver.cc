@@ -2,9 +2,9 @@
 // with mixed parameters. Computation chapter, "Collision detection"; simulation chapter, "Contacts".
 //
 // Order of d.contact: candidate body pairs in increasing (body1, body2) order, and within one body
-// pair the geoms in model order; the explicit <pair> contacts come first (in pair order), so that
-// contacts of one body pair are contiguous with body1 the major index as the simulation chapter
-// describes.
+// pair the geoms in model order; explicit <pair>s are merged in by their body-pair signature. The
+// contacts of one body pair are thus contiguous with body1 the major index, as the simulation
+// chapter describes (and in the order 2.2.2 produces).
 #include <algorithm>
 #include <cmath>
 
@@ -213,17 +213,23 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
   Params p;
   const int mode = m.opt.collision;
 
-  if (mode == kCollideAll || mode == kCollidePair) {
-    for (int i = 0; i < m.npair && !col.full(); ++i) {
-      pair_params(m, i, p);
-      col.collide(m.pair_geom1[i], m.pair_geom2[i], p);
+  // Explicit pairs are merged into the sequence of candidate body pairs by body-pair signature
+  // (pairs first on equal signatures), so that the contacts of one body pair stay contiguous; with
+  // collision="pair" they come alone, in order.
+  int ip = 0;
+  auto explicit_upto = [&](long long sig) {
+    for (; ip < m.npair && !col.full() && m.pair_signature[ip] <= sig; ++ip) {
+      pair_params(m, ip, p);
+      col.collide(m.pair_geom1[ip], m.pair_geom2[ip], p);
     }
-  }
+  };
+  const bool use_pairs = mode == kCollideAll || mode == kCollidePair;
   if (mode == kCollideAll || mode == kCollideDynamic) {
     int npairs = 0;
     const int* pairs = broadphase(m, d, &npairs);
     for (int i = 0; i < npairs && !col.full(); ++i) {
       const int b1 = pairs[i] >> 16, b2 = pairs[i] & 0xFFFF;
+      if (use_pairs) explicit_upto(((b1 + 1) << 16) + b2 + 1);  // Model's signature convention
       const int a1 = m.body_geomadr[b1], n1 = m.body_geomnum[b1];
       const int a2 = m.body_geomadr[b2], n2 = m.body_geomnum[b2];
       for (int g1 = a1; g1 < a1 + n1; ++g1) {
@@ -231,13 +237,14 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
           if (!compatible(m.geom_contype[g1], m.geom_conaffinity[g1], m.geom_contype[g2],
                           m.geom_conaffinity[g2]))
             continue;
-          if (mode == kCollideAll && m.npair && is_explicit_pair(m, g1, g2)) continue;
+          if (use_pairs && m.npair && is_explicit_pair(m, g1, g2)) continue;
           mix_params(m, g1, g2, p);
           col.collide(g1, g2, p);
         }
       }
     }
   }
+  if (use_pairs) explicit_upto(1LL << 62);  // the rest
   d.maxuse_con = std::max(d.maxuse_con, d.ncon);
 }
 
