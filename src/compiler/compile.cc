@@ -1,6 +1,5 @@
 // Spec -> Model: the kinematic tree (bodies, joints, dofs, geoms, sites), inertia, options,
 // sizes, and the non-tree elements (tendons, actuators, sensors, equalities, contacts, keys).
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <functional>

@@ -1,17 +1,40 @@
 // Public entry points: load_model, load_model_from_string, name2id.
 #include "mjcf/spec.h"
+#include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 
+namespace {
+// The compiled model plus the constants that need the dynamics at qpos0 (set_const), and the
+// resting length of tendon springs without springlength: the tendon's length in the spring
+// reference configuration qpos_spring (as MuJoCo 2.2.2).
+Model finish(Model m) {
+  set_const(m);
+  bool need = false;
+  for (int t = 0; t < m.ntendon; ++t) need = need || m.tendon_lengthspring[t] < 0;
+  if (need) {
+    Data d = make_data(m);
+    reset_data(m, d);
+    for (int i = 0; i < m.nq; ++i) d.qpos[i] = m.qpos_spring[i];
+    kinematics(m, d);
+    com_pos(m, d);
+    tendon(m, d);
+    for (int t = 0; t < m.ntendon; ++t)
+      if (m.tendon_lengthspring[t] < 0) m.tendon_lengthspring[t] = d.ten_length[t];
+  }
+  return m;
+}
+}  // namespace
+
 Model load_model(const std::string& path) {
   const mjcf::Node root = mjcf::read_xml_file(path);
-  return compiler::compile(mjcf::parse_spec(root));
+  return finish(compiler::compile(mjcf::parse_spec(root)));
 }
 
 Model load_model_from_string(const std::string& xml, const std::string& path) {
   const mjcf::Node root = mjcf::read_xml_string(xml, path);
-  return compiler::compile(mjcf::parse_spec(root));
+  return finish(compiler::compile(mjcf::parse_spec(root)));
 }
 
 int name2id(const Model& m, ObjType type, const std::string& name) {
