@@ -12,6 +12,10 @@
 //   (efc_type, efc_id, efc_pos, efc_margin, efc_vel, efc_force).
 // COMPUTED by Moreau: tendon, transmission, tendon_actuator_velocity, actuation_force,
 //   tendon_passive, sensor_pos, sensor_vel, sensor_acc.
+// Modes (environment variables, for diagnosis): ACT_LOADER=1 builds the Model with Moreau's own
+// loader instead of the bridge (derived constants then come from our compiler); ACT_OWN_KINEMATICS=1
+// recomputes kinematics, com_pos and com_vel with Moreau's stages instead of copying MuJoCo's;
+// ACT_DEBUG=1 prints details of mismatching moment arms and rangefinders.
 // Error measure per array: max_i |ours_i - mujoco_i| / max(max_i |mujoco_i|, 1e-2) (infinity norm,
 // relative, with an absolute floor for arrays that are near zero); bound 1e-6. Sensors are
 // compared one sensor at a time; quaternions up to sign.
@@ -311,7 +315,14 @@ class TendonActuatorSensor : public ::testing::TestWithParam<std::string> {
 TEST_P(TendonActuatorSensor, MatchesMuJoCo) {
   mjModel* M = mj_.get();
   mjData* D = md_.get();
-  const Model m = model_from_mujoco(M);
+  Model m;
+  if (getenv("ACT_LOADER")) {
+    if (GetParam().rfind("inline:", 0) == 0) GTEST_SKIP();
+    try { m = load_model(path_); } catch (const std::exception& e) { GTEST_SKIP() << "loader: " << e.what(); }
+    if (m.nsensordata != M->nsensordata || m.nwrap != M->nwrap || m.nv != M->nv || m.nu != M->nu) GTEST_SKIP() << "sizes differ";
+  } else {
+    m = model_from_mujoco(M);
+  }
   Data d = make_data(m);
   // MuJoCo with only the tendon spring-dampers (for the tendon part of qfrc_passive).
   MjModelPtr mt(mj_copyModel(nullptr, M));
@@ -339,6 +350,11 @@ TEST_P(TendonActuatorSensor, MatchesMuJoCo) {
     }
     mj_forward(M, D);
     copy_kinematics(M, D, d);
+    if (getenv("ACT_OWN_KINEMATICS")) {  // Moreau's own kinematics and com frames instead
+      kinematics(m, d);
+      com_pos(m, d);
+      com_vel(m, d);
+    }
 
     tendon(m, d);
     transmission(m, d);
