@@ -2,18 +2,21 @@
 //
 // make_data sizes every array once from the Model; nothing in forward/step/inverse allocates.
 //
-// Capacity of the variable-size results (documented rule):
-//   contacts:        m.nconmax if > 0; else, if m.memory > 0, a quarter of `memory` bytes divided
-//                    by sizeof(Contact); else max(100, 4*ngeom), at most 10000.
-//   constraint rows: m.njmax if > 0; else, if m.memory > 0, half of `memory` divided by the bytes
-//                    of one row (8*(nv+16)); else 6*contacts + 6*neq + 2*njnt + 2*ntendon + nv,
-//                    limited so that the dense efc_J stays below 64 MiB (at least 1000 rows).
+// Contact capacity (d.contact.size(); documented rule): m.nconmax if > 0; else, if m.memory > 0,
+// a quarter of `memory` bytes divided by sizeof(Contact); else max(100, 4*ngeom), at most 10000.
+// The constraint rows (efc_*) are sized from it by allocate_constraint_storage (rule in
+// src/constraint/storage.cc), the broad-phase buffers by collision_reserve.
 #include <algorithm>
 
 #include "engine/internal.h"
+#include "moreau/collision.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
+
+// Declared in moreau.h by the constraint engineer (issue 4); repeated here so this file does not
+// depend on the order in which the header change lands.
+void allocate_constraint_storage(const Model& m, Data& d);
 
 namespace {
 
@@ -21,15 +24,6 @@ int contact_capacity(const Model& m) {
   if (m.nconmax > 0) return m.nconmax;
   if (m.memory > 0) return static_cast<int>(std::max<long long>(1, m.memory / 4 / (long long)sizeof(Contact)));
   return std::min(10000, std::max(100, 4 * m.ngeom));
-}
-
-int row_capacity(const Model& m, int ncon_cap) {
-  if (m.njmax > 0) return m.njmax;
-  const long long row_bytes = 8LL * (m.nv + 16);
-  if (m.memory > 0) return static_cast<int>(std::max<long long>(1, m.memory / 2 / row_bytes));
-  const long long want = 6LL * ncon_cap + 6LL * m.neq + 2LL * m.njnt + 2LL * m.ntendon + m.nv;
-  const long long limit = std::max<long long>(1000, (64LL << 20) / row_bytes);
-  return static_cast<int>(std::min(want, limit));
 }
 
 void set_mocap_from_model(const Model& m, Data& d) {
@@ -120,16 +114,10 @@ Data make_data(const Model& m) {
   d.qDeriv.resize(nv * nv);
   d.qLU.resize(nv * nv);
 
-  const int ncon_cap = contact_capacity(m);
-  const int nrow_cap = row_capacity(m, ncon_cap);
-  d.contact.resize(ncon_cap);
-  d.efc_type.resize(nrow_cap);
-  d.efc_id.resize(nrow_cap);
-  d.efc_J.resize(static_cast<size_t>(nrow_cap) * nv);
-  for (auto* v : {&d.efc_pos, &d.efc_margin, &d.efc_frictionloss, &d.efc_diagApprox, &d.efc_KBIP, &d.efc_D,
-                  &d.efc_R, &d.efc_vel, &d.efc_aref, &d.efc_b, &d.efc_force, &d.efc_state_d})
-    v->resize(nrow_cap);
-  d.efc_state.resize(nrow_cap);
+  d.contact.resize(contact_capacity(m));
+  // work space of the later stages, sized by their owners' rules
+  collision_reserve(m, d);            // broad phase (src/collision)
+  allocate_constraint_storage(m, d);  // efc_* rows and solver work space (src/constraint/storage.cc)
 
   d.solver.resize(kNSolverStat);
   d.scratch.resize(internal::scratch_size(m));

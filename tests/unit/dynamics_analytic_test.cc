@@ -78,12 +78,15 @@ Model make_chain(const std::vector<double>& mass, const std::vector<double>& len
     m.jnt_pos.insert(m.jnt_pos.end(), {0, 0, 0});
     m.jnt_axis.insert(m.jnt_axis.end(), {0, -1, 0});
     m.jnt_stiffness.push_back(0);
+    m.jnt_limited.push_back(0);
+    m.jnt_range.insert(m.jnt_range.end(), {0, 0});
     m.dof_bodyid.push_back(j + 1);
     m.dof_jntid.push_back(j);
     m.dof_parentid.push_back(j - 1);
     m.dof_Madr.push_back(j * (j + 1) / 2);  // row j: M(j,j), M(j,j-1), ..., M(j,0)
     m.dof_armature.push_back(0);
     m.dof_damping.push_back(0);
+    m.dof_frictionloss.push_back(0);
   }
   return m;
 }
