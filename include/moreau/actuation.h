@@ -43,7 +43,7 @@ void actuation_force(const Model& m, Data& d);
 
 // Activation of actuator `u` after a step of h from `act` with rate `act_dot`: Euler for
 // integrator/filter/muscle, the exact exponential for filterexact, then clamped to actrange when
-// actlimited (muscles to [0, 1]). The integrators apply it to every stateful actuator.
+// actlimited. The integrators apply it to every stateful actuator (act[actuator_actadr[u]]).
 double next_activation(const Model& m, int u, double act, double act_dot, double h);
 
 // Subtree linear velocity and angular momentum (subtree_linvel, subtree_angmom). Needs com_vel.

@@ -208,3 +208,44 @@ TEST(Actuator, JointBallFreeSiteTransmissions) {
 
 }  // namespace
 }  // namespace moreau
+
+namespace moreau {
+namespace {
+
+TEST(Actuator, RefsiteTranslationMomentArmsMatchFiniteDifferences) {
+  // Site transmission with a reference site (newer than 2.2.2): length = gear . (p_site - p_ref)
+  // in the reference frame; translational gear only, so the moment arms are exact derivatives.
+  // (2.2.2's MJCF has no refsite attribute, so the reference site is set in the Model directly.)
+  Model m = load_model_from_string(R"(
+    <mujoco><worldbody>
+      <body><joint type="ball"/><geom type="capsule" fromto="0 0 0 .5 0 0" size=".05"/>
+        <site name="ref" pos=".5 0 0" euler="20 30 40"/>
+        <body pos=".5 0 0"><joint axis="0 1 0"/><geom type="capsule" fromto="0 0 0 .5 0 0" size=".05"/>
+          <site name="tip" pos=".5 0 .1"/></body></body>
+    </worldbody><actuator><general site="tip" gear="0.3 -0.5 0.8 0 0 0"/></actuator></mujoco>)");
+  m.actuator_trnid[1] = name2id(m, kObjSite, "ref");
+  ASSERT_GE(m.actuator_trnid[1], 0);
+  Data d = make_data(m);
+  const double q[] = {0.9, 0.1, -0.3, 0.2, 0.7};
+  for (int i = 0; i < m.nq; ++i) d.qpos[i] = q[i];
+  normalize_quat(m, d.qpos.data());
+  auto length = [&](const std::vector<double>& qpos) {
+    d.qpos = qpos;
+    position_velocity(m, d);
+    return d.actuator_length[0];
+  };
+  const std::vector<double> q0 = d.qpos;
+  length(q0);
+  const std::vector<double> moment(d.actuator_moment.begin(), d.actuator_moment.begin() + m.nv);
+  const double h = 1e-6;
+  for (int i = 0; i < m.nv; ++i) {
+    std::vector<double> dv(m.nv, 0.0), qp = q0, qm = q0;
+    dv[i] = 1;
+    integrate_pos(m, qp.data(), dv.data(), h);
+    integrate_pos(m, qm.data(), dv.data(), -h);
+    EXPECT_NEAR(moment[i], (length(qp) - length(qm)) / (2 * h), 1e-7) << "dof " << i;
+  }
+}
+
+}  // namespace
+}  // namespace moreau
