@@ -119,8 +119,10 @@ void copy_kinematics(const mjModel* M, const mjData* D, Data& d) {
 const char* kCoverageXml = R"(
 <mujoco model="issue5 coverage">
   <option timestep="0.005" magnetic="0.1 -0.4 0.3" CONE/>
+  <asset><hfield name="terrain" nrow="6" ncol="7" size="0.6 0.5 0.3 0.1"/></asset>
   <worldbody>
     <geom name="floor" type="plane" size="5 5 .1"/>
+    <geom name="terrain" type="hfield" hfield="terrain" pos="1 0 0"/>
     <geom type="sphere" pos="2 0 0.5" size="0.3"/>
     <geom type="box" pos="-2 0 0.5" size=".2 .3 .4" euler="10 20 30"/>
     <geom type="capsule" pos="0 2 0.5" size=".1 .3" euler="90 0 0"/>
@@ -305,6 +307,12 @@ class TendonActuatorSensor : public ::testing::TestWithParam<std::string> {
     if (mj_->ntendon == 0 && mj_->nu == 0 && mj_->nsensor == 0)
       GTEST_SKIP() << "no tendons, actuators or sensors";
     mj_->opt.enableflags &= ~mjENBL_SENSORNOISE;
+    // Height fields of the inline model get random elevations (test the triangulated surface).
+    if (GetParam().rfind("inline:", 0) == 0) {
+      std::mt19937_64 rng(7);
+      std::uniform_real_distribution<float> u(0, 1);
+      for (int i = 0; i < mj_->nhfielddata; ++i) mj_->hfield_data[i] = u(rng);
+    }
     md_ = MjDataPtr(mj_makeData(mj_.get()));
   }
   std::string path_;
