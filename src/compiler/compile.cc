@@ -1107,9 +1107,24 @@ Model Compiler::run() {
 
 }  // namespace
 
-Model compile(const mjcf::Spec& s) {
+Model compile(const mjcf::Spec& s, std::vector<double>* springdamper) {
   Compiler c(s);
-  return c.run();
+  Model m = c.run();
+  if (springdamper) {
+    springdamper->clear();
+    std::function<void(const mjcf::BodySpec&)> walk = [&](const mjcf::BodySpec& b) {
+      for (const auto& j : b.joints) {
+        const bool on = j.springdamper[0] > 0 && j.springdamper[1] > 0;
+        if (on && j.type != kJointHinge && j.type != kJointSlide)
+          fail(j.src, "attribute 'springdamper' is only allowed for hinge and slide joints");
+        springdamper->push_back(on ? j.springdamper[0] : 0);
+        springdamper->push_back(on ? j.springdamper[1] : 0);
+      }
+      for (const auto& c : b.children) walk(c);
+    };
+    walk(s.world);
+  }
+  return m;
 }
 
 }  // namespace moreau::compiler

@@ -9,8 +9,19 @@ namespace {
 // The compiled model plus the constants that need the dynamics at qpos0 (set_const), and the
 // resting length of tendon springs without springlength: the tendon's length in the spring
 // reference configuration qpos_spring (as MuJoCo 2.2.2).
-Model finish(Model m) {
+Model finish(Model m, const std::vector<double>& springdamper) {
   set_const(m);
+  // springdamper (time constant T, damping ratio z): a mass-spring-damper with the joint's
+  // effective mass 1/dof_invweight0 at qpos0: stiffness = M/(T z)^2, damping = 2 M / T.
+  for (int j = 0; j < m.njnt; ++j) {
+    const double T = springdamper[2 * j], z = springdamper[2 * j + 1];
+    if (T <= 0 || z <= 0) continue;
+    const int dof = m.jnt_dofadr[j];
+    const double iw = m.dof_invweight0[dof];
+    if (iw <= 0) continue;
+    m.jnt_stiffness[j] = 1 / (iw * T * T * z * z);
+    m.dof_damping[dof] = 2 / (iw * T);
+  }
   bool need = false;
   for (int t = 0; t < m.ntendon; ++t) need = need || m.tendon_lengthspring[t] < 0;
   if (need) {
@@ -29,12 +40,16 @@ Model finish(Model m) {
 
 Model load_model(const std::string& path) {
   const mjcf::Node root = mjcf::read_xml_file(path);
-  return finish(compiler::compile(mjcf::parse_spec(root)));
+  std::vector<double> springdamper;
+  Model m = compiler::compile(mjcf::parse_spec(root), &springdamper);
+  return finish(std::move(m), springdamper);
 }
 
 Model load_model_from_string(const std::string& xml, const std::string& path) {
   const mjcf::Node root = mjcf::read_xml_string(xml, path);
-  return finish(compiler::compile(mjcf::parse_spec(root)));
+  std::vector<double> springdamper;
+  Model m = compiler::compile(mjcf::parse_spec(root), &springdamper);
+  return finish(std::move(m), springdamper);
 }
 
 int name2id(const Model& m, ObjType type, const std::string& name) {

@@ -119,9 +119,8 @@ void read_joint(Attrs& a, JointSpec& j, const CompilerSpec& c) {
   a.integer("group", j.group);
   a.nums("pos", j.pos, 3);
   if (a.nums("axis", j.axis, 3) && norm3(j.axis) < 1e-15) a.error("attribute 'axis' is a zero vector");
-  double sd[2];
-  if (a.nums("springdamper", sd, 2) && (sd[0] != 0 || sd[1] != 0))
-    a.error("attribute 'springdamper' is not supported yet");
+  if (a.nums("springdamper", j.springdamper, 2) && (j.springdamper[0] < 0 || j.springdamper[1] < 0))
+    a.error("attribute 'springdamper' expects non-negative time constant and damping ratio");
   a.keyword("limited", kTriStateWords, j.limited);
   read_solref(a, "solreflimit", j.solreflimit);
   read_solimp(a, "solimplimit", j.solimplimit);

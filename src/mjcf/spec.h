@@ -30,6 +30,7 @@ struct JointSpec {
   int type = kJointHinge;
   double pos[3] = {0, 0, 0}, axis[3] = {0, 0, 1};
   double ref = 0, springref = 0, stiffness = 0, damping = 0, armature = 0, frictionloss = 0;
+  double springdamper[2] = {0, 0};  // time constant, damping ratio (both > 0: overrides stiffness, damping)
   int limited = 2;  // 0 false, 1 true, 2 auto
   double range[2] = {0, 0};
   bool range_set = false;
@@ -275,5 +276,7 @@ Spec parse_spec(const Node& root);
 }  // namespace moreau::mjcf
 
 namespace moreau::compiler {
-Model compile(const mjcf::Spec& spec);
+// springdamper (optional out): 2 per joint, the joints' springdamper values; they need
+// dof_invweight0 and are applied after set_const.
+Model compile(const mjcf::Spec& spec, std::vector<double>* springdamper = nullptr);
 }

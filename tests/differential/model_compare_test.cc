@@ -432,6 +432,11 @@ const char* const kFeatureModels[][2] = {
     <body axisangle="1 0 0 1"><joint axis="1 1 1" armature="0.1" damping="2" frictionloss="0.3" margin="0.1"
       solreflimit="0.05 2" solimpfriction="0.8 0.9 0.01 0.4 3"/><geom type="ellipsoid" size="0.1 0.2 0.3" zaxis="0 1 0"/></body>
   </worldbody></mujoco>)"},
+    {"springdamper", R"(<mujoco>
+  <worldbody><body><freejoint/><geom type="box" size="0.2 0.1 0.05"/>
+    <body pos="0.3 0 0"><joint axis="0 1 0" springdamper="0.01 2"/><geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.03"/>
+      <body pos="0.2 0 0"><joint type="slide" axis="1 0 0" springdamper="0.05 0.5" stiffness="9" damping="9"/>
+        <geom size="0.05"/></body></body></body></worldbody></mujoco>)"},
 };
 
 class FeatureCompare : public ::testing::TestWithParam<int> {};
