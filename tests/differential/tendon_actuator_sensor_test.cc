@@ -11,7 +11,8 @@
 //   cacc, cfrc_int, cfrc_ext, contacts (pos, frame, geoms, dim, efc_address) and constraint rows
 //   (efc_type, efc_id, efc_pos, efc_margin, efc_vel, efc_force).
 // COMPUTED by Moreau: tendon, transmission, tendon_actuator_velocity, actuation_force,
-//   tendon_passive, sensor_pos, sensor_vel, sensor_acc.
+//   tendon_passive, sensor_pos, sensor_vel, sensor_acc; next_activation against the activations
+//   after MuJoCo's mj_Euler from the same state.
 // Modes (environment variables, for diagnosis): ACT_LOADER=1 builds the Model with Moreau's own
 // loader instead of the bridge (derived constants then come from our compiler); ACT_OWN_KINEMATICS=1
 // recomputes kinematics, com_pos and com_vel with Moreau's stages instead of copying MuJoCo's;
@@ -442,6 +443,19 @@ TEST_P(TendonActuatorSensor, MatchesMuJoCo) {
       for (int k = 0; k < dim; ++k)
         if (D->sensordata[adr + k] != 0 && D->sensordata[adr + k] != -1) ++nonzero_by_sensor_type[M->sensor_type[s]];
       worst = std::max(worst, e);
+    }
+
+    // Activation integration: MuJoCo's Euler step from this state vs next_activation(act, act_dot).
+    if (M->na > 0) {
+      MjDataPtr D2(mj_copyData(nullptr, M, D));
+      mj_Euler(M, D2.get());
+      std::vector<double> next(M->na);
+      for (int u = 0; u < M->nu; ++u)
+        if (m.actuator_actadr[u] >= 0) {
+          const int a = m.actuator_actadr[u];
+          next[a] = next_activation(m, u, D->act[a], D->act_dot[a], M->opt.timestep);
+        }
+      check(next.data(), D2->act, M->na, "next_activation vs mj_Euler act");
     }
 
     // Tendon part of qfrc_passive: MuJoCo's mj_passive with joint springs/dampers and fluid off.
