@@ -15,9 +15,9 @@ void fwd_position(const Model& m, Data& d) {
   // PLUG-IN (issue 5): tendon lengths and moment arms (ten_length, ten_J).
   crb(m, d);
   factor_m(m, d);
-  // PLUG-IN (issues 3, 4): collision(m, d) fills d.contact[0..ncon); then constraint assembly
-  // (make_constraint, project_constraint). Until they land there are no contacts and no rows:
-  d.ncon = 0;
+  collision(m, d);  // issue 3: fills d.contact[0..ncon)
+  // PLUG-IN (issue 4): constraint assembly (make_constraint, project_constraint). Until it lands
+  // there are no rows:
   d.ne = d.nf = d.nefc = 0;
   // PLUG-IN (issue 5): actuator transmission (actuator_length, actuator_moment).
 }
@@ -31,6 +31,16 @@ void fwd_velocity(const Model& m, Data& d) {
 }
 
 void fwd_actuation(const Model& m, Data& d) {
+  // A bad control (NaN, Inf, |ctrl| > 1e10) is reported with its index and all controls are
+  // zeroed, so that it cannot propagate into the state (simulation chapter, diagnostics).
+  for (int i = 0; i < m.nu; ++i) {
+    if (internal::is_bad(d.ctrl[i])) {
+      d.warning[kWarnBadCtrl].lastinfo = i;
+      d.warning[kWarnBadCtrl].number++;
+      std::fill(d.ctrl.begin(), d.ctrl.end(), 0.0);
+      break;
+    }
+  }
   // PLUG-IN (issue 5): actuator dynamics, gains and biases. Until then no actuator produces force
   // and activations do not change (this is the real stage, not a stub: its outputs are defined).
   std::fill(d.actuator_force.begin(), d.actuator_force.end(), 0.0);

@@ -66,6 +66,11 @@ class DynamicsForward : public ::testing::TestWithParam<std::string> {
     std::copy_n(md_->qvel, m.nv, d.qvel.begin());
     std::copy_n(md_->qfrc_applied, m.nv, d.qfrc_applied.begin());
     std::copy_n(md_->xfrc_applied, 6 * m.nbody, d.xfrc_applied.begin());
+    // reset_data must give MuJoCo's mocap frames; then move the mocap bodies randomly
+    for (int k = 0; k < 3 * m.nmocap; ++k) EXPECT_EQ(d.mocap_pos[k], md_->mocap_pos[k]);
+    for (int k = 0; k < 4 * m.nmocap; ++k) EXPECT_EQ(d.mocap_quat[k], md_->mocap_quat[k]);
+    for (int k = 0; k < 3 * m.nmocap; ++k) md_->mocap_pos[k] += u(rng);
+    for (int k = 0; k < 4 * m.nmocap; ++k) md_->mocap_quat[k] += 0.3 * u(rng);  // not unit: normalized on use
     std::copy_n(md_->mocap_pos, 3 * m.nmocap, d.mocap_pos.begin());
     std::copy_n(md_->mocap_quat, 4 * m.nmocap, d.mocap_quat.begin());
   }

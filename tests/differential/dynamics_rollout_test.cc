@@ -151,6 +151,36 @@ class DynamicsRollout : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(DynamicsRollout, Euler) { rollout(mjINT_EULER); }
+
+// step1 + step2 (controls could be set in between) against mj_step1 + mj_step2, 50 steps, Euler.
+TEST_P(DynamicsRollout, Step1Step2) {
+  mjModel* M = mj_.get();
+  M->opt.disableflags = mjDSBL_CONSTRAINT | mjDSBL_ACTUATION;
+  M->opt.enableflags = 0;
+  M->opt.integrator = mjINT_EULER;
+  MjDataPtr D(mj_makeData(M));
+  const Model m = model_from_mujoco(M);
+  Data d = make_data(m);
+  std::mt19937_64 rng(7);
+  random_qpos(M, rng, D->qpos, 0.3);
+  random_qvel(M, rng, D->qvel, 0.5);
+  std::copy_n(D->qpos, m.nq, d.qpos.begin());
+  std::copy_n(D->qvel, m.nv, d.qvel.begin());
+  for (int s = 1; s <= 50; ++s) {
+    double vmax = 0;
+    for (int i = 0; i < m.nv; ++i) vmax = std::max(vmax, std::abs(D->qvel[i]));
+    if (vmax > kUnstable) break;
+    mj_step1(M, D.get());
+    step1(m, d);
+    ASSERT_LE(max_rel_err(d.qfrc_bias.data(), D->qfrc_bias, m.nv), kTolEarly) << "step " << s;
+    mj_step2(M, D.get());
+    step2(m, d);
+    const double e = std::max(max_rel_err(d.qpos.data(), D->qpos, m.nq), max_rel_err(d.qvel.data(), D->qvel, m.nv));
+    ASSERT_LE(e, s <= kEarlySteps ? kTolEarly : kTolLate) << "step " << s;
+    if (D->warning[mjWARN_BADQPOS].number + D->warning[mjWARN_BADQVEL].number + D->warning[mjWARN_BADQACC].number > 0)
+      break;
+  }
+}
 TEST_P(DynamicsRollout, RK4) { rollout(mjINT_RK4); }
 TEST_P(DynamicsRollout, EulerSynchronized) { synchronized_rollout(mjINT_EULER); }
 TEST_P(DynamicsRollout, RK4Synchronized) { synchronized_rollout(mjINT_RK4); }

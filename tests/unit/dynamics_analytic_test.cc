@@ -178,6 +178,29 @@ TEST(DoublePendulum, EnergyMatchesClosedForm) {
   EXPECT_NEAR(d.energy[1], T, 1e-12);
 }
 
+TEST(DoublePendulum, FullGravityCompensationCancelsGravity) {
+  // body_gravcomp = 1 applies -mass*gravity at every com: the passive force equals -tau_g, so a
+  // pendulum at rest stays at rest (newer than MuJoCo 2.2.2; from the body/gravcomp documentation).
+  DoublePendulum p;
+  Model m = make_chain({p.m1, p.m2}, {p.l1, p.l2}, p.g);
+  m.body_gravcomp = {0, 1, 1};
+  Data d = make_data(m);
+  d.qpos = {0.7, -0.4};
+  forward(m, d);
+  double tg[2];
+  p.tau_g(d.qpos.data(), tg);
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_NEAR(d.qfrc_passive[k], -tg[k], 1e-12);
+    EXPECT_NEAR(d.qacc[k], 0, 1e-12);
+  }
+  // half compensation on the second body only
+  m.body_gravcomp = {0, 0, 0.5};
+  forward(m, d);
+  const double s12 = std::sin(0.7 - 0.4), s1 = std::sin(0.7);
+  EXPECT_NEAR(d.qfrc_passive[0], 0.5 * p.g * p.m2 * (p.l1 * s1 + p.l2 * s12), 1e-12);
+  EXPECT_NEAR(d.qfrc_passive[1], 0.5 * p.g * p.m2 * p.l2 * s12, 1e-12);
+}
+
 TEST(DoublePendulum, InverseOfForwardIsAppliedForce) {
   DoublePendulum p;
   Model m = make_chain({p.m1, p.m2}, {p.l1, p.l2}, p.g);
