@@ -409,13 +409,78 @@ class Parser {
         parse_body(c, b.children.back(), cc, false);
         continue;
       } else if (c.name == "composite") {
-        e.error("element <composite> is not supported yet");
+        parse_composite(c, e, b, cc);
+        continue;
       } else {
         e.error("unknown element <" + c.name + "> in <" + n.name + ">");
       }
       e.finish();
       for (const auto& g : c.children) fail(g, "unknown element <" + g.name + "> in <" + c.name + ">");
     }
+  }
+
+  // <composite>: MuJoCo 2.2.2's macro element. Only type="particle" is expanded here (a grid of
+  // bodies, each with three slide joints along x, y, z and one geom, as 2.2.2 generates them);
+  // the other types are rejected.
+  void parse_composite(const Node& c, Attrs& e, BodySpec& b, int cc) {
+    std::string type;
+    if (!e.str("type", type)) e.error("attribute 'type' is required");
+    if (type != "particle") e.error("composite type '" + type + "' is not supported yet (only 'particle')");
+    int count[3] = {1, 1, 1};
+    double spacing = 0, offset[3] = {0, 0, 0};
+    if (!e.ints("count", count, 3)) e.error("attribute 'count' is required");
+    for (int k = 0; k < 3; ++k)
+      if (count[k] < 1) e.error("attribute 'count' expects positive integers");
+    if (!e.num("spacing", spacing)) e.error("attribute 'spacing' is required");
+    if (spacing <= 0) e.error("attribute 'spacing' must be positive");
+    e.nums("offset", offset, 3);
+    std::string prefix;
+    e.str("prefix", prefix);
+    if (!prefix.empty()) e.error("attribute 'prefix' of <composite> is not supported yet");
+    e.finish();
+    // 2.2.2's composite elements start from their own defaults, not from the default classes:
+    // geoms with condim 1 and priority 1, joints in group 3.
+    GeomSpec geom;
+    geom.condim = 1;
+    geom.priority = 1;
+    JointSpec joint;
+    joint.type = kJointSlide;
+    joint.group = 3;
+    for (const auto& ch : c.children) {
+      Attrs a(ch);
+      if (ch.name == "geom") {
+        read_geom(a, geom, spec.compiler);
+      } else if (ch.name == "joint") {
+        std::string kind;
+        if (!a.str("kind", kind)) a.error("attribute 'kind' is required");
+        if (kind != "main") a.error("joint kind '" + kind + "' is not supported for particle composites");
+        read_joint(a, joint, spec.compiler);
+        joint.type = kJointSlide;
+      } else {
+        a.error("element <" + ch.name + "> in a particle <composite> is not supported yet");
+      }
+      a.finish();
+      geom.src = ch;
+    }
+    geom.src = c;
+    joint.src = c;
+    for (int i = 0; i < count[0]; ++i)
+      for (int j = 0; j < count[1]; ++j)
+        for (int k = 0; k < count[2]; ++k) {
+          BodySpec body;
+          body.src = c;
+          const int idx[3] = {i, j, k};
+          for (int d = 0; d < 3; ++d) body.pos[d] = offset[d] + spacing * (idx[d] - 0.5 * count[d]);
+          for (int d = 0; d < 3; ++d) {
+            JointSpec jd = joint;
+            jd.axis[0] = jd.axis[1] = jd.axis[2] = 0;
+            jd.axis[d] = 1;
+            jd.pos[0] = jd.pos[1] = jd.pos[2] = 0;
+            body.joints.push_back(jd);
+          }
+          body.geoms.push_back(geom);
+          b.children.push_back(std::move(body));
+        }
   }
 
   int lookup_childclass(Attrs& a, int cc) {

@@ -130,7 +130,7 @@ TEST(LoaderErrors, RangeWithoutLimited) {
 
 TEST(LoaderErrors, CompositeNotSupported) {
   expect_error("<mujoco>\n<worldbody>\n<body>\n<composite type=\"grid\" count=\"2 2 1\"/>\n</body>\n</worldbody>\n</mujoco>",
-               4, "composite", "not supported yet");
+               4, "composite", "composite type 'grid' is not supported yet");
 }
 
 TEST(LoaderErrors, ErrorInsideIncludedFile) {
