@@ -17,7 +17,7 @@
 //   elliptic friction row j: R = R_normal mu^2 / (friction[j-1]^2 impratio), so that R_j
 //     friction_j^2 is the same for all friction rows and R_1 = R_0 / impratio;
 // and reports diagApprox = R d / (1-d). Elliptic friction rows have no position residual
-// (efc_pos = 0) but take the impedance of the contact's distance.
+// (efc_pos = efc_margin = 0) but take the impedance of the contact's distance.
 #include <algorithm>
 
 #include "constraint/storage.h"
@@ -66,7 +66,7 @@ void contact_rows(const Model& m, Data& d) {
     } else if (elliptic) {
       for (int r = 0; r < dim; ++r) {
         const int i = add_row(m, d, kCnstrContactElliptic, c, S + r * nv, r == 0 ? con.dist : 0,
-                              con.includemargin, 0);
+                              r == 0 ? con.includemargin : 0, 0);
         d.efc_diagApprox[i] = tran;
       }
     } else {

@@ -81,9 +81,13 @@ void make_impedance(const Model& m, Data& d) {
     const double *solref, *solimp;
     row_params(m, d, i, &solref, &solimp);
     double impP;
-    double pos = d.efc_pos[i];
+    double pos = d.efc_pos[i], margin = d.efc_margin[i];
     // elliptic friction rows: the impedance of the contact's distance (normal row)
-    if (d.efc_type[i] == kCnstrContactElliptic) pos = d.efc_pos[d.contact[d.efc_id[i]].efc_address];
+    if (d.efc_type[i] == kCnstrContactElliptic) {
+      const int i0 = d.contact[d.efc_id[i]].efc_address;
+      pos = d.efc_pos[i0];
+      margin = d.efc_margin[i0];
+    }
     if (d.efc_type[i] == kCnstrEquality) {
       // equality: the impedance of every row of the constraint is that of the norm of its whole
       // residual (connect: 3 rows, weld: 6), as MuJoCo 2.2.2 does (checked in the tests)
@@ -94,7 +98,7 @@ void make_impedance(const Model& m, Data& d) {
       for (int k = first; k <= last; ++k) n2 += d.efc_pos[k] * d.efc_pos[k];
       pos = std::sqrt(n2);
     }
-    const double imp = impedance(solimp, pos, d.efc_margin[i], &impP);
+    const double imp = impedance(solimp, pos, margin, &impP);
     if (d.efc_type[i] == kCnstrEquality && d.efc_pos[i] < 0) impP = -impP;  // sign of the row
     const double dmax = clampd(solimp[1], kMinImp, kMaxImp);
     double K, B;

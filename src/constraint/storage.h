@@ -17,8 +17,8 @@ inline bool use_sparse(const Model& m) {
 
 // Work space carved from d.efc_work. Sizes: cap = capacity rows, nv dofs.
 //   make:   jac (18*nv): jacp1, jacr1, jacp2, jacr2, contact-frame rows (6 rows)
-//   solver: per-row vectors (Jaref, jv, quad[3], force0, tmp[2]); per-dof vectors; nv*nv Hessian and
-//           its Cholesky factor; cap*nv for M^-1 J' (PGS).
+//   solver: per-row vectors (Jaref, jv, quad[3], force0, tmp[2]); per-dof vectors; nv*nv Hessian /
+//           Cholesky factor; cap*nv for M^-1 J' (PGS).
 struct Work {
   double* jac;       // 18*nv
   double* Jaref;     // cap
@@ -27,12 +27,12 @@ struct Work {
   double* force0;    // cap
   double* etmp;      // 2*cap
   double* v[14];     // 14 vectors of nv
-  double* H;         // nv*nv
-  double* L;         // nv*nv
+  double* first;     // nv: first non-zero column of each row of the Newton Hessian (envelope)
+  double* L;         // nv*nv: Newton Hessian and its Cholesky factor (envelope used)
   double* MinvJT;    // cap*nv
 };
 inline long long work_size(int cap, int nv) {
-  return 18LL * nv + 8LL * cap + 14LL * nv + 2LL * nv * nv + 1LL * cap * nv + 16;
+  return 18LL * nv + 8LL * cap + 15LL * nv + 1LL * nv * nv + 1LL * cap * nv + 16;
 }
 inline Work carve(const Model& m, Data& d) {
   const int nv = m.nv, cap = capacity(d);
@@ -45,7 +45,7 @@ inline Work carve(const Model& m, Data& d) {
   w.force0 = p; p += cap;
   w.etmp = p; p += 2 * cap;
   for (auto& v : w.v) { v = p; p += nv; }
-  w.H = p; p += static_cast<long long>(nv) * nv;
+  w.first = p; p += nv;
   w.L = p; p += static_cast<long long>(nv) * nv;
   w.MinvJT = p;
   return w;

@@ -25,6 +25,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <chrono>
 #include <random>
 #include <string>
 #include <vector>
@@ -138,8 +140,11 @@ class ConstraintDiff : public ::testing::TestWithParam<std::string> {
         }
       }
       if (!compare_solution) continue;
+      const auto t0 = std::chrono::steady_clock::now();
       solve_constraint(m, d);
+      const double t_ours = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (std::getenv("CON_DEBUG")) {
+        std::printf("ours solve %.3f s, iter %d\n", t_ours, d.solver_iter);
         for (int it = 0; it < d.solver_iter; ++it)
           std::printf("ours it %d impr %.3e grad %.3e slope %.3e nact %d nchange %d neval %d\n", it,
                       d.solver[it].improvement, d.solver[it].gradient, d.solver[it].lineslope,
@@ -152,6 +157,14 @@ class ConstraintDiff : public ::testing::TestWithParam<std::string> {
       if (nefc > 0) {
         const double e_b = max_rel_err(d.efc_b.data(), md_->efc_b, nefc);
         EXPECT_LE(e_b, kRowTol) << "efc_b";
+      }
+      // with the model's own options MuJoCo may stop at opt.iterations before converging (e.g.
+      // CG on composite models); both sides then hold the same unconverged iterate only up to
+      // round-off in the path, so the 1e-6 bound applies to converged solves only
+      if (!tight && md_->solver_iter >= M->opt.iterations) {
+        std::printf("[constraint] %s: MuJoCo hit the iteration limit (%d), solution not compared\n",
+                    cfg.name, md_->solver_iter);
+        continue;
       }
       const double e1 = max_rel_err(d.qacc.data(), md_->qacc, nv);
       const double e2 = max_rel_err(d.qfrc_constraint.data(), md_->qfrc_constraint, nv);
@@ -192,7 +205,9 @@ TEST_P(ConstraintDiff, SolverConeJacobian) {
       {mjSOL_PGS, mjCONE_ELLIPTIC, mjJAC_DENSE, "pgs/elliptic/dense"},
       {mjSOL_PGS, mjCONE_ELLIPTIC, mjJAC_SPARSE, "pgs/elliptic/sparse"},
   };
+  const char* only = std::getenv("CON_CFG");  // run only the configurations whose name has this
   for (const Config& c : cfgs) {
+    if (only && !std::strstr(c.name, only)) continue;
     double wr = 0, ws = 0;
     int n = 0;
     run(c, true, true, &wr, &ws, &n);
