@@ -1,4 +1,5 @@
 // Node tree -> Spec: sections, default classes (nested, childclass, "main"), the body tree.
+#include <cstdlib>
 #include <map>
 
 #include "mjcf/parse_common.h"
@@ -425,7 +426,8 @@ class Parser {
   void parse_composite(const Node& c, Attrs& e, BodySpec& b, int cc) {
     std::string type;
     if (!e.str("type", type)) e.error("attribute 'type' is required");
-    if (type != "particle") e.error("composite type '" + type + "' is not supported yet (only 'particle')");
+    if (type != "particle" && type != "rope")
+      e.error("composite type '" + type + "' is not supported yet (only 'particle' and 'rope')");
     int count[3] = {1, 1, 1};
     double spacing = 0, offset[3] = {0, 0, 0};
     if (!e.ints("count", count, 3)) e.error("attribute 'count' is required");
@@ -439,10 +441,12 @@ class Parser {
     if (!prefix.empty()) e.error("attribute 'prefix' of <composite> is not supported yet");
     e.finish();
     // 2.2.2's composite elements start from their own defaults, not from the default classes:
-    // geoms with condim 1 and priority 1, joints in group 3.
+    // joints in group 3; particle geoms with condim 1 and priority 1.
     GeomSpec geom;
-    geom.condim = 1;
-    geom.priority = 1;
+    if (type == "particle") {
+      geom.condim = 1;
+      geom.priority = 1;
+    }
     JointSpec joint;
     joint.type = kJointSlide;
     joint.group = 3;
@@ -464,6 +468,10 @@ class Parser {
     }
     geom.src = c;
     joint.src = c;
+    if (type == "rope") {
+      compose_rope(c, e, b, count, spacing, geom, joint);
+      return;
+    }
     for (int i = 0; i < count[0]; ++i)
       for (int j = 0; j < count[1]; ++j)
         for (int k = 0; k < count[2]; ++k) {
@@ -481,6 +489,59 @@ class Parser {
           body.geoms.push_back(geom);
           b.children.push_back(std::move(body));
         }
+  }
+
+  // rope: a chain along x through the enclosing body, whose name "B<i>" says which element of
+  // the chain it is; elements i+1.. follow in +x, elements i-1.. down to 0 in -x, each nested in
+  // the previous one with two hinges (y, then z) at the joint halfway to its parent, and a geom
+  // along x. Names: B<i>, J0_<i>, J1_<i>, G<i> (as 2.2.2).
+  void compose_rope(const Node& c, Attrs& e, BodySpec& root, const int count[3], double spacing,
+                    const GeomSpec& geom, const JointSpec& joint) {
+    if (count[1] != 1 || count[2] != 1) e.error("rope composite expects count=\"n 1 1\"");
+    const std::string& rn = root.name;
+    if (rn.size() < 2 || rn[0] != 'B') e.error("the body containing a rope composite must be named B<index>");
+    for (size_t k = 1; k < rn.size(); ++k)
+      if (rn[k] < '0' || rn[k] > '9') e.error("the body containing a rope composite must be named B<index>");
+    const int idx = std::atoi(rn.c_str() + 1);
+    if (idx >= count[0]) e.error("rope root body index " + std::to_string(idx) + " is out of range");
+    const double along_x[3] = {1, 0, 0};
+    auto element_geom = [&](int i) {
+      GeomSpec g = geom;
+      g.name = "G" + std::to_string(i);
+      g.pos[0] = g.pos[1] = g.pos[2] = 0;
+      zaxis_to_quat(along_x, g.quat);
+      return g;
+    };
+    root.geoms.push_back(element_geom(idx));
+    auto element = [&](int i, double dir) {
+      BodySpec body;
+      body.src = c;
+      body.name = "B" + std::to_string(i);
+      body.pos[0] = dir * spacing;
+      for (int a = 0; a < 2; ++a) {
+        JointSpec j = joint;
+        j.type = kJointHinge;
+        j.name = "J" + std::to_string(a) + "_" + std::to_string(i);
+        j.pos[0] = -dir * 0.5 * spacing;
+        j.pos[1] = j.pos[2] = 0;
+        j.axis[0] = 0;
+        j.axis[1] = a == 0 ? 1 : 0;
+        j.axis[2] = a == 0 ? 0 : 1;
+        body.joints.push_back(j);
+      }
+      body.geoms.push_back(element_geom(i));
+      return body;
+    };
+    auto chain = [&](int from, int to, int step, double dir) {
+      if (from == to) return;
+      BodySpec* parent = &root;
+      for (int i = from; i != to; i += step) {
+        parent->children.push_back(element(i, dir));
+        parent = &parent->children.back();
+      }
+    };
+    chain(idx + 1, count[0], 1, 1);
+    chain(idx - 1, -1, -1, -1);
   }
 
   int lookup_childclass(Attrs& a, int cc) {

@@ -336,9 +336,10 @@ void compare_with_mujoco(const std::string& path) {
 
 TEST_P(ModelCompare, MatchesMuJoCo222) {
   const std::string path = resolve(GetParam());
-  // Only composite type="particle" is implemented.
-  if (file_contains(path, "<composite") && !file_contains(path, "type=\"particle\""))
-    GTEST_SKIP() << "feature not supported yet: <composite> other than type=\"particle\" (" << path << ")";
+  // Only composite types particle and rope are implemented.
+  if (file_contains(path, "<composite") && !file_contains(path, "type=\"particle\"") &&
+      !file_contains(path, "type=\"rope\""))
+    GTEST_SKIP() << "feature not supported yet: <composite> other than particle and rope (" << path << ")";
   compare_with_mujoco(path);
 }
 
