@@ -211,6 +211,7 @@ struct Data {
   // ------------------------------------------------------------------ diagnostics
   std::array<WarningStat, kNWarning> warning{};
   std::array<TimerStat, kNTimer> timer{};
+  bool timing = false;  // fill timer[] (off by default: each timed stage costs two clock reads)
   std::vector<SolverStat> solver;                // kNSolverStat
   int solver_iter = 0;
   int solver_nnz = 0;

@@ -45,3 +45,30 @@ void solve_ld(const Model& m, const double* qld, const double* diaginv, double* 
 inline bool is_bad(double x) { return !(x == x) || x > 1e10 || x < -1e10; }
 
 }  // namespace moreau::internal
+
+#include <chrono>
+
+namespace moreau::internal {
+
+// Accumulates the duration of the enclosing scope into d.timer[id] when d.timing is on.
+class StageTimer {
+ public:
+  StageTimer(Data& d, Timer id) : d_(d), id_(id), on_(d.timing) {
+    if (on_) t0_ = std::chrono::steady_clock::now();
+  }
+  ~StageTimer() {
+    if (!on_) return;
+    d_.timer[id_].duration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    d_.timer[id_].number++;
+  }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+
+ private:
+  Data& d_;
+  Timer id_;
+  bool on_;
+  std::chrono::steady_clock::time_point t0_{};
+};
+
+}  // namespace moreau::internal

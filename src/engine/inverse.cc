@@ -12,6 +12,7 @@
 namespace moreau {
 
 void inverse(const Model& m, Data& d) {
+  internal::StageTimer timer(d, kTimerInverse);
   fwd_position(m, d);
   if (m.opt.enableflags & kEnblEnergy) energy_pos(m, d);
   fwd_velocity(m, d);

@@ -24,6 +24,7 @@ void require_supported_integrator(const Model& m) {
 
 void step(const Model& m, Data& d) {
   require_supported_integrator(m);
+  internal::StageTimer timer(d, kTimerStep);
   check_pos(m, d);
   check_vel(m, d);
   forward(m, d);
@@ -36,6 +37,7 @@ void step(const Model& m, Data& d) {
 
 void step1(const Model& m, Data& d) {
   require_supported_integrator(m);
+  internal::StageTimer timer(d, kTimerStep);
   check_pos(m, d);
   check_vel(m, d);
   fwd_position(m, d);
@@ -46,6 +48,7 @@ void step1(const Model& m, Data& d) {
 
 void step2(const Model& m, Data& d) {
   require_supported_integrator(m);
+  internal::StageTimer timer(d, kTimerStep);
   fwd_actuation(m, d);
   fwd_acceleration(m, d);
   fwd_constraint(m, d);

@@ -363,3 +363,27 @@ TEST(Data, ResetAndKeyframe) {
 
 }  // namespace
 }  // namespace moreau
+
+namespace moreau {
+namespace {
+
+TEST(Timers, FilledOnlyWhenTimingIsOn) {
+  Model m = make_chain({1.0, 1.0}, {1.0, 1.0});
+  Data d = make_data(m);
+  step(m, d);
+  EXPECT_EQ(d.timer[kTimerStep].number, 0);
+  d.timing = true;
+  step(m, d);
+  inverse(m, d);
+  EXPECT_EQ(d.timer[kTimerStep].number, 1);
+  EXPECT_EQ(d.timer[kTimerForward].number, 1);
+  EXPECT_EQ(d.timer[kTimerInverse].number, 1);
+  EXPECT_EQ(d.timer[kTimerPosition].number, 2);  // forward and inverse
+  EXPECT_EQ(d.timer[kTimerPosKinematics].number, 2);
+  EXPECT_EQ(d.timer[kTimerAcceleration].number, 1);
+  EXPECT_GT(d.timer[kTimerStep].duration, 0.0);
+  EXPECT_GE(d.timer[kTimerStep].duration, d.timer[kTimerForward].duration);
+}
+
+}  // namespace
+}  // namespace moreau
