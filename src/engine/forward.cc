@@ -9,13 +9,23 @@
 namespace moreau {
 
 void fwd_position(const Model& m, Data& d) {
-  kinematics(m, d);
-  com_pos(m, d);
-  camlight(m, d);
-  // PLUG-IN (issue 5): tendon lengths and moment arms (ten_length, ten_J).
-  crb(m, d);
-  factor_m(m, d);
-  collision(m, d);  // issue 3: fills d.contact[0..ncon)
+  internal::StageTimer timer(d, kTimerPosition);
+  {
+    internal::StageTimer t(d, kTimerPosKinematics);
+    kinematics(m, d);
+    com_pos(m, d);
+    camlight(m, d);
+    // PLUG-IN (issue 5): tendon lengths and moment arms (ten_length, ten_J).
+  }
+  {
+    internal::StageTimer t(d, kTimerPosInertia);
+    crb(m, d);
+    factor_m(m, d);
+  }
+  {
+    internal::StageTimer t(d, kTimerPosCollision);
+    collision(m, d);  // issue 3: fills d.contact[0..ncon)
+  }
   // PLUG-IN (issue 4): constraint assembly (make_constraint, project_constraint). Until it lands
   // there are no rows:
   d.ne = d.nf = d.nefc = 0;
@@ -23,6 +33,7 @@ void fwd_position(const Model& m, Data& d) {
 }
 
 void fwd_velocity(const Model& m, Data& d) {
+  internal::StageTimer timer(d, kTimerVelocity);
   // PLUG-IN (issue 5): actuator_velocity = actuator_moment * qvel, ten_velocity = ten_J * qvel.
   com_vel(m, d);
   passive(m, d);
@@ -31,6 +42,7 @@ void fwd_velocity(const Model& m, Data& d) {
 }
 
 void fwd_actuation(const Model& m, Data& d) {
+  internal::StageTimer timer(d, kTimerActuation);
   // A bad control (NaN, Inf, |ctrl| > 1e10) is reported with its index and all controls are
   // zeroed, so that it cannot propagate into the state (simulation chapter, diagnostics).
   for (int i = 0; i < m.nu; ++i) {
@@ -50,6 +62,7 @@ void fwd_actuation(const Model& m, Data& d) {
 
 // qacc_smooth = M^-1 qfrc_smooth, qfrc_smooth = passive - bias + applied + actuator + J' xfrc.
 void fwd_acceleration(const Model& m, Data& d) {
+  internal::StageTimer timer(d, kTimerAcceleration);
   for (int i = 0; i < m.nv; ++i)
     d.qfrc_smooth[i] = d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i];
   internal::xfrc_accumulate(m, d, d.qfrc_smooth.data());
@@ -58,6 +71,7 @@ void fwd_acceleration(const Model& m, Data& d) {
 }
 
 void fwd_constraint(const Model& m, Data& d) {
+  internal::StageTimer timer(d, kTimerConstraint);
   // PLUG-IN (issue 4): the constraint solver computes qfrc_constraint and qacc from qacc_smooth and
   // the constraint rows. Until it lands there are no rows (nefc = 0), so the constrained
   // acceleration is the smooth one.
@@ -68,6 +82,7 @@ void fwd_constraint(const Model& m, Data& d) {
 namespace internal {
 
 void forward_skip(const Model& m, Data& d, bool skip_sensor) {
+  StageTimer timer(d, kTimerForward);
   fwd_position(m, d);
   // PLUG-IN (sensors): position-stage sensors unless skip_sensor.
   if (!skip_sensor && (m.opt.enableflags & kEnblEnergy)) energy_pos(m, d);
