@@ -1,7 +1,9 @@
 // Node tree -> Spec: sections, default classes (nested, childclass, "main"), the body tree.
+#include <cmath>
 #include <cstdlib>
 #include <map>
 
+#include "math/vec.h"
 #include "mjcf/parse_common.h"
 
 namespace moreau::mjcf {
@@ -426,8 +428,8 @@ class Parser {
   void parse_composite(const Node& c, Attrs& e, BodySpec& b, int cc) {
     std::string type;
     if (!e.str("type", type)) e.error("attribute 'type' is required");
-    if (type != "particle" && type != "rope")
-      e.error("composite type '" + type + "' is not supported yet (only 'particle' and 'rope')");
+    if (type != "particle" && type != "rope" && type != "loop")
+      e.error("composite type '" + type + "' is not supported yet (only 'particle', 'rope' and 'loop')");
     int count[3] = {1, 1, 1};
     double spacing = 0, offset[3] = {0, 0, 0};
     if (!e.ints("count", count, 3)) e.error("attribute 'count' is required");
@@ -468,8 +470,8 @@ class Parser {
     }
     geom.src = c;
     joint.src = c;
-    if (type == "rope") {
-      compose_rope(c, e, b, count, spacing, geom, joint);
+    if (type == "rope" || type == "loop") {
+      compose_rope(c, e, b, count, spacing, geom, joint, type == "loop");
       return;
     }
     for (int i = 0; i < count[0]; ++i)
@@ -495,8 +497,10 @@ class Parser {
   // the chain it is; elements i+1.. follow in +x, elements i-1.. down to 0 in -x, each nested in
   // the previous one with two hinges (y, then z) at the joint halfway to its parent, and a geom
   // along x. Names: B<i>, J0_<i>, J1_<i>, G<i> (as 2.2.2).
+  // loop: the same chain bent into a regular polygon (each element turned by 2 pi / n about z),
+  // closed by a connect equality between B0 and B<n-1> and an exclude between them.
   void compose_rope(const Node& c, Attrs& e, BodySpec& root, const int count[3], double spacing,
-                    const GeomSpec& geom, const JointSpec& joint) {
+                    const GeomSpec& geom, const JointSpec& joint, bool loop) {
     if (count[1] != 1 || count[2] != 1) e.error("rope composite expects count=\"n 1 1\"");
     const std::string& rn = root.name;
     if (rn.size() < 2 || rn[0] != 'B') e.error("the body containing a rope composite must be named B<index>");
@@ -518,6 +522,13 @@ class Parser {
       body.src = c;
       body.name = "B" + std::to_string(i);
       body.pos[0] = dir * spacing;
+      if (loop) {
+        const double th = 2 * M_PI / count[0];
+        body.pos[0] = dir * 0.5 * spacing * (1 + std::cos(th));
+        body.pos[1] = 0.5 * spacing * std::sin(th);
+        const double zaxis[3] = {0, 0, 1};
+        moreau::math::axisangle2quat(body.quat, zaxis, dir * th);
+      }
       for (int a = 0; a < 2; ++a) {
         JointSpec j = joint;
         j.type = kJointHinge;
@@ -542,6 +553,19 @@ class Parser {
     };
     chain(idx + 1, count[0], 1, 1);
     chain(idx - 1, -1, -1, -1);
+    if (loop) {
+      EqualitySpec eq;
+      eq.src = c;
+      eq.type = kEqConnect;
+      eq.name1 = "B0";
+      eq.name2 = "B" + std::to_string(count[0] - 1);
+      eq.data[0] = -0.5 * spacing;
+      eq.solref[0] = 0.01;
+      eq.solimp[0] = eq.solimp[1] = 0.99;
+      spec.equalities.push_back(eq);
+      spec.excludes.emplace_back(eq.name1, eq.name2);
+      spec.exclude_src.push_back(c);
+    }
   }
 
   int lookup_childclass(Attrs& a, int cc) {

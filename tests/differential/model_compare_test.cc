@@ -336,10 +336,10 @@ void compare_with_mujoco(const std::string& path) {
 
 TEST_P(ModelCompare, MatchesMuJoCo222) {
   const std::string path = resolve(GetParam());
-  // Only composite types particle and rope are implemented.
+  // Only composite types particle, rope and loop are implemented.
   if (file_contains(path, "<composite") && !file_contains(path, "type=\"particle\"") &&
-      !file_contains(path, "type=\"rope\""))
-    GTEST_SKIP() << "feature not supported yet: <composite> other than particle and rope (" << path << ")";
+      !file_contains(path, "type=\"rope\"") && !file_contains(path, "type=\"loop\""))
+    GTEST_SKIP() << "feature not supported yet: <composite> other than particle, rope, loop (" << path << ")";
   compare_with_mujoco(path);
 }
 
