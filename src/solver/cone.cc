@@ -195,7 +195,7 @@ void elliptic_block(int dim, const double* friction, const double* A, const doub
       const double phi = 1 / nw - 1 / f0;
       const double dphi = wy / (nw * nw * nw);
       const double step = phi / dphi;
-      lambda += step;
+      lambda -= step;  // Newton: lambda - phi/phi'
       if (!small_solve(n, B, lambda, c, w)) break;
       nw = 0;
       for (int a = 0; a < n; ++a) nw += w[a] * w[a];
