@@ -4,7 +4,14 @@
 // i.e. the sum of the applied and actuation forces (qfrc_applied + qfrc_actuator + J' xfrc_applied)
 // that forward dynamics would need. RNE with qacc gives (M - armature) qacc + bias; the armature
 // (not part of the body inertias) is added separately.
+//
+// invdiscrete (enable flag; newer than MuJoCo 2.2.2, computation chapter "Inverse dynamics"): qacc is
+// then the discrete-time acceleration of the integrator, (qvel_next - qvel)/h. For Euler with
+// implicit joint damping B that acceleration solves (M + hB) qacc_d = f while the continuous one
+// solves M qacc_c = f, so qacc_c = qacc_d + h M^-1 B qacc_d; the inverse runs on qacc_c and the
+// caller's qacc is restored afterwards. RK4 needs no conversion (as documented).
 #include <algorithm>
+#include <stdexcept>
 
 #include "engine/internal.h"
 #include "moreau/moreau.h"
@@ -17,11 +24,31 @@ void inverse(const Model& m, Data& d) {
   if (m.opt.enableflags & kEnblEnergy) energy_pos(m, d);
   fwd_velocity(m, d);
   if (m.opt.enableflags & kEnblEnergy) energy_vel(m, d);
+
+  const int nv = m.nv;
+  double* qacc_discrete = nullptr;
+  if ((m.opt.enableflags & kEnblInvdiscrete) && m.opt.integrator != kIntRK4) {
+    if (m.opt.integrator != kIntEuler)
+      throw std::runtime_error("inverse: invdiscrete with the implicit integrators is not supported yet (issue 5)");
+    bool damped = false;
+    for (int i = 0; i < nv; ++i) damped = damped || m.dof_damping[i] > 0;
+    if (damped) {
+      qacc_discrete = internal::scratch_integrator(m, d);
+      double* tmp = qacc_discrete + nv;
+      std::copy_n(d.qacc.begin(), nv, qacc_discrete);
+      for (int i = 0; i < nv; ++i) tmp[i] = m.dof_damping[i] * qacc_discrete[i];
+      solve_m(m, d, tmp, 1);
+      for (int i = 0; i < nv; ++i) d.qacc[i] = qacc_discrete[i] + m.opt.timestep * tmp[i];
+    }
+  }
+
   // PLUG-IN (issue 4): inverse constraint forces (analytic, from qacc) into qfrc_constraint.
   std::fill(d.qfrc_constraint.begin(), d.qfrc_constraint.end(), 0.0);
   rne(m, d, true, d.qfrc_inverse.data());
-  for (int i = 0; i < m.nv; ++i)
+  for (int i = 0; i < nv; ++i)
     d.qfrc_inverse[i] += m.dof_armature[i] * d.qacc[i] - d.qfrc_passive[i] - d.qfrc_constraint[i];
+
+  if (qacc_discrete) std::copy_n(qacc_discrete, nv, d.qacc.begin());
 }
 
 }  // namespace moreau

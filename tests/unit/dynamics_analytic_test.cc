@@ -387,3 +387,39 @@ TEST(Timers, FilledOnlyWhenTimingIsOn) {
 
 }  // namespace
 }  // namespace moreau
+
+namespace moreau {
+namespace {
+
+TEST(Inverse, InvdiscreteRecoversTheAppliedForceOfAnEulerStep) {
+  // With implicit damping, the discrete acceleration of an Euler step is (qvel_next - qvel)/h;
+  // inverse with invdiscrete must map it back to the force that was applied.
+  DoublePendulum p;
+  Model m = make_chain({p.m1, p.m2}, {p.l1, p.l2}, p.g);
+  m.dof_damping = {3.0, 40.0};
+  m.dof_armature = {0.01, 0.02};
+  Data d = make_data(m);
+  d.qpos = {0.3, -0.6};
+  d.qvel = {0.9, -1.4};
+  d.qfrc_applied = {0.25, -0.75};
+  const std::vector<double> q0 = d.qpos, v0 = d.qvel;
+  step(m, d);
+  const double h = m.opt.timestep;
+  Data e = make_data(m);
+  e.qpos = q0;
+  e.qvel = v0;
+  e.qacc = {(d.qvel[0] - v0[0]) / h, (d.qvel[1] - v0[1]) / h};
+  const std::vector<double> qacc_in = e.qacc;
+  m.opt.enableflags |= kEnblInvdiscrete;
+  inverse(m, e);
+  EXPECT_NEAR(e.qfrc_inverse[0], 0.25, 1e-9);
+  EXPECT_NEAR(e.qfrc_inverse[1], -0.75, 1e-9);
+  EXPECT_EQ(e.qacc, qacc_in);  // the caller's qacc is left as given
+  // without the flag the same qacc reads as a different force (the damping term h B qacc_d)
+  m.opt.enableflags &= ~kEnblInvdiscrete;
+  inverse(m, e);
+  EXPECT_GT(std::abs(e.qfrc_inverse[1] + 0.75), 1e-3);
+}
+
+}  // namespace
+}  // namespace moreau
