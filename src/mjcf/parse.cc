@@ -428,8 +428,8 @@ class Parser {
   void parse_composite(const Node& c, Attrs& e, BodySpec& b, int cc) {
     std::string type;
     if (!e.str("type", type)) e.error("attribute 'type' is required");
-    if (type != "particle" && type != "rope" && type != "loop")
-      e.error("composite type '" + type + "' is not supported yet (only 'particle', 'rope' and 'loop')");
+    if (type != "particle" && type != "rope" && type != "loop" && type != "grid")
+      e.error("composite type '" + type + "' is not supported yet (only 'particle', 'rope', 'loop' and 'grid')");
     int count[3] = {1, 1, 1};
     double spacing = 0, offset[3] = {0, 0, 0};
     if (!e.ints("count", count, 3)) e.error("attribute 'count' is required");
@@ -452,6 +452,9 @@ class Parser {
     JointSpec joint;
     joint.type = kJointSlide;
     joint.group = 3;
+    TendonSpec tendon;
+    std::vector<std::pair<int, int>> pins;
+    bool has_skin = false;
     for (const auto& ch : c.children) {
       Attrs a(ch);
       if (ch.name == "geom") {
@@ -462,16 +465,37 @@ class Parser {
         if (kind != "main") a.error("joint kind '" + kind + "' is not supported for particle composites");
         read_joint(a, joint, spec.compiler);
         joint.type = kJointSlide;
+      } else if (ch.name == "pin" && type == "grid") {
+        int coord[2];
+        if (!a.ints("coord", coord, 2)) a.error("attribute 'coord' is required");
+        pins.emplace_back(coord[0], coord[1]);
+      } else if (ch.name == "tendon" && type == "grid") {
+        std::string kind;
+        if (!a.str("kind", kind)) a.error("attribute 'kind' is required");
+        if (kind != "main") a.error("tendon kind '" + kind + "' is not supported for grid composites");
+        read_tendon(a, tendon, spec.compiler);
+      } else if (ch.name == "skin") {
+        for (const auto& at : ch.attrs) a.find(at.first.c_str());  // visual only
+        has_skin = true;
       } else {
-        a.error("element <" + ch.name + "> in a particle <composite> is not supported yet");
+        a.error("element <" + ch.name + "> in a " + type + " <composite> is not supported yet");
       }
       a.finish();
       geom.src = ch;
     }
     geom.src = c;
     joint.src = c;
+    if (has_skin) {
+      // with a skin, 2.2.2 moves the generated geoms and tendons to the hidden group 3
+      geom.group = 3;
+      tendon.group = 3;
+    }
     if (type == "rope" || type == "loop") {
       compose_rope(c, e, b, count, spacing, geom, joint, type == "loop");
+      return;
+    }
+    if (type == "grid") {
+      compose_grid(c, e, b, count, spacing, offset, geom, joint, tendon, pins);
       return;
     }
     for (int i = 0; i < count[0]; ++i)
@@ -566,6 +590,75 @@ class Parser {
       spec.excludes.emplace_back(eq.name1, eq.name2);
       spec.exclude_src.push_back(c);
     }
+  }
+
+  // grid (2D): bodies B<i>_<j> at offset + spacing (i - nx/2, j - ny/2, 0), each with a geom
+  // G<i>_<j>, a site S<i>_<j> and, unless pinned, slide joints J<0..2>_<i>_<j>; spatial tendons
+  // T0_<i>_<j> (to i+1) then T1_<i>_<j> (to j+1) between neighbouring sites, each held at its
+  // reference length by a tendon equality (2.2.2's names and parameters).
+  void compose_grid(const Node& c, Attrs& e, BodySpec& root, const int count[3], double spacing,
+                    const double offset[3], const GeomSpec& geom, const JointSpec& joint, const TendonSpec& tendon,
+                    const std::vector<std::pair<int, int>>& pins) {
+    if (count[2] != 1) e.error("grid composite expects count=\"nx ny 1\"");
+    for (const auto& p : pins)
+      if (p.first < 0 || p.first >= count[0] || p.second < 0 || p.second >= count[1])
+        e.error("pin coord is outside the grid");
+    auto nm = [](const char* pre, int i, int j) { return std::string(pre) + std::to_string(i) + "_" + std::to_string(j); };
+    for (int i = 0; i < count[0]; ++i)
+      for (int j = 0; j < count[1]; ++j) {
+        BodySpec body;
+        body.src = c;
+        body.name = nm("B", i, j);
+        body.pos[0] = offset[0] + spacing * (i - 0.5 * count[0]);
+        body.pos[1] = offset[1] + spacing * (j - 0.5 * count[1]);
+        body.pos[2] = offset[2];
+        bool pinned = false;
+        for (const auto& p : pins) pinned = pinned || (p.first == i && p.second == j);
+        if (!pinned)
+          for (int d = 0; d < 3; ++d) {
+            JointSpec jd = joint;
+            jd.name = "J" + std::to_string(d) + "_" + std::to_string(i) + "_" + std::to_string(j);
+            jd.axis[0] = jd.axis[1] = jd.axis[2] = 0;
+            jd.axis[d] = 1;
+            jd.pos[0] = jd.pos[1] = jd.pos[2] = 0;
+            body.joints.push_back(jd);
+          }
+        GeomSpec g = geom;
+        g.name = nm("G", i, j);
+        body.geoms.push_back(g);
+        SiteSpec st;
+        st.src = c;
+        st.name = nm("S", i, j);
+        st.group = 3;
+        body.sites.push_back(st);
+        root.children.push_back(std::move(body));
+      }
+    auto add_tendon = [&](const std::string& name, const std::string& s1, const std::string& s2) {
+      TendonSpec t = tendon;
+      t.src = c;
+      t.name = name;
+      t.spatial = true;
+      for (const auto& sn : {s1, s2}) {
+        WrapSpec w;
+        w.src = c;
+        w.type = kWrapSite;
+        w.name = sn;
+        t.path.push_back(w);
+      }
+      spec.tendons.push_back(t);
+      EqualitySpec eq;
+      eq.src = c;
+      eq.type = kEqTendon;
+      eq.name1 = name;
+      eq.data[1] = 1;
+      eq.solref[0] = 0.01;
+      eq.solimp[0] = eq.solimp[1] = 0.99;
+      spec.equalities.push_back(eq);
+    };
+    for (int i = 0; i + 1 < count[0]; ++i)
+      for (int j = 0; j < count[1]; ++j) add_tendon(nm("T0_", i, j), nm("S", i, j), nm("S", i + 1, j));
+    for (int i = 0; i < count[0]; ++i)
+      for (int j = 0; j + 1 < count[1]; ++j) add_tendon(nm("T1_", i, j), nm("S", i, j), nm("S", i, j + 1));
   }
 
   int lookup_childclass(Attrs& a, int cc) {
