@@ -1,5 +1,5 @@
-// Smooth-dynamics timing, Moreau against MuJoCo 2.2.2 in the same run: forward() and forward +
-// Euler step() on the same model file and the same state, with constraints disabled on both sides
+// Smooth-dynamics timing, Moreau against MuJoCo 2.2.2 in the same run: forward(), Euler step() and
+// RK4 step() on the same model file and the same state, with constraints disabled on both sides
 // (this isolates the smooth pipeline: kinematics, com frames, CRB, L'DL, RNE, passive, solve).
 // The "_noact" cases also disable actuation on both sides: Moreau's actuation stage is not written
 // yet (issue 5), so those rows compare equal work.
@@ -121,6 +121,32 @@ void mujoco_forward(benchmark::State& state, DynCase c) {
   state.counters["calls/s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
+void moreau_rk4_step(benchmark::State& state, DynCase c) {
+  Pair p(c);
+  if (!p.error.empty()) { state.SkipWithError(p.error.c_str()); return; }
+  p.m.opt.integrator = moreau::kIntRK4;
+  p.restart_moreau();
+  int n = 0;
+  for (auto _ : state) {
+    moreau::step(p.m, p.d);
+    if (++n == kEpisode) { n = 0; p.restart_moreau(); }
+  }
+  state.counters["steps/s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void mujoco_rk4_step(benchmark::State& state, DynCase c) {
+  Pair p(c);
+  if (!p.error.empty()) { state.SkipWithError(p.error.c_str()); return; }
+  p.mj->opt.integrator = mjINT_RK4;
+  p.restart_mujoco();
+  int n = 0;
+  for (auto _ : state) {
+    mj_step(p.mj, p.md);
+    if (++n == kEpisode) { n = 0; p.restart_mujoco(); }
+  }
+  state.counters["steps/s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 void moreau_euler_step(benchmark::State& state, DynCase c) {
   Pair p(c);
   if (!p.error.empty()) { state.SkipWithError(p.error.c_str()); return; }
@@ -153,6 +179,8 @@ const bool kRegisteredDynamics = [] {
     benchmark::RegisterBenchmark(("mujoco/forward/" + c.name).c_str(), mujoco_forward, c);
     benchmark::RegisterBenchmark(("moreau/euler_step/" + c.name).c_str(), moreau_euler_step, c);
     benchmark::RegisterBenchmark(("mujoco/euler_step/" + c.name).c_str(), mujoco_euler_step, c);
+    benchmark::RegisterBenchmark(("moreau/rk4_step/" + c.name).c_str(), moreau_rk4_step, c);
+    benchmark::RegisterBenchmark(("mujoco/rk4_step/" + c.name).c_str(), mujoco_rk4_step, c);
   }
   return true;
 }();
