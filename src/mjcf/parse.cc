@@ -114,7 +114,7 @@ class Parser {
       if (n == "compiler" || n == "default") continue;
       if (n == "option") parse_option(c);
       else if (n == "size") parse_size(c);
-      else if (n == "visual") {}  // visual-only: rendering settings
+      else if (n == "visual") parse_visual(c);
       else if (n == "statistic") parse_statistic(c);
       else if (n == "asset") parse_asset(c);
       else if (n == "worldbody") parse_body(c, spec.world, 0, true);
@@ -240,6 +240,19 @@ class Parser {
     a.finish();
     if (spec.nkey < 0) fail(n, "attribute 'nkey' must be non-negative");
     for (const auto& c : n.children) fail(c, "unknown element <" + c.name + "> in <size>");
+  }
+
+  // Rendering settings: kept out of the physics, but the element names are checked (2.2.2).
+  void parse_visual(const Node& n) {
+    Attrs a(n);
+    a.finish();
+    for (const auto& c : n.children) {
+      static const char* const kNames[] = {"global", "quality", "headlight", "map", "scale", "rgba"};
+      bool known = false;
+      for (const char* k : kNames) known = known || c.name == k;
+      if (!known) fail(c, "unknown element <" + c.name + "> in <visual>");
+      for (const auto& g : c.children) fail(g, "unknown element <" + g.name + "> in <" + c.name + ">");
+    }
   }
 
   void parse_statistic(const Node& n) {
