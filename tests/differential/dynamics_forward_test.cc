@@ -202,6 +202,10 @@ TEST_P(DynamicsForward, SmoothNoPassive) {
 }
 
 TEST_P(DynamicsForward, Passive) {
+  // Springs and dampers on every joint and dof (most models have few, and none on ball/free
+  // joints), so that every joint type's spring and its energy are exercised.
+  for (int j = 0; j < mj_->njnt; ++j) mj_->jnt_stiffness[j] += 0.5 + (j % 3);
+  for (int i = 0; i < mj_->nv; ++i) mj_->dof_damping[i] += 0.1 * (1 + i % 4);
   const Model m = bridge(mjDSBL_CONSTRAINT | mjDSBL_ACTUATION, mjENBL_ENERGY);
   Data d = make_data(m);
   std::mt19937_64 rng(777);
