@@ -66,12 +66,20 @@ void pgs(const Model& m, Data& d) {
   double* Adiag = w.etmp;
   double* force = d.efc_force.data();
 
-  // columns M^-1 J_i'
+  // columns M^-1 J_i', and the range [lo, hi) of dofs where each is non-zero (a column only
+  // touches the kinematic trees that row i touches, so the updates of v cost that range, not nv)
+  double* lo = w.quad;
+  double* hi = w.quad + nefc;
   for (int i = 0; i < nefc; ++i) {
     double* col = w.MinvJT + static_cast<size_t>(i) * nv;
     std::memcpy(col, &d.efc_J[static_cast<size_t>(i) * nv], sizeof(double) * nv);
     solve_m(m, d, col);
     Adiag[i] = constraint::dot_row(m, d, i, col, sparse);
+    int a = 0, b = nv;
+    while (a < nv && col[a] == 0) ++a;
+    while (b > a && col[b - 1] == 0) --b;
+    lo[i] = a;
+    hi[i] = b;
   }
   d.solver_nnz = nefc * nefc;
 
@@ -123,7 +131,8 @@ void pgs(const Model& m, Data& d) {
           if (delta == 0) continue;
           force[i + a] = f[a];
           const double* col = w.MinvJT + static_cast<size_t>(i + a) * nv;
-          for (int k = 0; k < nv; ++k) v[k] += delta * col[k];
+          for (int k = static_cast<int>(lo[i + a]), e = static_cast<int>(hi[i + a]); k < e; ++k)
+            v[k] += delta * col[k];
         }
         i += dim - 1;
         continue;
@@ -140,7 +149,8 @@ void pgs(const Model& m, Data& d) {
       if (delta == 0) continue;
       force[i] = fi;
       const double* col = w.MinvJT + static_cast<size_t>(i) * nv;
-      for (int k = 0; k < nv; ++k) v[k] += delta * col[k];
+      for (int k = static_cast<int>(lo[i]), e = static_cast<int>(hi[i]); k < e; ++k)
+        v[k] += delta * col[k];
     }
     const double newcost = dual_cost(m, d, force, v, JTf);
     const double improvement = scale * (cost - newcost);
