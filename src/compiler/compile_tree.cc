@@ -68,6 +68,7 @@ void Compiler::compile_assets() {
     hfield_names_.add(h.name, m_.nhfield, h.src);
     if (!h.file.empty()) fail(h.src, "height field files are not supported yet (give nrow/ncol/elevation)");
     if (h.nrow < 1 || h.ncol < 1) fail(h.src, "attributes 'nrow' and 'ncol' must be positive");
+    if (static_cast<long long>(h.nrow) * h.ncol > 100000000) fail(h.src, "height field has more than 1e8 samples");
     for (int k = 0; k < 4; ++k)
       if (h.size[k] <= 0) fail(h.src, "attribute 'size' must have 4 positive numbers");
     const int n = h.nrow * h.ncol;

@@ -238,7 +238,11 @@ class Parser {
     a.integer("nuser_actuator", spec.nuser_actuator);
     a.integer("nuser_sensor", spec.nuser_sensor);
     a.finish();
-    if (spec.nkey < 0) fail(n, "attribute 'nkey' must be non-negative");
+    if (spec.nkey < 0 || spec.nkey > 1000000) fail(n, "attribute 'nkey' must be between 0 and 1000000");
+    for (int v : {spec.nuser_body, spec.nuser_jnt, spec.nuser_geom, spec.nuser_site, spec.nuser_cam,
+                  spec.nuser_tendon, spec.nuser_actuator, spec.nuser_sensor})
+      if (v < -1 || v > 100000) fail(n, "nuser_* attributes must be between -1 and 100000");
+    if (spec.nuserdata < 0) fail(n, "attribute 'nuserdata' must be non-negative");
     for (const auto& c : n.children) fail(c, "unknown element <" + c.name + "> in <size>");
   }
 
@@ -447,7 +451,9 @@ class Parser {
     double spacing = 0, offset[3] = {0, 0, 0};
     if (!e.ints("count", count, 3)) e.error("attribute 'count' is required");
     for (int k = 0; k < 3; ++k)
-      if (count[k] < 1) e.error("attribute 'count' expects positive integers");
+      if (count[k] < 1 || count[k] > 10000) e.error("attribute 'count' expects integers from 1 to 10000");
+    if (static_cast<long long>(count[0]) * count[1] * count[2] > 100000)
+      e.error("attribute 'count' asks for more than 100000 elements");
     if (!e.num("spacing", spacing)) e.error("attribute 'spacing' is required");
     if (spacing <= 0) e.error("attribute 'spacing' must be positive");
     e.nums("offset", offset, 3);
