@@ -15,10 +15,56 @@ namespace moreau::solver {
 
 namespace {
 
-void build_hessian(const Model& m, const Data& d, double* H) {
+// Lower triangle of H = M + J' D J (+ cone terms) on its envelope: first[i] = the first non-zero
+// column of row i (M: the root dof of i's tree; J'DJ: the smallest column of every active row that
+// touches i). Only entries first[i] <= c <= i are written, so the cost follows the envelope, not nv^2.
+void build_hessian(const Model& m, const Data& d, double* H, double* first) {
   const int nv = m.nv;
-  const bool sparse = constraint::use_sparse(m);
-  full_m(m, d.qM.data(), H);
+  // envelope of M: the ancestors of i (dof_parentid chain) end at the root dof
+  for (int i = 0; i < nv; ++i) {
+    int r = i;
+    for (int p = m.dof_parentid[i]; p >= 0; p = m.dof_parentid[p]) r = p;
+    first[i] = r;
+  }
+  // envelope of the active constraint rows
+  auto touch = [&](int i) {
+    const int* col = &d.efc_J_colind[d.efc_J_rowadr[i]];
+    const int n = d.efc_J_rownnz[i];
+    if (n == 0) return;
+    int c0 = col[0];
+    for (int a = 1; a < n; ++a) c0 = std::min(c0, col[a]);
+    for (int a = 0; a < n; ++a) first[col[a]] = std::min(first[col[a]], static_cast<double>(c0));
+  };
+  for (int i = 0; i < d.nefc; ++i) {
+    if (d.efc_type[i] == kCnstrContactElliptic) {
+      const int dim = d.contact[d.efc_id[i]].dim;
+      if (d.efc_state[i] != kCnstrSatisfied) {
+        // the block couples all its rows: use the union of their columns
+        double c0 = nv;
+        for (int a = 0; a < dim; ++a) {
+          const int* col = &d.efc_J_colind[d.efc_J_rowadr[i + a]];
+          for (int k = 0; k < d.efc_J_rownnz[i + a]; ++k) c0 = std::min(c0, static_cast<double>(col[k]));
+        }
+        for (int a = 0; a < dim; ++a) {
+          const int* col = &d.efc_J_colind[d.efc_J_rowadr[i + a]];
+          for (int k = 0; k < d.efc_J_rownnz[i + a]; ++k) first[col[k]] = std::min(first[col[k]], c0);
+        }
+      }
+      i += dim - 1;
+      continue;
+    }
+    if (d.efc_state[i] == kCnstrQuadratic) touch(i);
+  }
+  // zero the envelope, then M (tree-sparse layout: row i holds M(i,i), M(i,parent), ...)
+  for (int i = 0; i < nv; ++i) {
+    double* row = H + static_cast<size_t>(i) * nv;
+    for (int c = static_cast<int>(first[i]); c <= i; ++c) row[c] = 0;
+    const double* q = d.qM.data() + m.dof_Madr[i];
+    row[i] = q[0];
+    int t = 1;
+    for (int p = m.dof_parentid[i]; p >= 0; p = m.dof_parentid[p], ++t) row[p] = q[t];
+  }
+  // J' D J and the cone Hessians, lower triangle
   for (int i = 0; i < d.nefc; ++i) {
     if (d.efc_type[i] == kCnstrContactElliptic) {
       const Contact& con = d.contact[d.efc_id[i]];
@@ -26,14 +72,20 @@ void build_hessian(const Model& m, const Data& d, double* H) {
       if (d.efc_state[i] != kCnstrSatisfied) {
         for (int a = 0; a < dim; ++a) {
           const double* Ja = &d.efc_J[static_cast<size_t>(i + a) * nv];
+          const int* ca = &d.efc_J_colind[d.efc_J_rowadr[i + a]];
+          const int na = d.efc_J_rownnz[i + a];
           for (int b = 0; b < dim; ++b) {
             const double h = con.H[a * dim + b];
             if (h == 0) continue;
             const double* Jb = &d.efc_J[static_cast<size_t>(i + b) * nv];
-            for (int r = 0; r < nv; ++r) {
-              if (Ja[r] == 0) continue;
-              const double s = h * Ja[r];
-              for (int c = 0; c < nv; ++c) H[r * nv + c] += s * Jb[c];
+            const int* cb = &d.efc_J_colind[d.efc_J_rowadr[i + b]];
+            const int nb = d.efc_J_rownnz[i + b];
+            for (int x = 0; x < na; ++x) {
+              const int r = ca[x];
+              const double sv = h * Ja[r];
+              double* row = H + static_cast<size_t>(r) * nv;
+              for (int y = 0; y < nb; ++y)
+                if (cb[y] <= r) row[cb[y]] += sv * Jb[cb[y]];
             }
           }
         }
@@ -44,35 +96,23 @@ void build_hessian(const Model& m, const Data& d, double* H) {
     if (d.efc_state[i] != kCnstrQuadratic) continue;
     const double D = d.efc_D[i];
     const double* J = &d.efc_J[static_cast<size_t>(i) * nv];
-    if (sparse) {
-      const int* col = &d.efc_J_colind[d.efc_J_rowadr[i]];
-      const int n = d.efc_J_rownnz[i];
-      for (int a = 0; a < n; ++a) {
-        const double s = D * J[col[a]];
-        for (int b = 0; b < n; ++b) H[col[a] * nv + col[b]] += s * J[col[b]];
-      }
-    } else {
-      for (int r = 0; r < nv; ++r) {
-        if (J[r] == 0) continue;
-        const double s = D * J[r];
-        for (int c = 0; c < nv; ++c) H[r * nv + c] += s * J[c];
-      }
+    const int* col = &d.efc_J_colind[d.efc_J_rowadr[i]];
+    const int n = d.efc_J_rownnz[i];
+    for (int a = 0; a < n; ++a) {
+      const int r = col[a];
+      const double sv = D * J[r];
+      double* row = H + static_cast<size_t>(r) * nv;
+      for (int b = 0; b < n; ++b)
+        if (col[b] <= r) row[col[b]] += sv * J[col[b]];
     }
   }
 }
 
-// Envelope (profile) Cholesky H = L L' in place: row i of L is non-zero only from column first[i]
-// on, the first non-zero of row i of H (fill-in stays inside the envelope). The tree-sparse M and
+// Envelope (profile) Cholesky H = L L' in place (lower triangle): row i of L is non-zero only from
+// column first[i] on, the first non-zero of row i of H (fill-in stays inside the envelope). The tree-sparse M and
 // the contact couplings J'DJ usually have narrow envelopes, so this costs sum_i width_i^2 rather
 // than nv^3/3. Returns false if H is not positive definite.
-bool cholesky(double* L, int n, double* firstd) {
-  for (int i = 0; i < n; ++i) {
-    int f = i;
-    const double* row = L + static_cast<size_t>(i) * n;
-    for (int c = 0; c < i; ++c)
-      if (row[c] != 0) { f = c; break; }
-    firstd[i] = f;
-  }
+bool cholesky(double* L, int n, const double* firstd) {
   for (int i = 0; i < n; ++i) {
     double* li = L + static_cast<size_t>(i) * n;
     const int fi = static_cast<int>(firstd[i]);
@@ -109,12 +149,11 @@ void cholesky_solve(const double* L, int n, const double* firstd, double* x) {
 
 void factor(const Model& m, const Data& d, const Work& w) {
   const int nv = m.nv;
-  build_hessian(m, d, w.L);
+  build_hessian(m, d, w.L, w.first);
   if (!cholesky(w.L, nv, w.first)) {
     // round-off made H indefinite: regularize the diagonal slightly and retry
-    build_hessian(m, d, w.L);
-    for (int k = 0; k < nv; ++k) w.L[k * nv + k] *= 1 + 1e-10;
-    for (int k = 0; k < nv; ++k) w.L[k * nv + k] += kMinVal;
+    build_hessian(m, d, w.L, w.first);
+    for (int k = 0; k < nv; ++k) w.L[k * nv + k] = w.L[k * nv + k] * (1 + 1e-10) + kMinVal;
     cholesky(w.L, nv, w.first);
   }
 }
