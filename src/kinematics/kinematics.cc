@@ -8,7 +8,8 @@
 //   hinge: rotate about the joint axis through the anchor by qpos - qpos0;
 //   ball:  rotate by the qpos quaternion about the anchor;
 //   free:  the frame is qpos itself (position, quaternion) in world coordinates.
-// Quaternions from qpos are normalized (on a copy; qpos is not modified) before use.
+// Quaternions in qpos (ball and free joints) are normalized in place before use, as MuJoCo 2.2.2
+// does (mj_forward leaves unit quaternions in qpos).
 // Mocap bodies take mocap_pos / mocap_quat instead.
 #include "math/vec.h"
 #include "moreau/moreau.h"
@@ -66,9 +67,9 @@ void kinematics(const Model& m, Data& d) {
         double* xanchor = &d.xanchor[3 * j];
         double* xaxis = &d.xaxis[3 * j];
         if (m.jnt_type[j] == kJointFree) {
+          normalize4(&d.qpos[qadr + 3]);
           copy3(xpos, &d.qpos[qadr]);
           copy4(xquat, &d.qpos[qadr + 3]);
-          normalize4(xquat);
           copy3(xanchor, xpos);
           copy3(xaxis, &m.jnt_axis[3 * j]);
           continue;
@@ -88,8 +89,8 @@ void kinematics(const Model& m, Data& d) {
             if (m.jnt_type[j] == kJointHinge) {
               axisangle2quat(qloc, &m.jnt_axis[3 * j], d.qpos[qadr] - m.qpos0[qadr]);
             } else {
+              normalize4(&d.qpos[qadr]);
               copy4(qloc, &d.qpos[qadr]);
-              normalize4(qloc);
             }
             mulquat(xquat, xquat, qloc);
             // the anchor stays where it is: xpos = xanchor - R * jnt_pos

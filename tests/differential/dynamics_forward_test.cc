@@ -54,7 +54,7 @@ class DynamicsForward : public ::testing::TestWithParam<std::string> {
     return model_from_mujoco(mj_.get());
   }
   // Same random state on both sides.
-  void set_state(const Model& m, Data& d, std::mt19937_64& rng) {
+  void set_state(const Model& m, Data& d, std::mt19937_64& rng, bool nonunit_quats = false) {
     mj_resetData(mj_.get(), md_.get());
     reset_data(m, d);
     random_qpos(mj_.get(), rng, md_->qpos);
@@ -62,6 +62,16 @@ class DynamicsForward : public ::testing::TestWithParam<std::string> {
     std::uniform_real_distribution<double> u(-1, 1);
     for (int i = 0; i < m.nv; ++i) md_->qfrc_applied[i] = u(rng);
     for (int i = 6; i < 6 * m.nbody; ++i) md_->xfrc_applied[i] = u(rng);
+    // non-unit quaternions: both engines normalize qpos quaternions in place
+    if (nonunit_quats) {
+      for (int j = 0; j < m.njnt; ++j) {
+        const int t = mj_->jnt_type[j];
+        if (t != mjJNT_FREE && t != mjJNT_BALL) continue;
+        const double s = 1.5 + u(rng);
+        double* q = md_->qpos + mj_->jnt_qposadr[j] + (t == mjJNT_FREE ? 3 : 0);
+        for (int k = 0; k < 4; ++k) q[k] *= s;
+      }
+    }
     std::copy_n(md_->qpos, m.nq, d.qpos.begin());
     std::copy_n(md_->qvel, m.nv, d.qvel.begin());
     std::copy_n(md_->qfrc_applied, m.nv, d.qfrc_applied.begin());
@@ -87,10 +97,11 @@ TEST_P(DynamicsForward, SmoothNoPassive) {
   std::mt19937_64 rng(12345);
   double worst = 0;
   for (int state = 0; state < kStates; ++state) {
-    set_state(m, d, rng);
+    set_state(m, d, rng, state % 2 == 1);
     mj_forward(M, D);
     forward(m, d);
 
+    EXPECT_ARRAY(d.qpos.data(), D->qpos, m.nq, "qpos (normalized quaternions)");
     EXPECT_ARRAY(d.xpos.data(), D->xpos, 3 * m.nbody, "xpos");
     for (int b = 0; b < m.nbody; ++b) {
       double neg[4];
