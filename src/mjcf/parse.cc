@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "compiler/compile_internal.h"
 #include "math/vec.h"
 #include "mjcf/parse_common.h"
 
@@ -445,8 +446,9 @@ class Parser {
   void parse_composite(const Node& c, Attrs& e, BodySpec& b, int cc) {
     std::string type;
     if (!e.str("type", type)) e.error("attribute 'type' is required");
-    if (type != "particle" && type != "rope" && type != "loop" && type != "grid")
-      e.error("composite type '" + type + "' is not supported yet (only 'particle', 'rope', 'loop' and 'grid')");
+    if (type != "particle" && type != "rope" && type != "loop" && type != "grid" && type != "cloth")
+      e.error("composite type '" + type +
+              "' is not supported yet (only 'particle', 'rope', 'loop', 'grid' and 'cloth')");
     int count[3] = {1, 1, 1};
     double spacing = 0, offset[3] = {0, 0, 0};
     if (!e.ints("count", count, 3)) e.error("attribute 'count' is required");
@@ -457,6 +459,8 @@ class Parser {
     if (!e.num("spacing", spacing)) e.error("attribute 'spacing' is required");
     if (spacing <= 0) e.error("attribute 'spacing' must be positive");
     e.nums("offset", offset, 3);
+    double flatinertia = 0;
+    if (type == "cloth") e.num("flatinertia", flatinertia);
     std::string prefix;
     e.str("prefix", prefix);
     if (!prefix.empty()) e.error("attribute 'prefix' of <composite> is not supported yet");
@@ -471,7 +475,8 @@ class Parser {
     JointSpec joint;
     joint.type = kJointSlide;
     joint.group = 3;
-    TendonSpec tendon;
+    TendonSpec tendon, shear;
+    bool has_shear = false;
     std::vector<std::pair<int, int>> pins;
     bool has_skin = false;
     for (const auto& ch : c.children) {
@@ -488,11 +493,17 @@ class Parser {
         int coord[2];
         if (!a.ints("coord", coord, 2)) a.error("attribute 'coord' is required");
         pins.emplace_back(coord[0], coord[1]);
-      } else if (ch.name == "tendon" && type == "grid") {
+      } else if (ch.name == "tendon" && (type == "grid" || type == "cloth")) {
         std::string kind;
         if (!a.str("kind", kind)) a.error("attribute 'kind' is required");
-        if (kind != "main") a.error("tendon kind '" + kind + "' is not supported for grid composites");
-        read_tendon(a, tendon, spec.compiler);
+        if (kind == "main") {
+          read_tendon(a, tendon, spec.compiler);
+        } else if (kind == "shear" && type == "cloth") {
+          read_tendon(a, shear, spec.compiler);
+          has_shear = true;
+        } else {
+          a.error("tendon kind '" + kind + "' is not supported for " + type + " composites");
+        }
       } else if (ch.name == "skin") {
         for (const auto& at : ch.attrs) a.find(at.first.c_str());  // visual only
         has_skin = true;
@@ -508,6 +519,12 @@ class Parser {
       // with a skin, 2.2.2 moves the generated geoms and tendons to the hidden group 3
       geom.group = 3;
       tendon.group = 3;
+      shear.group = 3;
+    }
+    if (type == "cloth") {
+      joint.type = kJointHinge;
+      compose_cloth(c, e, b, count, spacing, flatinertia, geom, joint, tendon, has_shear ? &shear : nullptr);
+      return;
     }
     if (type == "rope" || type == "loop") {
       compose_rope(c, e, b, count, spacing, geom, joint, type == "loop");
@@ -678,6 +695,132 @@ class Parser {
       for (int j = 0; j < count[1]; ++j) add_tendon(nm("T0_", i, j), nm("S", i, j), nm("S", i + 1, j));
     for (int i = 0; i < count[0]; ++i)
       for (int j = 0; j + 1 < count[1]; ++j) add_tendon(nm("T1_", i, j), nm("S", i, j), nm("S", i, j + 1));
+  }
+
+  // cloth (2D): a spanning tree through the enclosing body B<i0>_<j0>: from each element of row
+  // j0 the column runs in +y and -y, and row j0 runs in +x and -x. Each element B<i>_<j> has
+  // hinges J0 (the in-plane axis across its edge) and J1 (z) at its parent's position, a geom
+  // G<i>_<j> lying along x or y in a checkerboard, and a site S<i>_<j>. The x-edges the tree
+  // leaves out become spatial tendons T<i>_<j>; kind="shear" adds diagonal tendons TS<i>_<j>;
+  // each tendon is held at its reference length by a tendon equality. flatinertia > 0 gives each element the inertia of a
+  // spacing x spacing x flatinertia*spacing plate (2.2.2's names and parameters).
+  void compose_cloth(const Node& c, Attrs& e, BodySpec& root, const int count[3], double spacing,
+                     double flatinertia, const GeomSpec& geom, const JointSpec& joint, const TendonSpec& tendon,
+                     const TendonSpec* shear) {
+    if (count[2] != 1) e.error("cloth composite expects count=\"nx ny 1\"");
+    const std::string& rn = root.name;
+    const auto us = rn.find('_');
+    bool ok = rn.size() >= 4 && rn[0] == 'B' && us != std::string::npos && us > 1 && us + 1 < rn.size();
+    for (size_t k = 1; ok && k < rn.size(); ++k) ok = k == us || (rn[k] >= '0' && rn[k] <= '9');
+    if (!ok) e.error("the body containing a cloth composite must be named B<i>_<j>");
+    const int i0 = std::atoi(rn.c_str() + 1), j0 = std::atoi(rn.c_str() + us + 1);
+    if (i0 >= count[0] || j0 >= count[1]) e.error("cloth root body index is out of range");
+    auto nm = [](const char* pre, int i, int j) { return std::string(pre) + std::to_string(i) + "_" + std::to_string(j); };
+    auto fill = [&](BodySpec& body, int i, int j) {
+      GeomSpec g = geom;
+      g.name = nm("G", i, j);
+      g.pos[0] = g.pos[1] = g.pos[2] = 0;
+      // even elements: z along x (and x along y); odd: z along -y (2.2.2's frames)
+      const double h = std::sqrt(0.5);
+      const double qeven[4] = {0.5, 0.5, 0.5, 0.5}, qodd[4] = {h, h, 0, 0};
+      moreau::math::copy4(g.quat, (i + j) % 2 == 0 ? qeven : qodd);
+      body.geoms.push_back(g);
+      SiteSpec st;
+      st.src = c;
+      st.name = nm("S", i, j);
+      st.group = 3;
+      body.sites.push_back(st);
+      if (flatinertia > 0) {
+        moreau::compiler::GeomMass gmass;
+        gmass.type = g.type;
+        // mass of the element: the geom's, from its size and density (or mass)
+        double size[3] = {g.size[0], g.size[1], g.size[2]};
+        geom_mass_of(g, size, gmass);
+        const double t = flatinertia * spacing, m = gmass.mass;
+        body.inertial.present = true;
+        body.inertial.src = c;
+        body.inertial.mass = m;
+        body.inertial.inertia[0] = body.inertial.inertia[1] = m * (spacing * spacing + t * t) / 12;
+        body.inertial.inertia[2] = m * 2 * spacing * spacing / 12;
+      }
+    };
+    auto element = [&](int i, int j, int di, int dj) {
+      BodySpec body;
+      body.src = c;
+      body.name = nm("B", i, j);
+      body.pos[0] = di * spacing;
+      body.pos[1] = dj * spacing;
+      for (int a = 0; a < 2; ++a) {
+        JointSpec jd = joint;
+        jd.name = "J" + std::to_string(a) + "_" + std::to_string(i) + "_" + std::to_string(j);
+        jd.pos[0] = -di * spacing;
+        jd.pos[1] = -dj * spacing;
+        jd.pos[2] = 0;
+        jd.axis[0] = a == 0 && dj != 0 ? 1 : 0;
+        jd.axis[1] = a == 0 && di != 0 ? 1 : 0;
+        jd.axis[2] = a == 1 ? 1 : 0;
+        body.joints.push_back(jd);
+      }
+      fill(body, i, j);
+      return body;
+    };
+    // column through (i, j0): +y then -y chains, nested
+    auto columns = [&](BodySpec& at, int i) {
+      for (int dj : {1, -1}) {
+        BodySpec* parent = &at;
+        for (int j = j0 + dj; j >= 0 && j < count[1]; j += dj) {
+          parent->children.push_back(element(i, j, 0, dj));
+          parent = &parent->children.back();
+        }
+      }
+    };
+    fill(root, i0, j0);
+    columns(root, i0);
+    for (int di : {1, -1}) {
+      BodySpec* parent = &root;
+      for (int i = i0 + di; i >= 0 && i < count[0]; i += di) {
+        parent->children.push_back(element(i, j0, di, 0));
+        BodySpec* here = &parent->children.back();
+        columns(*here, i);
+        parent = here;
+      }
+    }
+    auto add_tendon = [&](const TendonSpec& tmpl, const std::string& name, const std::string& s1,
+                          const std::string& s2, bool equality) {
+      TendonSpec t = tmpl;
+      t.src = c;
+      t.name = name;
+      t.spatial = true;
+      for (const auto& sn : {s1, s2}) {
+        WrapSpec w;
+        w.src = c;
+        w.type = kWrapSite;
+        w.name = sn;
+        t.path.push_back(w);
+      }
+      spec.tendons.push_back(t);
+      if (equality) {
+        EqualitySpec eq;
+        eq.src = c;
+        eq.type = kEqTendon;
+        eq.name1 = name;
+        eq.data[1] = 1;
+        spec.equalities.push_back(eq);
+      }
+    };
+    for (int j = 0; j < count[1]; ++j) {
+      if (j == j0) continue;
+      for (int i = 0; i + 1 < count[0]; ++i) add_tendon(tendon, nm("T", i, j), nm("S", i, j), nm("S", i + 1, j), true);
+    }
+    if (shear)
+      for (int i = 0; i + 1 < count[0]; ++i)
+        for (int j = 0; j + 1 < count[1]; ++j)
+          add_tendon(*shear, nm("TS", i, j), nm("S", i, j), nm("S", i + 1, j + 1), true);
+  }
+
+  // Mass of a geom from its type, size and density/mass, for composite elements.
+  static void geom_mass_of(const GeomSpec& g, const double size[3], moreau::compiler::GeomMass& out) {
+    moreau::compiler::geom_mass(out, size, g.mass_set, g.mass, g.density, nullptr);
   }
 
   int lookup_childclass(Attrs& a, int cc) {
