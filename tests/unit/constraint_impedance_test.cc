@@ -123,6 +123,12 @@ TEST(ConstraintImpedance, LimitSolvedByHand) {
     EXPECT_NEAR(d.efc_force[0], f, 1e-8 * std::fabs(f)) << "solver " << solver;
     EXPECT_NEAR(d.qacc[0], (force + f) / mass, 1e-8 * std::fabs(f)) << "solver " << solver;
     EXPECT_NEAR(d.qfrc_constraint[0], f, 1e-8 * std::fabs(f));
+    // fwdinv: forward and inverse agree at the converged solution
+    m.opt.enableflags |= kEnblFwdinv;
+    solve_constraint(m, d);
+    EXPECT_LT(d.solver_fwdinv[0], 1e-8 * std::fabs(f));
+    EXPECT_LT(d.solver_fwdinv[1], 1e-8 * std::fabs(f));
+    EXPECT_NEAR(d.efc_force[0], f, 1e-8 * std::fabs(f));  // forward results kept
     // the analytic inverse recovers the force from qacc
     inverse_constraint(m, d);
     EXPECT_NEAR(d.efc_force[0], f, 1e-8 * std::fabs(f));
