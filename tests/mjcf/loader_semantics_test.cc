@@ -254,3 +254,37 @@ TEST(LoaderTree, AddressesAndSparsity) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(LoaderComposite, ParticleAndRopeExpansion) {
+  const moreau::Model p = moreau::load_model_from_string(R"(<mujoco><worldbody>
+    <composite type="particle" count="2 3 1" spacing="0.1" offset="0 0 1"><geom size="0.02"/></composite>
+  </worldbody></mujoco>)");
+  ASSERT_EQ(p.nbody, 1 + 6);
+  ASSERT_EQ(p.njnt, 18);                    // three slide joints per particle
+  EXPECT_NEAR(p.body_pos[3 * 1 + 0], -0.1, 1e-15);   // offset + spacing * (i - n/2)
+  EXPECT_NEAR(p.body_pos[3 * 1 + 1], -0.15, 1e-15);
+  EXPECT_NEAR(p.body_pos[3 * 1 + 2], 0.95, 1e-15);
+  EXPECT_EQ(p.geom_condim[0], 1);
+  const moreau::Model r = moreau::load_model_from_string(R"(<mujoco><worldbody>
+    <body name="B1"><freejoint/>
+      <composite type="rope" count="4 1 1" spacing="0.04"><geom type="capsule" size="0.01 0.015"/></composite>
+    </body></worldbody></mujoco>)");
+  ASSERT_EQ(r.nbody, 1 + 4);
+  EXPECT_EQ(moreau::name2id(r, moreau::kObjBody, "B2"), 2);
+  EXPECT_EQ(r.body_parentid[moreau::name2id(r, moreau::kObjBody, "B3")], moreau::name2id(r, moreau::kObjBody, "B2"));
+  EXPECT_EQ(r.body_parentid[moreau::name2id(r, moreau::kObjBody, "B0")], 1);
+  EXPECT_GE(moreau::name2id(r, moreau::kObjJoint, "J1_3"), 0);
+  try {
+    moreau::load_model_from_string("<mujoco>\n<worldbody>\n<body name=\"root\">\n"
+                                   "<composite type=\"rope\" count=\"3 1 1\" spacing=\"0.1\"/>\n</body>\n</worldbody>\n</mujoco>",
+                                   "rope.xml");
+    ADD_FAILURE() << "no error";
+  } catch (const moreau::LoadError& e) {
+    EXPECT_EQ(e.line(), 4);
+    EXPECT_NE(std::string(e.what()).find("must be named B<index>"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
