@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "moreau/actuation.h"
 #include "moreau/data.h"
 #include "moreau/model.h"
 
@@ -39,6 +40,11 @@ class LoadError : public std::runtime_error {
 Model load_model(const std::string& path);
 // Parse and compile MJCF text; `path` names it in messages and anchors relative file names.
 Model load_model_from_string(const std::string& xml, const std::string& path = "<string>");
+
+// Recompute the constants derived from the model at qpos0 (dof_M0, dof/body/tendon_invweight0,
+// tendon_length0, actuator_length0, actuator_acc0, stat.meaninertia). The loader calls it; call it
+// again after changing masses, inertias, armature or geometry of a loaded model.
+void set_const(Model& m);
 
 // ------------------------------------------------------------------------------------ data
 
@@ -104,6 +110,9 @@ void inverse_constraint(const Model& m, Data& d);
 // solver_fwdinv = (|qfrc_constraint(fwd) - qfrc_constraint(inv)|, |efc_force(fwd) - efc_force(inv)|)
 // at the current qacc; called by solve_constraint when the fwdinv enable flag is set.
 void compare_fwdinv(const Model& m, Data& d);
+// Force of contact `id` in its contact frame (normal, tangent1, tangent2, spin, roll1, roll2) from
+// efc_force; zeros for a contact that is not in the solver.
+void contact_force(const Model& m, const Data& d, int id, double result[6]);
 
 // ------------------------------------------------------------------------------------ math on M
 

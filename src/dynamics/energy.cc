@@ -4,6 +4,7 @@
 // kinetic = 0.5 qvel' M qvel.
 #include "engine/internal.h"
 #include "math/vec.h"
+#include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -43,7 +44,7 @@ void energy_pos(const Model& m, Data& d) {
         }
       }
     }
-    // PLUG-IN (issue 5): tendon spring energy.
+    E += tendon_energy(m, d);
   }
   d.energy[0] = E;
 }

@@ -12,6 +12,7 @@
 
 #include "engine/internal.h"
 #include "math/vec.h"
+#include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -60,7 +61,7 @@ void passive(const Model& m, Data& d) {
     }
   }
 
-  // PLUG-IN (issue 5): tendon springs and dampers (ten_length, ten_velocity, ten_J).
+  tendon_passive(m, d);  // tendon springs and dampers through ten_J
 }
 
 }  // namespace moreau

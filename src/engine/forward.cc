@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/internal.h"
+#include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -15,7 +16,7 @@ void fwd_position(const Model& m, Data& d) {
     kinematics(m, d);
     com_pos(m, d);
     camlight(m, d);
-    // PLUG-IN (issue 5): tendon lengths and moment arms (ten_length, ten_J).
+    tendon(m, d);  // ten_length, ten_J, wrap paths
   }
   {
     internal::StageTimer t(d, kTimerPosInertia);
@@ -26,18 +27,19 @@ void fwd_position(const Model& m, Data& d) {
     internal::StageTimer t(d, kTimerPosCollision);
     collision(m, d);  // issue 3: fills d.contact[0..ncon)
   }
-  // PLUG-IN (issue 4): constraint assembly (make_constraint, project_constraint). Until it lands
-  // there are no rows:
-  d.ne = d.nf = d.nefc = 0;
-  // PLUG-IN (issue 5): actuator transmission (actuator_length, actuator_moment).
+  {
+    internal::StageTimer t(d, kTimerPosMake);
+    make_constraint(m, d);  // efc_J, efc_pos, impedance and R of every row
+  }
+  transmission(m, d);  // actuator_length, actuator_moment (adhesion reads the contacts)
 }
 
 void fwd_velocity(const Model& m, Data& d) {
   internal::StageTimer timer(d, kTimerVelocity);
-  // PLUG-IN (issue 5): actuator_velocity = actuator_moment * qvel, ten_velocity = ten_J * qvel.
+  tendon_actuator_velocity(m, d);  // ten_velocity, actuator_velocity
   com_vel(m, d);
   passive(m, d);
-  // PLUG-IN (issue 4): reference constraint acceleration (efc_vel, efc_aref).
+  reference_constraint(m, d);  // efc_vel, efc_aref
   rne(m, d, false, d.qfrc_bias.data());
 }
 
@@ -53,11 +55,7 @@ void fwd_actuation(const Model& m, Data& d) {
       break;
     }
   }
-  // PLUG-IN (issue 5): actuator dynamics, gains and biases. Until then no actuator produces force
-  // and activations do not change (this is the real stage, not a stub: its outputs are defined).
-  std::fill(d.actuator_force.begin(), d.actuator_force.end(), 0.0);
-  std::fill(d.qfrc_actuator.begin(), d.qfrc_actuator.end(), 0.0);
-  std::fill(d.act_dot.begin(), d.act_dot.end(), 0.0);
+  actuation_force(m, d);  // actuator_force, qfrc_actuator, act_dot
 }
 
 // qacc_smooth = M^-1 qfrc_smooth, qfrc_smooth = passive - bias + applied + actuator + J' xfrc.
@@ -72,11 +70,7 @@ void fwd_acceleration(const Model& m, Data& d) {
 
 void fwd_constraint(const Model& m, Data& d) {
   internal::StageTimer timer(d, kTimerConstraint);
-  // PLUG-IN (issue 4): the constraint solver computes qfrc_constraint and qacc from qacc_smooth and
-  // the constraint rows. Until it lands there are no rows (nefc = 0), so the constrained
-  // acceleration is the smooth one.
-  std::fill(d.qfrc_constraint.begin(), d.qfrc_constraint.end(), 0.0);
-  std::copy_n(d.qacc_smooth.begin(), m.nv, d.qacc.begin());
+  solve_constraint(m, d);  // efc_force, qfrc_constraint, qacc (= qacc_smooth without rows)
 }
 
 namespace internal {
@@ -84,15 +78,21 @@ namespace internal {
 void forward_skip(const Model& m, Data& d, bool skip_sensor) {
   StageTimer timer(d, kTimerForward);
   fwd_position(m, d);
-  // PLUG-IN (sensors): position-stage sensors unless skip_sensor.
+  if (!skip_sensor) sensor_pos(m, d);
   if (!skip_sensor && (m.opt.enableflags & kEnblEnergy)) energy_pos(m, d);
   fwd_velocity(m, d);
-  // PLUG-IN (sensors): velocity-stage sensors unless skip_sensor.
+  if (!skip_sensor) sensor_vel(m, d);
   if (!skip_sensor && (m.opt.enableflags & kEnblEnergy)) energy_vel(m, d);
   fwd_actuation(m, d);
   fwd_acceleration(m, d);
   fwd_constraint(m, d);
-  // PLUG-IN (sensors): acceleration-stage sensors unless skip_sensor.
+  if (!skip_sensor) acceleration_sensors(m, d);
+}
+
+void acceleration_sensors(const Model& m, Data& d) {
+  // Accelerometers, force/torque and frame acceleration sensors read the post-constraint RNE.
+  if (sensor_acc_needs_rne_post(m)) rne_post_constraint(m, d);
+  sensor_acc(m, d);
 }
 
 }  // namespace internal

@@ -20,6 +20,8 @@ inline double* scratch_integrator(const Model& m, Data& d) { return d.scratch.da
 // Forward dynamics without the optional computations (sensors, energy); RK4 calls it for its inner
 // stages. With skip_sensor=false it is forward().
 void forward_skip(const Model& m, Data& d, bool skip_sensor);
+// Acceleration-stage sensors (with the post-constraint RNE when a sensor needs it).
+void acceleration_sensors(const Model& m, Data& d);
 
 // Integrators (src/integrator/).
 void euler(const Model& m, Data& d);

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "engine/internal.h"
+#include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -21,8 +22,10 @@ namespace moreau {
 void inverse(const Model& m, Data& d) {
   internal::StageTimer timer(d, kTimerInverse);
   fwd_position(m, d);
+  sensor_pos(m, d);
   if (m.opt.enableflags & kEnblEnergy) energy_pos(m, d);
   fwd_velocity(m, d);
+  sensor_vel(m, d);
   if (m.opt.enableflags & kEnblEnergy) energy_vel(m, d);
 
   const int nv = m.nv;
@@ -42,11 +45,11 @@ void inverse(const Model& m, Data& d) {
     }
   }
 
-  // PLUG-IN (issue 4): inverse constraint forces (analytic, from qacc) into qfrc_constraint.
-  std::fill(d.qfrc_constraint.begin(), d.qfrc_constraint.end(), 0.0);
+  inverse_constraint(m, d);  // efc_force and qfrc_constraint from qacc (analytic soft inverse)
   rne(m, d, true, d.qfrc_inverse.data());
   for (int i = 0; i < nv; ++i)
     d.qfrc_inverse[i] += m.dof_armature[i] * d.qacc[i] - d.qfrc_passive[i] - d.qfrc_constraint[i];
+  internal::acceleration_sensors(m, d);
 
   if (qacc_discrete) std::copy_n(qacc_discrete, nv, d.qacc.begin());
 }
