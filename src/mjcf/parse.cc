@@ -1,4 +1,5 @@
 // Node tree -> Spec: sections, default classes (nested, childclass, "main"), the body tree.
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -446,9 +447,9 @@ class Parser {
   void parse_composite(const Node& c, Attrs& e, BodySpec& b, int cc) {
     std::string type;
     if (!e.str("type", type)) e.error("attribute 'type' is required");
-    if (type != "particle" && type != "rope" && type != "loop" && type != "grid" && type != "cloth")
+    if (type != "particle" && type != "rope" && type != "loop" && type != "grid" && type != "cloth" && type != "box")
       e.error("composite type '" + type +
-              "' is not supported yet (only 'particle', 'rope', 'loop', 'grid' and 'cloth')");
+              "' is not supported yet (only 'particle', 'rope', 'loop', 'grid', 'cloth' and 'box')");
     int count[3] = {1, 1, 1};
     double spacing = 0, offset[3] = {0, 0, 0};
     if (!e.ints("count", count, 3)) e.error("attribute 'count' is required");
@@ -477,6 +478,7 @@ class Parser {
     joint.group = 3;
     TendonSpec tendon, shear;
     bool has_shear = false;
+    double solreffix[2] = {0.02, 1}, solimpfix[5] = {0.9, 0.95, 0.001, 0.5, 2};
     std::vector<std::pair<int, int>> pins;
     bool has_skin = false;
     for (const auto& ch : c.children) {
@@ -487,6 +489,10 @@ class Parser {
         std::string kind;
         if (!a.str("kind", kind)) a.error("attribute 'kind' is required");
         if (kind != "main") a.error("joint kind '" + kind + "' is not supported for particle composites");
+        if (type == "box") {
+          a.numvar("solreffix", solreffix, 1, 2);
+          a.numvar("solimpfix", solimpfix, 1, 5);
+        }
         read_joint(a, joint, spec.compiler);
         joint.type = kJointSlide;
       } else if (ch.name == "pin" && type == "grid") {
@@ -520,6 +526,10 @@ class Parser {
       geom.group = 3;
       tendon.group = 3;
       shear.group = 3;
+    }
+    if (type == "box") {
+      compose_box(c, e, b, count, spacing, geom, joint, solreffix, solimpfix);
+      return;
     }
     if (type == "cloth") {
       joint.type = kJointHinge;
@@ -816,6 +826,106 @@ class Parser {
       for (int i = 0; i + 1 < count[0]; ++i)
         for (int j = 0; j + 1 < count[1]; ++j)
           add_tendon(*shear, nm("TS", i, j), nm("S", i, j), nm("S", i + 1, j + 1), true);
+  }
+
+  // box: the surface elements B<i>_<j>_<k> of an n x n x n grid around the enclosing body (which
+  // gets a sphere Gcenter of twice the geom radius), each turned so that its z axis points
+  // outward, with one slide joint J<i>_<j>_<k> along z and a geom G<i>_<j>_<k> set inward by its
+  // half-length plus radius. Joint equalities fix each joint (solreffix/solimpfix) and couple
+  // it with its +x, +y, +z surface neighbours; a fixed tendon T sums all joints and a tendon
+  // equality keeps it constant (2.2.2's names and parameters).
+  void compose_box(const Node& c, Attrs& e, BodySpec& root, const int count[3], double spacing,
+                   const GeomSpec& geom, const JointSpec& joint, const double solreffix[2], const double solimpfix[5]) {
+    for (int k = 0; k < 3; ++k)
+      if (count[k] < 2) e.error("box composite expects count of at least 2 in each direction");
+    GeomSpec center;
+    center.src = c;
+    center.name = "Gcenter";
+    center.type = kGeomSphere;
+    center.size[0] = 2 * geom.size[0];
+    center.group = geom.group;
+    // box elements and the center only receive contacts (contype 0, conaffinity 1), so they do
+    // not collide with each other (2.2.2)
+    center.contype = 0;
+    center.conaffinity = 1;
+    root.geoms.push_back(center);
+    auto surface = [&](int i, int j, int k) {
+      return i == 0 || j == 0 || k == 0 || i == count[0] - 1 || j == count[1] - 1 || k == count[2] - 1;
+    };
+    auto nm = [](const char* pre, int i, int j, int k) {
+      return std::string(pre) + std::to_string(i) + "_" + std::to_string(j) + "_" + std::to_string(k);
+    };
+    std::vector<std::array<int, 3>> elems;
+    for (int i = 0; i < count[0]; ++i)
+      for (int j = 0; j < count[1]; ++j)
+        for (int k = 0; k < count[2]; ++k) {
+          if (!surface(i, j, k)) continue;
+          elems.push_back({i, j, k});
+          BodySpec body;
+          body.src = c;
+          body.name = nm("B", i, j, k);
+          const int idx[3] = {i, j, k};
+          for (int d = 0; d < 3; ++d) body.pos[d] = spacing * (idx[d] - 0.5 * (count[d] - 1));
+          zaxis_to_quat(body.pos, body.quat);
+          JointSpec jd = joint;
+          jd.name = nm("J", i, j, k);
+          jd.type = kJointSlide;
+          jd.pos[0] = jd.pos[1] = jd.pos[2] = 0;
+          jd.axis[0] = jd.axis[1] = 0;
+          jd.axis[2] = 1;
+          body.joints.push_back(jd);
+          GeomSpec g = geom;
+          g.name = nm("G", i, j, k);
+          g.contype = 0;
+          g.conaffinity = 1;
+          g.pos[0] = g.pos[1] = 0;
+          g.pos[2] = -(geom.size[1] + geom.size[0]);
+          body.geoms.push_back(g);
+          root.children.push_back(std::move(body));
+        }
+    auto joint_eq = [&](const std::string& j1, const std::string& j2, const double* ref, const double* imp) {
+      EqualitySpec eq;
+      eq.src = c;
+      eq.type = kEqJoint;
+      eq.name1 = j1;
+      eq.name2 = j2;
+      eq.data[1] = 1;
+      for (int q = 0; q < 2; ++q) eq.solref[q] = ref[q];
+      for (int q = 0; q < 5; ++q) eq.solimp[q] = imp[q];
+      spec.equalities.push_back(eq);
+    };
+    const double couple_ref[2] = {0.02, 1}, couple_imp[5] = {0.9, 0.9, 0.001, 0.5, 2};
+    for (const auto& el : elems) {
+      const std::string jn = nm("J", el[0], el[1], el[2]);
+      joint_eq(jn, "", solreffix, solimpfix);
+      for (int d = 0; d < 3; ++d) {
+        std::array<int, 3> nb = el;
+        nb[d] += 1;
+        if (nb[d] >= count[d] || !surface(nb[0], nb[1], nb[2])) continue;
+        joint_eq(jn, nm("J", nb[0], nb[1], nb[2]), couple_ref, couple_imp);
+      }
+    }
+    TendonSpec t;
+    t.src = c;
+    t.name = "T";
+    t.group = geom.group == 3 ? 3 : 0;  // hidden with the geoms when a skin is given
+    for (const auto& el : elems) {
+      WrapSpec w;
+      w.src = c;
+      w.type = kWrapJoint;
+      w.name = nm("J", el[0], el[1], el[2]);
+      w.prm = 1;
+      t.path.push_back(w);
+    }
+    spec.tendons.push_back(t);
+    EqualitySpec eq;
+    eq.src = c;
+    eq.type = kEqTendon;
+    eq.name1 = "T";
+    eq.data[1] = 1;
+    eq.solref[0] = 0.01;
+    eq.solimp[0] = eq.solimp[1] = 0.99;
+    spec.equalities.push_back(eq);
   }
 
   // Mass of a geom from its type, size and density/mass, for composite elements.

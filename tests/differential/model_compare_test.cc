@@ -336,11 +336,6 @@ void compare_with_mujoco(const std::string& path) {
 
 TEST_P(ModelCompare, MatchesMuJoCo222) {
   const std::string path = resolve(GetParam());
-  // Composite types particle, rope, loop, grid and cloth are implemented; box is not.
-  if (file_contains(path, "<composite") && !file_contains(path, "type=\"particle\"") &&
-      !file_contains(path, "type=\"rope\"") && !file_contains(path, "type=\"loop\"") &&
-      !file_contains(path, "type=\"grid\"") && !file_contains(path, "type=\"cloth\""))
-    GTEST_SKIP() << "feature not supported yet: <composite> type box (" << path << ")";
   compare_with_mujoco(path);
 }
 

@@ -129,8 +129,8 @@ TEST(LoaderErrors, RangeWithoutLimited) {
 }
 
 TEST(LoaderErrors, CompositeNotSupported) {
-  expect_error("<mujoco>\n<worldbody>\n<body>\n<composite type=\"box\" count=\"2 2 2\"/>\n</body>\n</worldbody>\n</mujoco>",
-               4, "composite", "composite type 'box' is not supported yet");
+  expect_error("<mujoco>\n<worldbody>\n<body>\n<composite type=\"ellipsoid\" count=\"2 2 2\"/>\n</body>\n</worldbody>\n</mujoco>",
+               4, "composite", "composite type 'ellipsoid' is not supported yet");
 }
 
 TEST(LoaderErrors, ErrorInsideIncludedFile) {
