@@ -35,13 +35,6 @@ std::string resolve(const std::string& entry) {
   return entry;
 }
 
-bool file_contains(const std::string& path, const std::string& what) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str().find(what) != std::string::npos;
-}
-
 struct Checker {
   int failures = 0;
   std::stringstream log;
