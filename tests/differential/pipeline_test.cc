@@ -93,7 +93,7 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
   std::vector<double> target(mj->nu, 0);
 
   const bool convex = has_convex_geoms(mj.get());
-  int compared = 0, contact_states = 0, mismatched_contacts = 0;
+  int compared = 0, contact_states = 0, mismatched_contacts = 0, overflowed = 0;
   double worst_constraint = 0, worst_sensor = 0, worst_actuator = 0;
   int step = 0;
   for (int checkpoint : {25, 100, 300}) {
@@ -121,9 +121,16 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
     std::copy_n(D->qacc_warmstart, m.nv, d.qacc_warmstart.begin());
     std::copy_n(D->mocap_pos, 3 * m.nmocap, d.mocap_pos.begin());
     std::copy_n(D->mocap_quat, 4 * m.nmocap, d.mocap_quat.begin());
+    D->warning[mjWARN_CONTACTFULL].number = D->warning[mjWARN_CNSTRFULL].number = 0;
     mj_forward(mj.get(), D.get());
     forward(m, d);
     if (!std::isfinite(D->qacc[0])) continue;  // MuJoCo's own state diverged: nothing to compare
+    // MuJoCo 2.2.2 drops contacts beyond its nconmax (default 100) with a warning; Moreau's capacity
+    // rule is larger (src/engine/data.cc), so the two contact lists legitimately differ there.
+    if (D->warning[mjWARN_CONTACTFULL].number > 0 || D->warning[mjWARN_CNSTRFULL].number > 0) {
+      ++overflowed;
+      continue;
+    }
     ++compared;
     const std::string at = " at step " + std::to_string(step);
 
@@ -169,9 +176,9 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
       worst_sensor = std::max(worst_sensor, e);
     }
   }
-  std::printf("[ pipeline %s ] states %d (with contacts %d, contact lists differ %d) max err: constraint %.2g "
-              "actuator %.2g sensor %.2g\n",
-              GetParam().c_str(), compared, contact_states, mismatched_contacts, worst_constraint,
+  std::printf("[ pipeline %s ] states %d (with contacts %d, contact lists differ %d, MuJoCo buffer full %d) "
+              "max err: constraint %.2g actuator %.2g sensor %.2g\n",
+              GetParam().c_str(), compared, contact_states, mismatched_contacts, overflowed, worst_constraint,
               worst_actuator, worst_sensor);
 }
 
