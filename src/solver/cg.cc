@@ -29,7 +29,8 @@ void cg(const Model& m, Data& d) {
     double slope = 0;
     const double oldcost = p.cost;
     for (int i = 0; i < d.nefc; ++i) oldstate[i] = d.efc_state[i];
-    linesearch(m, d, p, &neval, &slope);
+    double decrease = 0;
+    linesearch(m, d, p, &neval, &slope, &decrease);
     primal_eval(m, d, p, false);
     std::memcpy(p.gradold, p.grad, sizeof(double) * nv);
     std::memcpy(p.Mgradold, p.Mgrad, sizeof(double) * nv);
@@ -44,7 +45,8 @@ void cg(const Model& m, Data& d) {
       num += p.grad[k] * (p.Mgrad[k] - p.Mgradold[k]);
       den += p.gradold[k] * p.Mgradold[k];
     }
-    const double improvement = scale * (oldcost - p.cost);
+    const double improvement = scale * decrease;
+    (void)oldcost;
     const double gradient = scale * std::sqrt(g2);
     if (iter < kNSolverStat && static_cast<int>(d.solver.size()) > iter) {
       SolverStat& st = d.solver[iter];

@@ -5,6 +5,7 @@
 // Along x + alpha*p the cost is convex and C1, so its derivative is monotone. We keep a bracket
 // [lo, hi] with slope(lo) < 0 < slope(hi), take Newton steps inside it, and bisect when a step
 // leaves it. Within one quadratic piece a single Newton step is exact.
+#include <algorithm>
 #include <cmath>
 
 #include "solver/solver.h"
@@ -55,9 +56,51 @@ LineEval line_eval(const Model& m, const Data& d, const Primal& p, double alpha,
   return e;
 }
 
+// cost(alpha) - cost(0) evaluated row by row in a form without cancellation where both ends lie in
+// the same quadratic or linear piece, so that tiny improvements near convergence are not lost to
+// round-off (they drive the improvement < tolerance test).
+double line_delta(const Model& m, const Data& d, const Primal& p, double alpha, double gq1,
+                  double gq2) {
+  double delta = alpha * gq1 + 0.5 * alpha * alpha * gq2;
+  for (int i = 0; i < d.nefc; ++i) {
+    const double z0 = p.Jaref[i], v = p.jv[i], z1 = z0 + alpha * v, D = d.efc_D[i];
+    const double quad = 0.5 * D * alpha * v * (2 * z0 + alpha * v);  // 0.5 D (z1^2 - z0^2)
+    switch (d.efc_type[i]) {
+      case kCnstrEquality: delta += quad; break;
+      case kCnstrFrictionDof:
+      case kCnstrFrictionTendon: {
+        const double eta = d.efc_frictionloss[i], R = d.efc_R[i];
+        auto zone = [&](double z) { return z <= -R * eta ? -1 : z >= R * eta ? 1 : 0; };
+        auto cost = [&](double z) {
+          const int k = zone(z);
+          return k == 0 ? 0.5 * D * z * z : k * eta * z - 0.5 * R * eta * eta;
+        };
+        const int k0 = zone(z0), k1 = zone(z1);
+        if (k0 == k1) delta += k0 == 0 ? quad : k0 * eta * alpha * v;
+        else delta += cost(z1) - cost(z0);
+        break;
+      }
+      case kCnstrContactElliptic: {
+        double v1 = 0, v0 = 0, t1 = 0, t2 = 0;
+        elliptic_line(m, d, i, p.Jaref, p.jv, alpha, &v1, &t1, &t2);
+        elliptic_line(m, d, i, p.Jaref, p.jv, 0, &v0, &t1, &t2);
+        delta += v1 - v0;
+        i += d.contact[d.efc_id[i]].dim - 1;
+        break;
+      }
+      default:
+        if (z0 < 0 && z1 < 0) delta += quad;
+        else delta += 0.5 * D * (std::min(z1, 0.0) * std::min(z1, 0.0) - std::min(z0, 0.0) * std::min(z0, 0.0));
+        break;
+    }
+  }
+  return delta;
+}
+
 }  // namespace
 
-double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0) {
+double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0,
+                  double* decrease) {
   const int nv = m.nv;
   mul_m(m, d, p.Mv, p.search);
   constraint::mul_J(m, d, p.jv, p.search);
@@ -87,6 +130,7 @@ double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0
     }
   }
   *neval = n;
+  *decrease = alpha != 0 ? -line_delta(m, d, p, alpha, gq1, gq2) : 0.0;
   if (alpha != 0) {
     for (int k = 0; k < nv; ++k) {
       p.x[k] += alpha * p.search[k];

@@ -181,14 +181,16 @@ void newton(const Model& m, Data& d) {
     double slope = 0;
     const double oldcost = p.cost;
     for (int i = 0; i < d.nefc; ++i) oldstate[i] = d.efc_state[i];
-    linesearch(m, d, p, &neval, &slope);
+    double decrease = 0;
+    linesearch(m, d, p, &neval, &slope, &decrease);
     primal_eval(m, d, p, true);
     primal_gradient(m, d, p);
     int nchange = 0;
     for (int i = 0; i < d.nefc; ++i) nchange += oldstate[i] != d.efc_state[i];
     double g2 = 0;
     for (int k = 0; k < nv; ++k) g2 += p.grad[k] * p.grad[k];
-    const double improvement = scale * (oldcost - p.cost);
+    const double improvement = scale * decrease;
+    (void)oldcost;
     const double gradient = scale * std::sqrt(g2);
     if (iter < kNSolverStat && static_cast<int>(d.solver.size()) > iter) {
       SolverStat& st = d.solver[iter];

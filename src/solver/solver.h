@@ -55,8 +55,10 @@ void primal_eval(const Model& m, Data& d, Primal& p, bool cone_hessian);
 // grad = Ma - qfrc_smooth - J' force.
 void primal_gradient(const Model& m, Data& d, Primal& p);
 // Exact line search along p.search (jv, Mv computed here); moves x, Ma, Jaref; returns alpha.
-// neval: cost evaluations; lineslope: initial slope, scaled.
-double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0);
+// neval: cost evaluations; slope0: initial slope; decrease: cost(0) - cost(alpha), evaluated
+// without cancellation (the improvement of the iteration).
+double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0,
+                  double* decrease);
 // Finish: qacc = x, qfrc_constraint = J' efc_force.
 void primal_finish(const Model& m, Data& d, Primal& p);
 
