@@ -10,6 +10,7 @@
 // The whole stage is skipped when the passive disable flag is set.
 #include <algorithm>
 
+#include "dynamics/fluid.h"
 #include "engine/internal.h"
 #include "math/vec.h"
 #include "moreau/actuation.h"
@@ -62,6 +63,7 @@ void passive(const Model& m, Data& d) {
   }
 
   tendon_passive(m, d);  // tendon springs and dampers through ten_J
+  if (m.opt.density > 0 || m.opt.viscosity > 0) fluid_forces(m, d);
 }
 
 }  // namespace moreau
