@@ -20,9 +20,12 @@ namespace moreau {
 void collision_reserve(const Model& m, Data& d) {
   const size_t nb = static_cast<size_t>(m.nbody);
   if (d.col_bound.size() < 6 * nb) d.col_bound.resize(6 * nb);
-  // work: body list (nbody) + sort keys as ints? no: order (nbody) + per-body masks (2*nbody)
-  // + candidate pairs (start with 8 per body; grown on demand).
-  const size_t need = 4 * nb + 8 * nb + 64;
+  // work: body list (nbody) + per-body contype/conaffinity unions (2*nbody) + candidate body pairs.
+  // The pair list holds the worst case nbody*(nbody-1)/2 up to 4M entries (16 MB; every model
+  // with fewer than ~2900 bodies), so that collision() never allocates inside a step; only larger
+  // models may still grow it when more bodies overlap than that.
+  const size_t worst_pairs = nb * (nb > 0 ? nb - 1 : 0) / 2;
+  const size_t need = 3 * nb + std::max<size_t>(8 * nb, std::min<size_t>(worst_pairs, size_t{1} << 22)) + 64;
   if (d.col_work.size() < need) d.col_work.resize(need);
 }
 
