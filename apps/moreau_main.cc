@@ -145,6 +145,7 @@ int bench(const std::string& path, const moreau::cli::OptionOverrides& o, long s
     for (int i = 0; i < 100; ++i) moreau::step(m, d);  // warm caches and the solver's warm start
     if (!start_state(m, d, key)) return kExitBadInput;
     d.timer = {};
+    d.timing = true;  // per-stage timers (a clock read per stage: off outside bench)
     const auto t0 = std::chrono::steady_clock::now();
     for (long i = 0; i < steps; ++i) moreau::step(m, d);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
