@@ -89,17 +89,24 @@ void make_impedance(const Model& m, Data& d) {
       margin = d.efc_margin[i0];
     }
     if (d.efc_type[i] == kCnstrEquality) {
-      // equality: the impedance of every row of the constraint is that of the norm of its whole
-      // residual (connect: 3 rows, weld: 6), as MuJoCo 2.2.2 does (checked in the tests)
+      // equality: every row of the constraint takes the impedance of its whole residual, as
+      // MuJoCo 2.2.2 does (checked in the tests): a single row its signed residual; connect the
+      // norm of its 3 rows; weld the norm of (position, torquescale * orientation)
       int first = i, last = i;
       while (first > 0 && d.efc_type[first - 1] == kCnstrEquality && d.efc_id[first - 1] == d.efc_id[i]) --first;
       while (last + 1 < d.nefc && d.efc_type[last + 1] == kCnstrEquality && d.efc_id[last + 1] == d.efc_id[i]) ++last;
-      double n2 = 0;
-      for (int k = first; k <= last; ++k) n2 += d.efc_pos[k] * d.efc_pos[k];
-      pos = std::sqrt(n2);
+      if (last > first) {
+        const int e = d.efc_id[i];
+        const double ts = m.eq_type[e] == kEqWeld ? m.eq_data[kNEQDATA * e + 10] : 1.0;
+        double n2 = 0;
+        for (int k = first; k <= last; ++k) {
+          const double r = (k - first < 3 ? 1.0 : ts) * d.efc_pos[k];
+          n2 += r * r;
+        }
+        pos = std::sqrt(n2);
+      }
     }
     const double imp = impedance(solimp, pos, margin, &impP);
-    if (d.efc_type[i] == kCnstrEquality && d.efc_pos[i] < 0) impP = -impP;  // sign of the row
     const double dmax = clampd(solimp[1], kMinImp, kMaxImp);
     double K, B;
     if (solref[0] > 0) {
