@@ -77,6 +77,33 @@ int capsule_capsule(const Model& m, const Data& d, int g1, int g2, double margin
   double u1[3], u2[3], s, t, q1[3], q2[3];
   axis_of(u1, a.mat, 2);
   axis_of(u2, b.mat, 2);
+  // Exactly parallel axes (2.2.2, probed in /tmp/boxprobe with capsules on parallel axes at several
+  // axial offsets, both orientations): the four segment ends are tested in the order +end of geom1,
+  // -end of geom1, +end of geom2, -end of geom2, each as a sphere against the closest point of the
+  // other segment, and the first two within the margin are reported (so, e.g., an end of geom1 may
+  // give a slanted normal where it overhangs the end of geom2).
+  const double bb = math::dot3(u1, u2);
+  if (1 - bb * bb <= 1e-12) {
+    int n = 0;
+    for (int e = 0; e < 4 && n < 2; ++e) {
+      const bool first = e < 2;
+      const double sg = (e % 2 == 0) ? 1.0 : -1.0;
+      const GeomPose& g = first ? a : b;
+      const GeomPose& o = first ? b : a;
+      const double* ug = first ? u1 : u2;
+      const double* uo = first ? u2 : u1;
+      double pe[3], r[3], po[3];
+      math::copy3(pe, g.pos);
+      math::addscl3(pe, ug, sg * g.size[1]);
+      math::sub3(r, pe, o.pos);
+      const double tt = std::clamp(math::dot3(r, uo), -o.size[1], o.size[1]);
+      math::copy3(po, o.pos);
+      math::addscl3(po, uo, tt);
+      n += first ? sphere_sphere_raw(pe, a.size[0], po, b.size[0], margin, out + n)
+                 : sphere_sphere_raw(po, a.size[0], pe, b.size[0], margin, out + n);
+    }
+    return n;
+  }
   segment_segment(a.pos, u1, a.size[1], b.pos, u2, b.size[1], &s, &t);
   math::copy3(q1, a.pos);
   math::addscl3(q1, u1, s);

@@ -284,11 +284,15 @@ TEST(CollisionCapsule, ParallelCapsulesFinite) {
   s.add(kGeomCapsule, {0.1, 0.5}, {0, 0, 0});
   s.add(kGeomCapsule, {0.1, 0.5}, {0.15, 0, 0.2});
   s.run();
-  ASSERT_GE(s.d.ncon, 1);
+  // Exactly parallel: the ends of the overlap [-0.3, 0.5] (the +end of geom1, the -end of geom2),
+  // each 0.15 apart across radii 0.1 + 0.1.
+  ASSERT_EQ(s.d.ncon, 2);
   for (int i = 0; i < s.d.ncon; ++i) {
     EXPECT_NEAR(s.d.contact[i].dist, -0.05, kTol);
     expect_vec(s.d.contact[i].frame, {1, 0, 0});
   }
+  expect_vec(s.d.contact[0].pos, {0.075, 0, 0.5});
+  expect_vec(s.d.contact[1].pos, {0.075, 0, -0.3});
 }
 
 TEST(CollisionCapsule, CapsuleBoxLyingOnFace) {
