@@ -182,6 +182,11 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
     }
     ASSERT_EQ(d.nefc, D->nefc) << at;
     for (int i = 0; i < d.nefc; ++i) ASSERT_EQ(d.efc_type[i], D->efc_type[i]) << "row " << i << at;
+    // The constraint model's inputs: positions, and the regularizer built from the compiler's
+    // invweight0 constants (set_const) -- a difference here is the model's, not the solver's.
+    check("efc_pos", d.efc_pos.data(), D->efc_pos, d.nefc, 1e-6);
+    check("efc_diagApprox", d.efc_diagApprox.data(), D->efc_diagApprox, d.nefc, 1e-9);
+    check("efc_R", d.efc_R.data(), D->efc_R, d.nefc, 1e-9);
     // qfrc_constraint = J' f and qacc = M^-1 (qfrc_smooth + J' f) are sums whose terms can cancel
     // (two active sides of a bilateral limit; contact forces holding a body against gravity), so
     // their error is measured against the size of the terms summed: max_k sum_i |J_ik f_i| and
