@@ -372,8 +372,14 @@ double max_rel_err(const double* a, const double* b, int n) {
 }
 
 void strip_unimplemented(mjModel* mj) {
-  mj->opt.density = 0;
-  mj->opt.viscosity = 0;
+  // Fluid forces: the inertia model is implemented (src/dynamics/fluid.cc); the ellipsoid model
+  // (geoms with fluidshape="ellipsoid", geom_fluid[0] > 0) is not yet.
+  bool ellipsoid = false;
+  for (int g = 0; g < mj->ngeom; ++g) ellipsoid = ellipsoid || mj->geom_fluid[mjNFLUID * g] > 0;
+  if (ellipsoid) {
+    mj->opt.density = 0;
+    mj->opt.viscosity = 0;
+  }
   for (int t = 0; t < mj->ntendon; ++t) {
     mj->tendon_stiffness[t] = 0;
     mj->tendon_damping[t] = 0;
