@@ -20,7 +20,6 @@ struct MeshInfo {
   double inertia[3] = {0, 0, 0};  // principal moments for unit density
   double aamm_half[3] = {0, 0, 0};  // half sizes of the axis-aligned box in the inertial frame
   double rbound = 0;
-  bool nonconvex = false;  // inertia would differ from MuJoCo 2.2.2's legacy computation
 };
 MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec);
 

@@ -54,9 +54,6 @@ void geom_mass(GeomMass& g, const double size[3], bool mass_set, double mass, do
       break;
     }
     case kGeomMesh:
-      if (mesh->nonconvex)
-        mjcf::fail(*g.src, "inertia of a non-convex mesh (MuJoCo 2.2.2 legacy mesh inertia) is not supported yet; "
-                           "give the body an <inertial> or put the geom outside compiler/inertiagrouprange");
       vol = mesh->volume;
       for (int k = 0; k < 3; ++k) I[k] = mesh->inertia[k];
       break;

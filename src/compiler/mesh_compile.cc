@@ -20,7 +20,6 @@ std::string dir_of(const std::string& path) {
 
 MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec) {
   mesh::TriMesh tm;
-  bool mi_nonconvex = false;
   if (!ms.file.empty()) {
     if (!ms.vertex.empty() || !ms.face.empty()) mjcf::fail(ms.src, "give either 'file' or 'vertex'/'face', not both");
     std::string file = ms.file;
@@ -75,24 +74,11 @@ MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec) {
       mjcf::fail(ms.src, e.what());
     }
   }
-  // MuJoCo 2.2.2's default (legacy) mesh inertia is documented as correct for convex meshes
-  // only, and what it computes for non-convex ones is not reproduced here: such meshes are
-  // flagged and rejected where they would define a body's inertia.
-  mesh::MassProperties mp = mesh::mass_properties(tm);
-  {
-    double center[3] = {0, 0, 0};
-    const size_t nvert = tm.vert.size() / 3;
-    for (size_t i = 0; i < tm.vert.size(); ++i) center[i % 3] += tm.vert[i] / nvert;
-    const mesh::MassProperties mu = mesh::mass_properties_unsigned(tm, center);
-    if (std::fabs(mu.volume - std::fabs(mp.volume)) > 1e-6 * std::fabs(mp.volume)) mi_nonconvex = true;
-  }
-  if (mp.volume < 0) {  // faces wound clockwise: same solid, opposite sign
-    mp.volume = -mp.volume;
-    for (double& x : mp.inertia) x = -x;
-  }
+  // MuJoCo 2.2.2's default (legacy) mesh mass properties: absolute-volume tetrahedra, for convex
+  // and non-convex meshes alike (the rule and how it was established: mesh.h/mesh.cc).
+  const mesh::MassProperties mp = mesh::legacy_mass_properties(tm);
   if (mp.volume < 1e-15) mjcf::fail(ms.src, "mesh volume is too small (is the mesh closed?)");
   MeshInfo mi;
-  mi.nonconvex = mi_nonconvex;
   double I[3];
   if (!principal_axes(mp.inertia, I, mi.quat)) mjcf::fail(ms.src, "mesh inertia is not positive definite");
   copy3(mi.pos, mp.com);

@@ -34,4 +34,16 @@ MassProperties mass_properties(const TriMesh& mesh);
 // convex meshes and any interior center (MuJoCo 2.2.2's default, legacy mesh inertia).
 MassProperties mass_properties_unsigned(const TriMesh& mesh, const double center[3]);
 
+// MuJoCo 2.2.2's mesh mass properties (exactmeshinertia="false", its default), for any mesh,
+// convex or not, closed or not, whatever the winding:
+//   1. reference point c = area-weighted mean of the triangle centroids;
+//   2. com = mean of the centroids of the tetrahedra (c, triangle), weighted by their ABSOLUTE
+//      volumes;
+//   3. volume and second moments from the tetrahedra (com, triangle), again with absolute
+//      volumes, and the inertia taken about com as is (no parallel-axis correction for the
+//      centroid of these second-pass tetrahedra, which differs from com for non-convex meshes).
+// For a convex mesh every tetrahedron is positive and this equals mass_properties(). The
+// box-equivalent step that 2.2.2 applies afterwards is the compiler's (see mesh_compile.cc).
+MassProperties legacy_mass_properties(const TriMesh& mesh);
+
 }  // namespace moreau::mesh

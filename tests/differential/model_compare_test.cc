@@ -168,12 +168,16 @@ void compare_with_mujoco(const std::string& path) {
     };
     // Where principal moments repeat, the mesh frame is any rotation within the eigenspace (MuJoCo's
     // choice follows its single-precision round-off). The frames are then accepted when the mesh's
-    // vertices, placed by the geom pose, are the same points in the body frame.
+    // vertices, placed by the geom pose, are the same points in the body frame. The same holds
+    // where the principal moments are merely close: 2.2.2's single-precision round-off then turns
+    // the frame by up to ~1e-5 rad (dog.xml's Phalanges_B_L_2, moments 2.4% apart). The point sets
+    // are compared both ways, as 2.2.2's STL reader leaves a few exact duplicate corners unmerged
+    // (352 vs 350 vertices there), which changes the count but not the points.
     auto same_shape = [&](size_t g) {
       const int mid = m.geom_dataid[g];
-      if (mid < 0 || mid >= m.nmesh || m.mesh_vertnum[mid] != mj->mesh_vertnum[mid]) return false;
-      const int n = m.mesh_vertnum[mid];
-      if (n > 5000) return false;
+      if (mid < 0 || mid >= m.nmesh || mid >= mj->nmesh) return false;
+      const int n = m.mesh_vertnum[mid], n2 = mj->mesh_vertnum[mid];
+      if (n > 5000 || n2 > 5000 || n < n2 - 16 || n > n2) return false;
       auto place = [](const double* pos, const double* quat, const float* v, double* out) {
         const double p[3] = {v[0], v[1], v[2]};
         moreau::math::rotvecquat(out, p, quat);
@@ -181,19 +185,21 @@ void compare_with_mujoco(const std::string& path) {
       };
       double scale = 0;
       for (int k = 0; k < 3; ++k) scale = std::max(scale, mj->geom_size[3 * g + k]);
-      for (int i = 0; i < n; ++i) {
-        double a[3];
-        place(&m.geom_pos[3 * g], &m.geom_quat[4 * g], &m.mesh_vert[3 * (m.mesh_vertadr[mid] + i)], a);
-        double best = 1e300;
-        for (int j = 0; j < n; ++j) {
-          double b[3];
-          const float* vj = mj->mesh_vert + 3 * (mj->mesh_vertadr[mid] + j);
-          place(mj->geom_pos + 3 * g, mj->geom_quat + 4 * g, vj, b);
-          best = std::min(best, std::hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]));
+      std::vector<double> ours(3 * n), theirs(3 * n2);
+      for (int i = 0; i < n; ++i)
+        place(&m.geom_pos[3 * g], &m.geom_quat[4 * g], &m.mesh_vert[3 * (m.mesh_vertadr[mid] + i)], &ours[3 * i]);
+      for (int j = 0; j < n2; ++j)
+        place(mj->geom_pos + 3 * g, mj->geom_quat + 4 * g, mj->mesh_vert + 3 * (mj->mesh_vertadr[mid] + j), &theirs[3 * j]);
+      auto covered = [&](const std::vector<double>& from, const std::vector<double>& to) {
+        for (size_t i = 0; i < from.size(); i += 3) {
+          double best = 1e300;
+          for (size_t j = 0; j < to.size(); j += 3)
+            best = std::min(best, std::hypot(from[i] - to[j], from[i + 1] - to[j + 1], from[i + 2] - to[j + 2]));
+          if (best > 1e-5 * std::max(scale, 1e-3)) return false;
         }
-        if (best > 1e-5 * std::max(scale, 1e-3)) return false;
-      }
-      return true;
+        return true;
+      };
+      return covered(ours, theirs) && covered(theirs, ours);
     };
     for (size_t g = 0; g < ng; ++g) {
       if (mj->geom_type[g] != mjGEOM_MESH) continue;
