@@ -28,6 +28,7 @@ std::string size_str(int type, std::mt19937& rng) {
 
 struct PairStats {
   int trials = 0, contacts = 0;
+  int states_in_contact = 0, states_matching = 0;  // states with contacts on either side; fully equal
   coltest::Report rep;
 };
 
@@ -73,6 +74,12 @@ PairStats run_pair(int t1, int t2, double margin, int trials, unsigned seed) {
       coltest::copy_poses(mm, md, d);
       collision(m, d);
       bool skip[8][8] = {};
+      coltest::Report one;
+      coltest::compare_contacts(mm, md, m, d, coltest::Tolerance{}, skip, one);
+      if (one.pairs_compared > 0) {
+        ++st.states_in_contact;
+        if (one.count_mismatch == 0 && one.value_mismatch == 0) ++st.states_matching;
+      }
       coltest::compare_contacts(mm, md, m, d, coltest::Tolerance{}, skip, st.rep);
       st.contacts += md->ncon;
       ++st.trials;
@@ -95,6 +102,7 @@ void check_pair(int t1, int t2, Check check) {
            "value mismatch %d, param mismatch %d | max err dist %.2e pos %.2e normal %.2e frame %.2e\n",
            kTypeName[t1], kTypeName[t2], margin, st.trials, st.contacts, r.pairs_compared, r.count_mismatch,
            r.value_mismatch, r.param_mismatch, r.max_dist_err, r.max_pos_err, r.max_normal_err, r.max_frame_err);
+    printf("    states in contact %d, fully matching %d\n", st.states_in_contact, st.states_matching);
     for (size_t i = 0; i < r.messages.size() && i < 5; ++i) printf("    %s\n", r.messages[i].c_str());
     if (check != kReport) EXPECT_EQ(r.count_mismatch, 0);
     if (check == kExact) EXPECT_EQ(r.value_mismatch, 0);
