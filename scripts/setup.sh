@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ pkg-config
           libtinyxml2-dev libeigen3-dev libqhull-dev libccd-dev
-          libcli11-dev nlohmann-json3-dev
+          libcli11-dev nlohmann-json3-dev libpng-dev
           libgtest-dev libgmock-dev libbenchmark-dev
           libmujoco-dev libmujoco-samples)
 

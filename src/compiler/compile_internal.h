@@ -23,6 +23,14 @@ struct MeshInfo {
 };
 MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec);
 
+// A height field's samples, normalized to [0, 1], row 0 first (at -y), from its file (PNG or
+// 2.2.2's binary format, found like mesh files: compiler/meshdir) or its attributes.
+struct HFieldInfo {
+  int nrow = 0, ncol = 0;
+  std::vector<float> data;
+};
+HFieldInfo load_hfield(const mjcf::HFieldSpec& hs, const mjcf::Spec& spec);
+
 // Mass properties of one geom in its own frame.
 struct GeomMass {
   const mjcf::Node* src = nullptr;

@@ -66,31 +66,16 @@ void Compiler::compile_assets() {
   m_.nmesh = static_cast<int>(meshes_.size());
   for (const auto& h : s_.hfields) {
     hfield_names_.add(h.name, m_.nhfield, h.src);
-    if (!h.file.empty()) fail(h.src, "height field files are not supported yet (give nrow/ncol/elevation)");
-    if (h.nrow < 1 || h.ncol < 1) fail(h.src, "attributes 'nrow' and 'ncol' must be positive");
-    if (static_cast<long long>(h.nrow) * h.ncol > 100000000) fail(h.src, "height field has more than 1e8 samples");
     for (int k = 0; k < 4; ++k)
       if (h.size[k] <= 0) fail(h.src, "attribute 'size' must have 4 positive numbers");
-    const int n = h.nrow * h.ncol;
-    if (!h.elevation.empty() && static_cast<int>(h.elevation.size()) != n)
-      fail(h.src, "attribute 'elevation' expects nrow*ncol = " + std::to_string(n) + " numbers, got " +
-                      std::to_string(h.elevation.size()));
+    const HFieldInfo hi = load_hfield(h, s_);
+    const int n = hi.nrow * hi.ncol;
     m_.hfield_names.push_back(h.name);
     for (double v : h.size) m_.hfield_size.push_back(v);
-    m_.hfield_nrow.push_back(h.nrow);
-    m_.hfield_ncol.push_back(h.ncol);
+    m_.hfield_nrow.push_back(hi.nrow);
+    m_.hfield_ncol.push_back(hi.ncol);
     m_.hfield_adr.push_back(m_.nhfielddata);
-    // Elevation data is normalized to [0, 1] (rows stored bottom-up in MJCF order).
-    double lo = 0, hi = 0;
-    if (!h.elevation.empty()) {
-      lo = *std::min_element(h.elevation.begin(), h.elevation.end());
-      hi = *std::max_element(h.elevation.begin(), h.elevation.end());
-    }
-    for (int r = 0; r < h.nrow; ++r)
-      for (int c = 0; c < h.ncol; ++c) {
-        double v = h.elevation.empty() ? 0 : h.elevation[(h.nrow - 1 - r) * h.ncol + c];
-        m_.hfield_data.push_back(static_cast<float>(hi > lo ? (v - lo) / (hi - lo) : 0));
-      }
+    m_.hfield_data.insert(m_.hfield_data.end(), hi.data.begin(), hi.data.end());
     m_.nhfielddata += n;
     m_.nhfield++;
   }

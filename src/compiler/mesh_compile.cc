@@ -1,10 +1,12 @@
 // Mesh assets -> MeshInfo: vertices from a file or the XML, scale and reference frame, the
 // convex hull when no faces are given, and the mass properties as MuJoCo 2.2.2 defines them.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
 #include "compiler/compile_internal.h"
 #include "math/vec.h"
+#include "mesh/hfield.h"
 #include "mesh/mesh.h"
 
 namespace moreau::compiler {
@@ -16,23 +18,67 @@ std::string dir_of(const std::string& path) {
   const auto p = path.find_last_of('/');
   return p == std::string::npos ? std::string() : path.substr(0, p + 1);
 }
+
+// Asset file path as 2.2.2 resolves mesh and height field files: strippath, then compiler/meshdir
+// (absolute, or relative to the model file's directory) unless the file name is absolute.
+std::string asset_path(std::string file, const mjcf::Spec& spec) {
+  if (spec.compiler.strippath) {
+    const auto p = file.find_last_of('/');
+    if (p != std::string::npos) file = file.substr(p + 1);
+  }
+  if (!file.empty() && file[0] == '/') return file;
+  std::string dir = spec.compiler.meshdir;
+  if (!dir.empty() && dir.back() != '/') dir += '/';
+  return (dir.size() && dir[0] == '/') ? dir + file : dir_of(spec.file) + dir + file;
+}
 }  // namespace
+
+HFieldInfo load_hfield(const mjcf::HFieldSpec& h, const mjcf::Spec& spec) {
+  HFieldInfo hi;
+  std::vector<double> raw;
+  if (!h.file.empty()) {
+    // 2.2.2: "specified from file and manually" is an error
+    if (h.nrow || h.ncol || !h.elevation.empty())
+      mjcf::fail(h.src, "height field given both by 'file' and by 'nrow'/'ncol'/'elevation'");
+    try {
+      mesh::HeightField f = mesh::read_hfield_file(asset_path(h.file, spec));
+      hi.nrow = f.nrow;
+      hi.ncol = f.ncol;
+      raw = std::move(f.data);
+    } catch (const std::exception& e) {
+      mjcf::fail(h.src, e.what());
+    }
+  } else {
+    if (h.nrow < 1 || h.ncol < 1) mjcf::fail(h.src, "attributes 'nrow' and 'ncol' must be positive");
+    if (static_cast<long long>(h.nrow) * h.ncol > 100000000) mjcf::fail(h.src, "height field has more than 1e8 samples");
+    hi.nrow = h.nrow;
+    hi.ncol = h.ncol;
+    const int n = h.nrow * h.ncol;
+    if (!h.elevation.empty() && static_cast<int>(h.elevation.size()) != n)
+      mjcf::fail(h.src, "attribute 'elevation' expects nrow*ncol = " + std::to_string(n) + " numbers, got " +
+                            std::to_string(h.elevation.size()));
+    raw.assign(n, 0.0);
+    // 'elevation' lists rows top-down (MJCF order); row 0 of the data is the bottom one
+    if (!h.elevation.empty())
+      for (int r = 0; r < h.nrow; ++r)
+        for (int c = 0; c < h.ncol; ++c) raw[r * h.ncol + c] = h.elevation[(h.nrow - 1 - r) * h.ncol + c];
+  }
+  // normalized to [0, 1] by the data's own min and max (all zero when flat), stored as float
+  double lo = 0, hi_v = 0;
+  if (!raw.empty()) {
+    lo = *std::min_element(raw.begin(), raw.end());
+    hi_v = *std::max_element(raw.begin(), raw.end());
+  }
+  hi.data.resize(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) hi.data[i] = static_cast<float>(hi_v > lo ? (raw[i] - lo) / (hi_v - lo) : 0);
+  return hi;
+}
 
 MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec) {
   mesh::TriMesh tm;
   if (!ms.file.empty()) {
     if (!ms.vertex.empty() || !ms.face.empty()) mjcf::fail(ms.src, "give either 'file' or 'vertex'/'face', not both");
-    std::string file = ms.file;
-    if (spec.compiler.strippath) {
-      const auto p = file.find_last_of('/');
-      if (p != std::string::npos) file = file.substr(p + 1);
-    }
-    std::string path = file;
-    if (file[0] != '/') {
-      std::string dir = spec.compiler.meshdir;
-      if (!dir.empty() && dir.back() != '/') dir += '/';
-      path = (dir.size() && dir[0] == '/') ? dir + file : dir_of(spec.file) + dir + file;
-    }
+    const std::string path = asset_path(ms.file, spec);
     try {
       tm = mesh::read_mesh_file(path);
     } catch (const std::exception& e) {

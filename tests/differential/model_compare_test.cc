@@ -323,6 +323,10 @@ void compare_with_mujoco(const std::string& path) {
   const size_t nk = m.nkey;
   R(key_time, nk); R(key_qpos, nk * m.nq); R(key_qvel, nk * m.nv); R(key_act, nk * m.na);
   R(key_mpos, nk * 3 * m.nmocap); R(key_mquat, nk * 4 * m.nmocap); R(key_ctrl, nk * m.nu);
+  // height fields (2.2.2 stores the normalized samples in single precision)
+  I(hfield_nrow, m.nhfield); I(hfield_ncol, m.nhfield); I(hfield_adr, m.nhfield); R(hfield_size, 4 * m.nhfield);
+  if (m.nhfielddata != mj->nhfielddata) c.report("nhfielddata", std::to_string(m.nhfielddata) + " vs " + std::to_string(mj->nhfielddata));
+  else c.reals("hfield_data", m.hfield_data, mj->hfield_data, mj->nhfielddata, 1e-7);
   // custom
   I(numeric_adr, m.nnumeric); I(numeric_size, m.nnumeric);
   R(numeric_data, m.nnumericdata);
