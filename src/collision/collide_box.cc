@@ -241,7 +241,7 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
     if (f < fbest) { fbest = f; tbest = t; }
   }
   if (nbp == 1) { tbest = -hl; }
-  // Segment passes through the box: take the middle of the part inside it.
+  // Segment passes through the box: the middle of the part inside it, unless an end is inside.
   if (fbest <= 0) {
     double lo = -hl, hi = hl;
     for (int k = 0; k < 3; ++k) {
@@ -252,6 +252,14 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
       hi = std::min(hi, tb);
     }
     if (lo <= hi) tbest = 0.5 * (lo + hi);
+    // 2.2.2 places the sphere at a segment end that lies inside the box: the -end if it is inside,
+    // else the +end (random-pose comparison: this rule matches; deepest end or +end first do not).
+    auto inside_at = [&](double t) {
+      return std::fabs(c[0] + t * u[0]) <= h[0] && std::fabs(c[1] + t * u[1]) <= h[1] &&
+             std::fabs(c[2] + t * u[2]) <= h[2];
+    };
+    if (inside_at(-hl)) tbest = -hl;
+    else if (inside_at(hl)) tbest = hl;
   }
 
   // First contact: the sphere at the closest point of the segment against the box. Second contact
