@@ -143,4 +143,83 @@ TEST(Mesh, LegacyInertiaIsTheEquivalentBox) {
   EXPECT_NEAR(m.body_inertia[4], 1000 * I2 * vbox / V, 1e-6);
 }
 
+TEST(Mesh, NonConvexMeshInertiaMatchesMuJoCo222) {
+  // A U-shaped prism (3 x 2 x 1, a 1 x 1 notch): not star-shaped from its centre, so 2.2.2's
+  // absolute-volume tetrahedra differ from the exact solid (true volume 5, com y 0.9). Expected
+  // values: MuJoCo 2.2.2 on this very model (mj_loadXML, density 1); 1e-7 relative because 2.2.2
+  // works from single-precision vertices.
+  const moreau::Model m = moreau::load_model_from_string(R"(<mujoco><asset><mesh name="U"
+    vertex="0 0 0 3 0 0 3 2 0 2 2 0 2 1 0 1 1 0 1 2 0 0 2 0 0 0 1 3 0 1 3 2 1 2 2 1 2 1 1 1 1 1 1 2 1 0 2 1"
+    face="1 3 2 1 4 3 0 6 5 0 7 6 0 4 1 0 5 4 9 10 11 9 11 12 8 13 14 8 14 15 8 9 12 8 12 13 0 1 9 0 9 8
+          1 2 10 1 10 9 2 3 11 2 11 10 3 4 12 3 12 11 4 5 13 4 13 12 5 6 14 5 14 13 6 7 15 6 15 14 7 0 8 7 8 15"/>
+    </asset><worldbody><body><freejoint/><geom type="mesh" mesh="U" density="1"/></body></worldbody></mujoco>)");
+  auto rel = [](double a, double b) { return std::fabs(a - b) / std::fabs(b); };
+  EXPECT_LT(rel(m.body_mass[1], 5.8678497773114167), 1e-7);
+  const double inertia[3] = {6.524238804024507, 5.1429977612451419, 2.3131936574955314};
+  for (int k = 0; k < 3; ++k) EXPECT_LT(rel(m.body_inertia[3 + k], inertia[k]), 1e-7) << k;
+  const double ipos[3] = {1.5000000006474432, 0.95454546747440339, 0.50000000812790624};
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(m.body_ipos[3 + k], ipos[k], 1e-7) << k;
+  // the winding does not matter (absolute volumes): the same mesh with every face reversed
+  moreau::mesh::TriMesh u;
+  const double v[] = {0, 0, 0, 3, 0, 0, 3, 2, 0, 2, 2, 0, 2, 1, 0, 1, 1, 0, 1, 2, 0, 0, 2, 0};
+  for (int z = 0; z < 2; ++z)
+    for (int i = 0; i < 8; ++i) u.vert.insert(u.vert.end(), {v[3 * i], v[3 * i + 1], double(z)});
+  const int faces[] = {1, 3, 2, 1, 4, 3, 0, 6, 5, 0, 7, 6, 0, 4, 1, 0, 5, 4, 9, 10, 11, 9, 11, 12, 8, 13, 14, 8,
+                       14, 15, 8, 9, 12, 8, 12, 13, 0, 1, 9, 0, 9, 8, 1, 2, 10, 1, 10, 9, 2, 3, 11, 2, 11, 10,
+                       3, 4, 12, 3, 12, 11, 4, 5, 13, 4, 13, 12, 5, 6, 14, 5, 14, 13, 6, 7, 15, 6, 15, 14, 7, 0, 8, 7, 8, 15};
+  u.face.assign(std::begin(faces), std::end(faces));
+  const auto a = moreau::mesh::legacy_mass_properties(u);
+  for (size_t f = 0; f < u.face.size(); f += 3) std::swap(u.face[f + 1], u.face[f + 2]);
+  const auto b = moreau::mesh::legacy_mass_properties(u);
+  EXPECT_DOUBLE_EQ(a.volume, b.volume);
+  for (int k = 0; k < 6; ++k) EXPECT_NEAR(a.inertia[k], b.inertia[k], 1e-12);
+  // and the exact solid is different: 2.2.2's rule is not the true mass distribution here
+  EXPECT_NEAR(std::fabs(moreau::mesh::mass_properties(u).volume), 5, 1e-12);  // faces reversed: -5
+  EXPECT_GT(a.volume, 5.1);
+}
+
+TEST(Mesh, LegacyMassPropertiesEqualExactForConvexMeshes) {
+  auto c = cube();
+  for (double& x : c.vert) x = 2 * x + 0.5;
+  const auto e = moreau::mesh::mass_properties(c), l = moreau::mesh::legacy_mass_properties(c);
+  EXPECT_NEAR(l.volume, e.volume, 1e-12);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(l.com[k], e.com[k], 1e-12);
+  for (int k = 0; k < 6; ++k) EXPECT_NEAR(l.inertia[k], e.inertia[k], 1e-12);
+}
+
+// Height fields from PNG files. Expected data: MuJoCo 2.2.2's hfield_data for the same files.
+const unsigned char kRgbPng[] = {0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x03, 0x08, 0x02, 0x00, 0x00, 0x00, 0x3b, 0x96, 0x39, 0x91, 0x00, 0x00, 0x00, 0x30, 0x49, 0x44, 0x41, 0x54, 0x08, 0x99, 0x63, 0xe0, 0x4a, 0x61, 0x3d, 0xc1, 0x6e, 0x24, 0x77, 0x62, 0x9a, 0x06, 0xef, 0x2f, 0x96, 0x0f, 0xff, 0x7f, 0x3b, 0x7d, 0x96, 0xd6, 0x60, 0x37, 0xda, 0x55, 0xaf, 0xce, 0x18, 0xe5, 0xa0, 0xc3, 0xf5, 0x80, 0x9b, 0xeb, 0x03, 0x37, 0xd7, 0x8f, 0x7c, 0x00, 0x17, 0x68, 0x0e, 0x51, 0x56, 0xa6, 0xfc, 0xe9, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};  // 4 x 3 RGB; red rows 10 200 30 40 / 250 60 70 0 / 90 100 110 120
+const unsigned char kGray16Png[] = {0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x03, 0x10, 0x00, 0x00, 0x00, 0x00, 0xc1, 0x0f, 0x2d, 0x59, 0x00, 0x00, 0x00, 0x24, 0x49, 0x44, 0x41, 0x54, 0x08, 0x99, 0x63, 0x66, 0x7e, 0x21, 0x24, 0x22, 0xf5, 0x44, 0x71, 0x0b, 0xa3, 0x53, 0x86, 0xc0, 0x02, 0xfe, 0x05, 0x02, 0x0b, 0x18, 0x1b, 0x5e, 0x08, 0x2c, 0x10, 0x58, 0xc0, 0xbf, 0x00, 0x00, 0x74, 0x54, 0x09, 0x1a, 0xb6, 0xcf, 0x48, 0xf6, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};  // 4 x 3 gray, 16-bit, 1000 + 4000 i
+
+TEST(Mesh, HeightFieldFromPngMatchesMuJoCo222) {
+  const fs::path dir = fs::temp_directory_path() / "moreau_hfield_png_test";
+  fs::create_directories(dir / "assets");
+  std::ofstream(dir / "assets" / "rgb.png", std::ios::binary).write(reinterpret_cast<const char*>(kRgbPng), sizeof(kRgbPng));
+  std::ofstream(dir / "assets" / "g16.png", std::ios::binary).write(reinterpret_cast<const char*>(kGray16Png), sizeof(kGray16Png));
+  // files are found through meshdir, as 2.2.2 does
+  std::ofstream(dir / "model.xml") << R"(<mujoco><compiler meshdir="assets"/><asset>
+    <hfield name="a" file="rgb.png" size="1 2 3 0.1"/><hfield name="b" file="g16.png" size="1 1 1 1"/></asset>
+    <worldbody><geom type="hfield" hfield="a"/><geom type="hfield" hfield="b" pos="3 0 0"/></worldbody></mujoco>)";
+  const moreau::Model m = moreau::load_model((dir / "model.xml").string());
+  ASSERT_EQ(m.nhfield, 2);
+  EXPECT_EQ(m.hfield_nrow[0], 3);  // image height
+  EXPECT_EQ(m.hfield_ncol[0], 4);  // image width
+  ASSERT_EQ(m.nhfielddata, 24);
+  // bottom image row first; red channel only; (v - min) / (max - min)
+  const float rgb[12] = {0.360000014f, 0.400000006f, 0.439999998f, 0.479999989f, 1, 0.239999995f,
+                         0.280000001f, 0, 0.0399999991f, 0.800000012f, 0.119999997f, 0.159999996f};
+  // 16-bit samples keep their high byte
+  const float g16[12] = {0.726744175f, 0.819767416f, 0.912790716f, 1, 0.366279066f, 0.459302336f,
+                         0.54651165f, 0.639534891f, 0, 0.0930232555f, 0.186046511f, 0.273255825f};
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_NEAR(m.hfield_data[i], rgb[i], 1e-7) << i;
+    EXPECT_NEAR(m.hfield_data[12 + i], g16[i], 1e-7) << i;
+  }
+  // 2.2.2 rejects a height field given both from a file and by nrow/ncol
+  std::ofstream(dir / "model2.xml") << R"(<mujoco><compiler meshdir="assets"/><asset>
+    <hfield name="a" file="rgb.png" nrow="3" ncol="4" size="1 2 3 0.1"/></asset></mujoco>)";
+  EXPECT_THROW(moreau::load_model((dir / "model2.xml").string()), moreau::LoadError);
+  fs::remove_all(dir);
+}
+
 }  // namespace
