@@ -94,7 +94,9 @@ PairStats run_pair(int t1, int t2, double margin, int trials, unsigned seed) {
 // are printed). kReport: known differences, printed only.
 enum Check { kExact, kCounts, kReport };
 
-void check_pair(int t1, int t2, Check check) {
+// min_matching[i]: for kReport pairs, the number of states (margin 0, 0.1) known to match 2.2.2
+// fully (count and values); fewer is a regression.
+void check_pair(int t1, int t2, Check check, const int* min_matching = nullptr) {
   for (double margin : {0.0, 0.1}) {
     const PairStats st = run_pair(t1, t2, margin, 400, 1234 + 17 * t1 + t2 + (margin > 0 ? 1000 : 0));
     const auto& r = st.rep;
@@ -104,6 +106,7 @@ void check_pair(int t1, int t2, Check check) {
            r.value_mismatch, r.param_mismatch, r.max_dist_err, r.max_pos_err, r.max_normal_err, r.max_frame_err);
     printf("    states in contact %d, fully matching %d\n", st.states_in_contact, st.states_matching);
     for (size_t i = 0; i < r.messages.size() && i < 5; ++i) printf("    %s\n", r.messages[i].c_str());
+    if (min_matching) EXPECT_GE(st.states_matching, min_matching[margin > 0 ? 1 : 0]);
     if (check != kReport) EXPECT_EQ(r.count_mismatch, 0);
     if (check == kExact) EXPECT_EQ(r.value_mismatch, 0);
     EXPECT_EQ(r.param_mismatch, 0);
@@ -120,10 +123,20 @@ TEST(CollisionPrimitivesDiff, SphereCapsule) { check_pair(mjGEOM_SPHERE, mjGEOM_
 TEST(CollisionPrimitivesDiff, SphereBox) { check_pair(mjGEOM_SPHERE, mjGEOM_BOX, kExact); }
 // Includes exactly parallel capsules (two contacts from the segment ends, as 2.2.2).
 TEST(CollisionPrimitivesDiff, CapsuleCapsule) { check_pair(mjGEOM_CAPSULE, mjGEOM_CAPSULE, kExact); }
-// KNOWN DIFFERENCE: 2.2.2's capsule-box and box-box choose other contact points (and numbers of
-// them) than our clipping; single deepest edge-edge and face points agree. Printed, not asserted.
-TEST(CollisionPrimitivesDiff, CapsuleBox) { check_pair(mjGEOM_CAPSULE, mjGEOM_BOX, kReport); }
-TEST(CollisionPrimitivesDiff, BoxBox) { check_pair(mjGEOM_BOX, mjGEOM_BOX, kReport); }
+// KNOWN DIFFERENCE (partly): capsule-box reproduces 2.2.2's first point (closest point, or the
+// segment end inside the box) and its face-prism second point; 2.2.2's second point for edge/corner
+// normals (often a duplicate of the first, or the nearest segment end) is not reproduced yet.
+// Box-box: 2.2.2 adds extra points to the clipped face polygon (e.g. the incident face's (-,-)
+// vertex even when it lies outside the reference face) and several points for edge-edge axes; not
+// reproduced. Fully matching states are asserted not to decrease.
+TEST(CollisionPrimitivesDiff, CapsuleBox) {
+  const int min_matching[2] = {190, 247};  // of 269 and 311 states in contact
+  check_pair(mjGEOM_CAPSULE, mjGEOM_BOX, kReport, min_matching);
+}
+TEST(CollisionPrimitivesDiff, BoxBox) {
+  const int min_matching[2] = {110, 117};  // of 279 and 321 states in contact
+  check_pair(mjGEOM_BOX, mjGEOM_BOX, kReport, min_matching);
+}
 
 }  // namespace
 }  // namespace moreau

@@ -307,6 +307,22 @@ TEST(CollisionCapsule, CapsuleBoxLyingOnFace) {
   }
 }
 
+TEST(CollisionCapsule, CapsuleBoxOverhangingFace) {
+  // Segment x in [0.25, 0.65] over a face ending at x = 0.5: the closest point (the -end) and the
+  // far end of the part of the segment over the face (x = 0.5), both 0.02 deep, face normal.
+  Scene s;
+  s.add(kGeomCapsule, {0.1, 0.2}, {0.45, 0, 0.18}, rot(90, 0, 1, 0));
+  s.add(kGeomBox, {0.5, 0.5, 0.1}, {0, 0, 0});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, -0.02, kTol);
+    expect_vec(s.d.contact[i].frame, {0, 0, -1});
+  }
+  expect_vec(s.d.contact[0].pos, {0.25, 0, 0.09});
+  expect_vec(s.d.contact[1].pos, {0.5, 0, 0.09});
+}
+
 // ------------------------------------------------------------------------------ box
 TEST(CollisionBox, FaceFaceStacked) {
   Scene s;
