@@ -238,23 +238,6 @@ std::vector<int> convex_hull(const std::vector<double>& v) {
 
 // ------------------------------------------------------------------------------ mass properties
 
-MassProperties mass_properties_unsigned(const TriMesh& m, const double center[3]) {
-  TriMesh shifted = m;
-  for (size_t i = 0; i < shifted.vert.size(); ++i) shifted.vert[i] -= center[i % 3];
-  // orient every face so that its tetrahedron with the center has positive volume
-  for (size_t f = 0; f + 2 < shifted.face.size(); f += 3) {
-    const double* a = &shifted.vert[3 * shifted.face[f]];
-    const double* b = &shifted.vert[3 * shifted.face[f + 1]];
-    const double* d = &shifted.vert[3 * shifted.face[f + 2]];
-    const double det = a[0] * (b[1] * d[2] - b[2] * d[1]) - a[1] * (b[0] * d[2] - b[2] * d[0]) +
-                       a[2] * (b[0] * d[1] - b[1] * d[0]);
-    if (det < 0) std::swap(shifted.face[f + 1], shifted.face[f + 2]);
-  }
-  MassProperties r = mass_properties(shifted);
-  for (int k = 0; k < 3; ++k) r.com[k] += center[k];
-  return r;
-}
-
 // matches 2.2.2 (established by experiment, /tmp/meshprobe: MJCF files with one mesh geom of
 // density 1 on a free body, MuJoCo 2.2.2's body_mass, body_inertia and body_ipos against each
 // candidate rule followed by the box-equivalent step). Rules tried and their worst relative
@@ -264,8 +247,13 @@ MassProperties mass_properties_unsigned(const TriMesh& m, const double center[3]
 //   |tetrahedra| from the vertex mean:               1.3% / 3.2% (mug)
 //   |tetrahedra| from the face-area centroid:        0.3% / 0.8% (mug); its com matches (1e-8)
 //   + second pass from that com, parallel-axis term: 6e-5 / 1e-4
-//   + second pass from that com, no such term:       <= 4e-8 (mug, bunny, dog), i.e. float
-//     round-off of the stored vertices (see legacy_mass_properties in mesh.h)
+//   + second pass from that com, no such term:       <= 4e-8 on mug and bunny, <= 2e-7 on 165 of
+//     the 173 dog bones, i.e. single-precision round-off (see legacy_mass_properties in mesh.h).
+// The remaining dog bones are tiny (volume ~1e-8 m^3): there 2.2.2's 3x3 eigensolver stops on an
+// ABSOLUTE off-diagonal threshold (probed with mju_eig3: ~1e-12) applied to the unit-density
+// tensor, leaving the principal frame partly (Femoris_fabellae, 3e-5 in inertia) or wholly
+// (Carpal_Sesamoid: the unrotated axes, 9e-3) unconverged. That is not reproduced: our frame is
+// the converged one.
 MassProperties legacy_mass_properties(const TriMesh& m) {
   const size_t nf = m.face.size() / 3;
   auto corner = [&](size_t f, int k) { return &m.vert[3 * m.face[3 * f + k]]; };

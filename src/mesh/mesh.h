@@ -30,9 +30,6 @@ struct MassProperties {
   double inertia[6] = {0, 0, 0, 0, 0, 0};
 };
 MassProperties mass_properties(const TriMesh& mesh);
-// The same quantities by tetrahedra from `center` with unsigned volumes: equal to the above for
-// convex meshes and any interior center (MuJoCo 2.2.2's default, legacy mesh inertia).
-MassProperties mass_properties_unsigned(const TriMesh& mesh, const double center[3]);
 
 // MuJoCo 2.2.2's mesh mass properties (exactmeshinertia="false", its default), for any mesh,
 // convex or not, closed or not, whatever the winding:
