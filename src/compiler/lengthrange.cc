@@ -3,12 +3,14 @@
 // For the actuators selected by the mode (default: muscles, i.e. muscle gain or bias), the compiler
 // sets actuator_lengthrange unless the model already gives a valid range (useexisting) or the
 // transmission's joint/tendon is limited and uselimit is on. Otherwise the range comes from two
-// short simulations starting at qpos0: a force along the actuator's moment pushes the actuator
+// short simulations starting at qpos0, with actuation, passive forces and gravity disabled: a force along the actuator's moment pushes the actuator
 // towards the short end (side 0) and towards the long end (side 1). The force is scaled so that the
 // joint-space acceleration it produces, M^-1 J', has norm `accel` (capped at `maxforce` when that is
 // positive); velocities are damped with time constant `timeconst`; the model's dynamics run with
 // timestep `timestep` for `inttotal` seconds, and the extreme actuator length seen during the last
-// `interval` seconds is the range end.
+// `interval` seconds is the range end. Not implemented: the tolrange convergence check (no error is
+// raised when the length still moves during the last interval) and reading the options from MJCF
+// (the defaults are used).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -101,7 +103,9 @@ void set_lengthrange(Model& m, const LengthRangeOptions& opt) {
     if (!have_copy) {
       mc = m;
       if (opt.timestep > 0) mc.opt.timestep = opt.timestep;
-      mc.opt.disableflags |= kDsblActuation;
+      // Only the pushing force drives the model: actuators, passive forces (springs, dampers,
+      // fluid) and gravity are off (matches MuJoCo 2.2.2's ranges to ~1e-12).
+      mc.opt.disableflags |= kDsblActuation | kDsblPassive | kDsblGravity;
       d = make_data(mc);
       have_copy = true;
     }
