@@ -49,6 +49,10 @@ TEST_P(Fluid, QfrcPassiveMatchesMuJoCo) {
   ASSERT_EQ(m.nv, mj->nv);
   ASSERT_EQ(m.opt.density, mj->opt.density);
   ASSERT_EQ(m.opt.viscosity, mj->opt.viscosity);
+  for (int g = 0; g < mj->ngeom; ++g)
+    if (mj->geom_fluid[mjNFLUID * g] > 0)
+      ADD_FAILURE() << "geom " << g << " uses the ellipsoid fluid model (fluidshape), not implemented yet: "
+                    << "its body gets the inertia model";
 
   MjDataPtr D(mj_makeData(mj.get()));
   Data d = make_data(m);
