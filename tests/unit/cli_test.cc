@@ -1,6 +1,7 @@
 // The command-line contract of `moreau` (README, issue 2): scripts depend on these keys and exit codes.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -20,7 +21,11 @@ struct Result {
 
 // Run `moreau ARGS` with `input` on stdin; capture stdout (stderr is discarded).
 Result run_cli(const std::string& args, const std::string& input = "") {
-  const std::string in_path = testing::TempDir() + "moreau_cli_in.jsonl";
+  // One input file per test and process: ctest runs the tests in parallel.
+  const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+  static int counter = 0;
+  const std::string in_path = testing::TempDir() + "moreau_cli_" + (info ? info->name() : "x") + "_" +
+                              std::to_string(getpid()) + "_" + std::to_string(counter++) + ".jsonl";
   {
     std::ofstream f(in_path);
     f << input;
@@ -67,7 +72,7 @@ TEST(Cli, InfoPrintsSizes) {
 }
 
 TEST(Cli, InfoOnBadModelPrintsJsonErrorAndFails) {
-  const std::string path = testing::TempDir() + "bad_model.xml";
+  const std::string path = testing::TempDir() + "bad_model_" + std::to_string(getpid()) + ".xml";
   {
     std::ofstream f(path);
     f << "<mujoco>\n  <worldbody>\n    <body pos=\"0 0\"/>\n  </worldbody>\n</mujoco>\n";
@@ -78,7 +83,8 @@ TEST(Cli, InfoOnBadModelPrintsJsonErrorAndFails) {
   ASSERT_EQ(v.size(), 1u);
   ASSERT_TRUE(v[0].contains("error"));
   const std::string msg = v[0]["error"];
-  EXPECT_NE(msg.find("bad_model.xml:3"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(".xml:3"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bad_model_"), std::string::npos) << msg;
   EXPECT_NE(msg.find("body"), std::string::npos) << msg;
 }
 
