@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "differential/known_differences.h"
 #include "differential/mujoco_bridge.h"
 #include "moreau/moreau.h"
 
@@ -17,6 +18,10 @@ namespace moreau::testing {
 namespace {
 
 constexpr double kTol = 1e-9;
+// Models with mesh geoms: MuJoCo 2.2.2 computes mesh mass properties from single-precision vertices
+// (mjModel.mesh_vert is float), so their body masses and inertias agree with Moreau's double-precision
+// computation to ~1e-7 relative (model_compare_test measures it), and so do M and everything after.
+constexpr double kTolMesh = 1e-6;
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
   std::string s = info.param;
@@ -28,6 +33,7 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 class EndToEnd : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EndToEnd, LoaderModelMatchesMuJoCo) {
+  if (const char* why = known_difference("EndToEnd", GetParam())) GTEST_SKIP() << "known difference: " << why;
   const std::string path = resolve_model_path(GetParam());
   std::string err;
   MjModelPtr mj = load_mujoco(path, &err);
@@ -71,6 +77,9 @@ TEST_P(EndToEnd, LoaderModelMatchesMuJoCo) {
     report("qpos0", m.qpos0, ref.qpos0);
   }
 
+  bool has_mesh = false;
+  for (int g = 0; g < mj->ngeom; ++g) has_mesh = has_mesh || mj->geom_type[g] == mjGEOM_MESH;
+  const double tol = has_mesh ? kTolMesh : kTol;
   MjDataPtr D(mj_makeData(mj.get()));
   Data d = make_data(m);
   std::mt19937_64 rng(31337);
@@ -87,7 +96,7 @@ TEST_P(EndToEnd, LoaderModelMatchesMuJoCo) {
     forward(m, d);
     auto check = [&](const char* what, const double* a, const double* b, int n) {
       const double e = max_rel_err(a, b, n);
-      EXPECT_LE(e, kTol) << what << " state " << state;
+      EXPECT_LE(e, tol) << what << " state " << state;
       worst = std::max(worst, e);
     };
     check("xpos", d.xpos.data(), D->xpos, 3 * m.nbody);
@@ -96,7 +105,7 @@ TEST_P(EndToEnd, LoaderModelMatchesMuJoCo) {
       for (int k = 0; k < 4; ++k) neg[k] = -D->xquat[4 * b + k];
       const double e = std::min(max_rel_err(&d.xquat[4 * b], D->xquat + 4 * b, 4),
                                 max_rel_err(&d.xquat[4 * b], neg, 4));
-      EXPECT_LE(e, kTol) << "xquat body " << b << " state " << state;
+      EXPECT_LE(e, tol) << "xquat body " << b << " state " << state;
       worst = std::max(worst, e);
     }
     check("qM", d.qM.data(), D->qM, m.nM);
