@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(cmake ninja-build g++ pkg-config
+PACKAGES=(cmake ninja-build g++ pkg-config clang libclang-rt-14-dev
           libtinyxml2-dev libeigen3-dev libqhull-dev libccd-dev
           libcli11-dev nlohmann-json3-dev libpng-dev
           libgtest-dev libgmock-dev libbenchmark-dev

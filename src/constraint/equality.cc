@@ -15,6 +15,7 @@
 // diagApprox: sum of the two objects' inverse weights at qpos0 (for connect and weld the
 // translational body weights on every row, as MuJoCo 2.2.2). A connect/weld between two bodies
 // that no dof moves makes no rows.
+#include <algorithm>
 #include <cstring>
 
 #include "constraint/storage.h"
@@ -91,7 +92,7 @@ void joint_equality(const Model& m, Data& d, int e, double* row) {
   const int j1 = m.eq_obj1id[e], j2 = m.eq_obj2id[e];
   const double* a = &m.eq_data[kNEQDATA * e];
   const int q1 = m.jnt_qposadr[j1], v1 = m.jnt_dofadr[j1];
-  std::memset(row, 0, sizeof(double) * nv);
+  std::fill_n(row, nv, 0.0);
   double pos, diag = m.dof_invweight0[v1];
   row[v1] = 1;
   if (j2 >= 0) {

@@ -2,6 +2,7 @@
 // frictionloss > 0. No position residual (efc_pos = 0); the Jacobian is the unit vector of the dof
 // or the tendon's moment arm vector ten_J; efc_frictionloss bounds |force|. diagApprox: the dof's
 // or tendon's inverse weight at qpos0.
+#include <algorithm>
 #include <cstring>
 
 #include "constraint/storage.h"
@@ -15,7 +16,7 @@ void friction_rows(const Model& m, Data& d) {
   for (int i = 0; i < nv; ++i) {
     if (m.dof_frictionloss[i] <= 0) continue;
     if (!reserve_rows(d, 1)) return;
-    std::memset(row, 0, sizeof(double) * nv);
+    std::fill_n(row, nv, 0.0);
     row[i] = 1;
     const int r = add_row(m, d, kCnstrFrictionDof, i, row, 0, 0, m.dof_frictionloss[i]);
     d.efc_diagApprox[r] = m.dof_invweight0[i];

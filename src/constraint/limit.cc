@@ -26,7 +26,7 @@ void limit_rows(const Model& m, Data& d) {
         const double dist = side < 0 ? d.qpos[qadr] - range[0] : range[1] - d.qpos[qadr];
         if (dist >= margin) continue;
         if (!reserve_rows(d, 1)) return;
-        std::memset(row, 0, sizeof(double) * nv);
+        std::fill_n(row, nv, 0.0);
         row[vadr] = -side;
         const int r = add_row(m, d, kCnstrLimitJoint, j, row, dist, margin, 0);
         d.efc_diagApprox[r] = m.dof_invweight0[vadr];
@@ -38,7 +38,7 @@ void limit_rows(const Model& m, Data& d) {
       const double dist = std::max(range[0], range[1]) - angle;
       if (dist >= margin) continue;
       if (!reserve_rows(d, 1)) return;
-      std::memset(row, 0, sizeof(double) * nv);
+      std::fill_n(row, nv, 0.0);
       for (int k = 0; k < 3; ++k) row[vadr + k] = -v[k];
       const int r = add_row(m, d, kCnstrLimitJoint, j, row, dist, margin, 0);
       d.efc_diagApprox[r] = m.dof_invweight0[vadr];

@@ -78,7 +78,7 @@ int add_row(const Model& m, Data& d, int type, int id, const double* jrow, doubl
       if (jrow[k] != 0) colind[nnz++] = k;
     }
   } else {
-    std::memset(J, 0, sizeof(double) * nv);
+    std::fill_n(J, nv, 0.0);
   }
   d.efc_J_rownnz[i] = nnz;
   d.efc_J_rowadr[i] = i * nv;
@@ -111,7 +111,7 @@ void mul_J(const Model& m, const Data& d, double* res, const double* vec) {
 void mul_JT(const Model& m, const Data& d, double* res, const double* vec) {
   const int nv = m.nv;
   const bool sparse = use_sparse(m);
-  std::memset(res, 0, sizeof(double) * nv);
+  std::fill_n(res, nv, 0.0);
   for (int i = 0; i < d.nefc; ++i) {
     const double f = vec[i];
     if (f == 0) continue;

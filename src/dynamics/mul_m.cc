@@ -1,5 +1,6 @@
 // Products with the tree-sparse inertia M (layout of Model::dof_Madr: row i holds M(i,i) and
 // M(i, a) for the ancestors a of i; M is symmetric, so each stored entry acts twice).
+#include <algorithm>
 #include <cstring>
 
 #include "moreau/moreau.h"
@@ -21,7 +22,7 @@ void mul_m(const Model& m, const Data& d, double* res, const double* vec) {
 
 void full_m(const Model& m, const double* qM, double* dense) {
   const int nv = m.nv;
-  std::memset(dense, 0, sizeof(double) * nv * nv);
+  std::fill_n(dense, nv * nv, 0.0);
   for (int i = 0; i < nv; ++i) {
     const double* row = qM + m.dof_Madr[i];
     dense[i * nv + i] = row[0];

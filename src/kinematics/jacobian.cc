@@ -4,6 +4,7 @@
 // the last dof of b (or of its nearest ancestor that has dofs) and follows dof_parentid. Column i of
 // the rotational Jacobian is the rotation part w_i of cdof_i; column i of the translational Jacobian
 // at point p is the velocity of p, v_i + w_i x (p - o), o = subtree_com[body_rootid[b]].
+#include <algorithm>
 #include <cstring>
 
 #include "engine/internal.h"
@@ -25,8 +26,8 @@ inline int last_dof(const Model& m, int b) {
 
 void jac(const Model& m, const Data& d, double* jacp, double* jacr, const double point[3], int body) {
   const int nv = m.nv;
-  if (jacp) std::memset(jacp, 0, sizeof(double) * 3 * nv);
-  if (jacr) std::memset(jacr, 0, sizeof(double) * 3 * nv);
+  if (jacp) std::fill_n(jacp, 3 * nv, 0.0);
+  if (jacr) std::fill_n(jacr, 3 * nv, 0.0);
   double r[3];
   sub3(r, point, &d.subtree_com[3 * m.body_rootid[body]]);
   for (int i = last_dof(m, body); i >= 0; i = m.dof_parentid[i]) {

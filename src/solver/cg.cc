@@ -16,7 +16,7 @@ void cg(const Model& m, Data& d) {
   Primal p = primal_setup(m, d, w);
   primal_init(m, d, p);
   primal_gradient(m, d, p);
-  std::memcpy(p.Mgrad, p.grad, sizeof(double) * nv);
+  std::copy_n(p.grad, nv, p.Mgrad);
   solve_m(m, d, p.Mgrad);
   for (int k = 0; k < nv; ++k) p.search[k] = -p.Mgrad[k];
   d.solver_nnz = 0;
@@ -32,10 +32,10 @@ void cg(const Model& m, Data& d) {
     double decrease = 0;
     linesearch(m, d, p, &neval, &slope, &decrease);
     primal_eval(m, d, p, false);
-    std::memcpy(p.gradold, p.grad, sizeof(double) * nv);
-    std::memcpy(p.Mgradold, p.Mgrad, sizeof(double) * nv);
+    std::copy_n(p.grad, nv, p.gradold);
+    std::copy_n(p.Mgrad, nv, p.Mgradold);
     primal_gradient(m, d, p);
-    std::memcpy(p.Mgrad, p.grad, sizeof(double) * nv);
+    std::copy_n(p.grad, nv, p.Mgrad);
     solve_m(m, d, p.Mgrad);
     int nchange = 0;
     for (int i = 0; i < d.nefc; ++i) nchange += oldstate[i] != d.efc_state[i];

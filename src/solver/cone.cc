@@ -36,7 +36,7 @@ double elliptic_eval(const Model& m, Data& d, int i0, const double* Jaref, doubl
   const double T = std::sqrt(T2);
   const double N = z[0];
   double* H = con.H;
-  if (hessian) std::memset(H, 0, sizeof(double) * 36);
+  if (hessian) std::fill_n(H, 36, 0.0);
   if (N >= T) {  // top zone
     for (int j = 0; j < dim; ++j) { force[i0 + j] = 0; state[i0 + j] = kCnstrSatisfied; }
     return 0;

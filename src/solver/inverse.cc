@@ -2,6 +2,7 @@
 // given qacc, the constraint force is f = -grad s(J qacc - aref), row by row (the quadratic term of
 // the inverse problem is R, diagonal, so no optimization is needed); qfrc_constraint = J' f.
 // compare_fwdinv: the forward/inverse check of the fwdinv flag.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -12,7 +13,7 @@ namespace moreau {
 void inverse_constraint(const Model& m, Data& d) {
   const int nv = m.nv;
   if (d.nefc == 0) {
-    std::memset(d.qfrc_constraint.data(), 0, sizeof(double) * nv);
+    std::fill_n(d.qfrc_constraint.data(), nv, 0.0);
     return;
   }
   constraint::Work w = constraint::carve(m, d);
@@ -29,8 +30,8 @@ void compare_fwdinv(const Model& m, Data& d) {
   double* force_fwd = w.force0;
   double* qfrc_fwd = w.v[13];
   double* state_fwd = w.etmp;
-  std::memcpy(force_fwd, d.efc_force.data(), sizeof(double) * nefc);
-  std::memcpy(qfrc_fwd, d.qfrc_constraint.data(), sizeof(double) * nv);
+  std::copy_n(d.efc_force.data(), nefc, force_fwd);
+  std::copy_n(d.qfrc_constraint.data(), nv, qfrc_fwd);
   for (int i = 0; i < nefc; ++i) state_fwd[i] = d.efc_state[i];
   inverse_constraint(m, d);
   double e0 = 0, e1 = 0;
@@ -44,8 +45,8 @@ void compare_fwdinv(const Model& m, Data& d) {
   }
   d.solver_fwdinv[0] = std::sqrt(e0);
   d.solver_fwdinv[1] = std::sqrt(e1);
-  std::memcpy(d.efc_force.data(), force_fwd, sizeof(double) * nefc);
-  std::memcpy(d.qfrc_constraint.data(), qfrc_fwd, sizeof(double) * nv);
+  std::copy_n(force_fwd, nefc, d.efc_force.data());
+  std::copy_n(qfrc_fwd, nv, d.qfrc_constraint.data());
   for (int i = 0; i < nefc; ++i) d.efc_state[i] = static_cast<int>(state_fwd[i]);
 }
 

@@ -169,7 +169,7 @@ void newton(const Model& m, Data& d) {
   primal_gradient(m, d, p);
   factor(m, d, w);
   d.solver_nnz = nv * nv;
-  std::memcpy(p.Mgrad, p.grad, sizeof(double) * nv);
+  std::copy_n(p.grad, nv, p.Mgrad);
   cholesky_solve(w.L, nv, w.first, p.Mgrad);
   const double scale = stat_scale(m);
   const double tol = m.opt.tolerance;
@@ -210,7 +210,7 @@ void newton(const Model& m, Data& d) {
       cone = d.contact[c].efc_address >= 0 && d.efc_type[d.contact[c].efc_address] ==
              kCnstrContactElliptic && d.efc_state[d.contact[c].efc_address] == kCnstrCone;
     if (nchange > 0 || cone) factor(m, d, w);
-    std::memcpy(p.Mgrad, p.grad, sizeof(double) * nv);
+    std::copy_n(p.grad, nv, p.Mgrad);
     cholesky_solve(w.L, nv, w.first, p.Mgrad);
   }
   d.solver_iter = iter;

@@ -72,7 +72,7 @@ void pgs(const Model& m, Data& d) {
   double* hi = w.quad + nefc;
   for (int i = 0; i < nefc; ++i) {
     double* col = w.MinvJT + static_cast<size_t>(i) * nv;
-    std::memcpy(col, &d.efc_J[static_cast<size_t>(i) * nv], sizeof(double) * nv);
+    std::copy_n(&d.efc_J[static_cast<size_t>(i) * nv], nv, col);
     solve_m(m, d, col);
     Adiag[i] = constraint::dot_row(m, d, i, col, sparse);
     int a = 0, b = nv;
@@ -85,8 +85,8 @@ void pgs(const Model& m, Data& d) {
 
   // warm start: the forces the primal map gives at qacc_warmstart, if their dual cost is negative
   // (better than f = 0)
-  std::memset(force, 0, sizeof(double) * nefc);
-  std::memset(v, 0, sizeof(double) * nv);
+  std::fill_n(force, nefc, 0.0);
+  std::fill_n(v, nv, 0.0);
   if (!(m.opt.disableflags & kDsblWarmstart) && static_cast<int>(d.qacc_warmstart.size()) >= nv) {
     constraint::mul_J(m, d, w.Jaref, d.qacc_warmstart.data());
     for (int i = 0; i < nefc; ++i) w.Jaref[i] -= d.efc_aref[i];
@@ -95,8 +95,8 @@ void pgs(const Model& m, Data& d) {
     solve_m(m, d, v);
     const double c = dual_cost(m, d, force, v, JTf);
     if (c >= 0) {
-      std::memset(force, 0, sizeof(double) * nefc);
-      std::memset(v, 0, sizeof(double) * nv);
+      std::fill_n(force, nefc, 0.0);
+      std::fill_n(v, nv, 0.0);
     }
   }
 

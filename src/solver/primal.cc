@@ -6,6 +6,7 @@
 //   friction loss (eta): Huber: quadratic for |Jaref| < R eta, else linear with |force| = eta
 //   limit, frictionless and pyramidal contact: 0.5 D Jaref^2 if Jaref < 0, else 0
 //   elliptic contacts:   cone.cc.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -99,17 +100,17 @@ void primal_eval(const Model& m, Data& d, Primal& p, bool cone_hessian) {
 void primal_init(const Model& m, Data& d, Primal& p) {
   const int nv = m.nv;
   if (!(m.opt.disableflags & kDsblWarmstart) && static_cast<int>(d.qacc_warmstart.size()) >= nv) {
-    std::memcpy(p.x, d.qacc_warmstart.data(), sizeof(double) * nv);
+    std::copy_n(d.qacc_warmstart.data(), nv, p.x);
     primal_eval(m, d, p, false);
     const double cost_warm = p.cost;
-    std::memcpy(p.x, d.qacc_smooth.data(), sizeof(double) * nv);
+    std::copy_n(d.qacc_smooth.data(), nv, p.x);
     primal_eval(m, d, p, false);
     if (cost_warm < p.cost) {
-      std::memcpy(p.x, d.qacc_warmstart.data(), sizeof(double) * nv);
+      std::copy_n(d.qacc_warmstart.data(), nv, p.x);
       primal_eval(m, d, p, false);
     }
   } else {
-    std::memcpy(p.x, d.qacc_smooth.data(), sizeof(double) * nv);
+    std::copy_n(d.qacc_smooth.data(), nv, p.x);
     primal_eval(m, d, p, false);
   }
 }
@@ -120,7 +121,7 @@ void primal_gradient(const Model& m, Data& d, Primal& p) {
 }
 
 void primal_finish(const Model& m, Data& d, Primal& p) {
-  std::memcpy(d.qacc.data(), p.x, sizeof(double) * m.nv);
+  std::copy_n(p.x, m.nv, d.qacc.data());
   constraint::mul_JT(m, d, d.qfrc_constraint.data(), d.efc_force.data());
 }
 

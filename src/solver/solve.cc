@@ -1,6 +1,7 @@
 // solve_constraint: forward constraint dynamics. efc_b = J qacc_smooth - aref, then the solver
 // selected by opt.solver (Newton, CG: primal; PGS: dual), then, if the fwdinv flag is set, the
 // forward/inverse comparison. qacc_warmstart = qacc at the end.
+#include <algorithm>
 #include <cstring>
 
 #include "solver/solver.h"
@@ -10,10 +11,10 @@ namespace moreau {
 void solve_constraint(const Model& m, Data& d) {
   const int nv = m.nv;
   if (d.nefc == 0) {
-    std::memcpy(d.qacc.data(), d.qacc_smooth.data(), sizeof(double) * nv);
-    std::memset(d.qfrc_constraint.data(), 0, sizeof(double) * nv);
+    std::copy_n(d.qacc_smooth.data(), nv, d.qacc.data());
+    std::fill_n(d.qfrc_constraint.data(), nv, 0.0);
     d.solver_iter = 0;
-    std::memcpy(d.qacc_warmstart.data(), d.qacc.data(), sizeof(double) * nv);
+    std::copy_n(d.qacc.data(), nv, d.qacc_warmstart.data());
     return;
   }
   constraint::mul_J(m, d, d.efc_b.data(), d.qacc_smooth.data());
@@ -24,7 +25,7 @@ void solve_constraint(const Model& m, Data& d) {
     default: solver::newton(m, d); break;
   }
   // the next call starts from this solution (MuJoCo 2.2.2 does this copy in its forward pass too)
-  std::memcpy(d.qacc_warmstart.data(), d.qacc.data(), sizeof(double) * nv);
+  std::copy_n(d.qacc.data(), nv, d.qacc_warmstart.data());
   if (m.opt.enableflags & kEnblFwdinv) compare_fwdinv(m, d);
 }
 
