@@ -1,4 +1,5 @@
 #include "mesh/hfield.h"
+#include "mesh/mesh.h"
 
 #include <png.h>
 
@@ -15,20 +16,6 @@ namespace moreau::mesh {
 
 namespace {
 
-std::string lower_ext(const std::string& path) {
-  const auto dot = path.find_last_of('.');
-  std::string e = dot == std::string::npos ? "" : path.substr(dot + 1);
-  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return e;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot open height field file '" + path + "'");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // matches 2.2.2 (established with PNG files written for the purpose and read back from
 // mjModel.hfield_data, /tmp/meshprobe): the image's height is nrow and its width ncol; the
@@ -37,7 +24,7 @@ std::string slurp(const std::string& path) {
 // high byte (1000 -> 3, not the rounded 4); gray depths below 8 bits scale to 0..255 (the later
 // normalization to [0, 1] makes the scale irrelevant there).
 HeightField read_png(const std::string& path) {
-  const std::string bytes = slurp(path);
+  const std::string bytes = read_file(path, "height field");
   if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8))
     throw std::runtime_error("'" + path + "' is not a PNG file");
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
@@ -94,7 +81,7 @@ HeightField read_png(const std::string& path) {
 
 // matches 2.2.2 (checked with a 2x3 file): values in file order, row 0 first, no flip.
 HeightField read_binary(const std::string& path) {
-  const std::string d = slurp(path);
+  const std::string d = read_file(path, "height field");
   if (d.size() < 8) throw std::runtime_error("height field file '" + path + "' is too short");
   int32_t n[2];
   std::memcpy(n, d.data(), 8);
@@ -119,7 +106,7 @@ HeightField read_binary(const std::string& path) {
 }  // namespace
 
 HeightField read_hfield_file(const std::string& path) {
-  return lower_ext(path) == "png" ? read_png(path) : read_binary(path);
+  return file_extension(path) == "png" ? read_png(path) : read_binary(path);
 }
 
 }  // namespace moreau::mesh

@@ -14,20 +14,6 @@ namespace moreau::mesh {
 
 namespace {
 
-std::string lower_ext(const std::string& path) {
-  const auto dot = path.find_last_of('.');
-  std::string e = dot == std::string::npos ? "" : path.substr(dot + 1);
-  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return e;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot open mesh file '" + path + "'");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // STL stores every triangle's corners; identical corners are merged into one vertex.
 struct VertexMerger {
@@ -45,7 +31,7 @@ struct VertexMerger {
 };
 
 TriMesh read_stl(const std::string& path) {
-  const std::string data = slurp(path);
+  const std::string data = read_file(path, "mesh");
   TriMesh m;
   VertexMerger vm{{}, &m};
   // Binary: 80-byte header, uint32 count, 50 bytes per triangle. ASCII files start with "solid"
@@ -91,7 +77,7 @@ TriMesh read_stl(const std::string& path) {
 }
 
 TriMesh read_obj(const std::string& path) {
-  std::istringstream in(slurp(path));
+  std::istringstream in(read_file(path, "mesh"));
   TriMesh m;
   std::string line;
   int lineno = 0;
@@ -128,7 +114,7 @@ TriMesh read_obj(const std::string& path) {
 // MuJoCo's binary MSH: int32 nvertex, nnormal, ntexcoord, nface; then float32 vertices (3 each),
 // normals (3), texcoords (2), int32 faces (3).
 TriMesh read_msh(const std::string& path) {
-  const std::string d = slurp(path);
+  const std::string d = read_file(path, "mesh");
   if (d.size() < 16) throw std::runtime_error("MSH '" + path + "' is too short");
   int32_t n[4];
   std::memcpy(n, d.data(), 16);
@@ -155,7 +141,7 @@ TriMesh read_msh(const std::string& path) {
 }  // namespace
 
 TriMesh read_mesh_file(const std::string& path) {
-  const std::string e = lower_ext(path);
+  const std::string e = file_extension(path);
   if (e == "stl") return read_stl(path);
   if (e == "obj") return read_obj(path);
   if (e == "msh") return read_msh(path);
@@ -349,6 +335,21 @@ MassProperties mass_properties(const TriMesh& m) {
   r.inertia[4] = -C[0][2];
   r.inertia[5] = -C[1][2];
   return r;
+}
+
+std::string file_extension(const std::string& path) {
+  const auto dot = path.find_last_of('.');
+  std::string e = dot == std::string::npos ? "" : path.substr(dot + 1);
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+std::string read_file(const std::string& path, const std::string& what) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open " + what + " file '" + path + "'");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
 }
 
 }  // namespace moreau::mesh

@@ -43,4 +43,9 @@ MassProperties mass_properties(const TriMesh& mesh);
 // box-equivalent step that 2.2.2 applies afterwards is the compiler's (see mesh_compile.cc).
 MassProperties legacy_mass_properties(const TriMesh& mesh);
 
+// Lower-case extension of a file name ("a/b.STL" -> "stl"); empty if none.
+std::string file_extension(const std::string& path);
+// The whole file as bytes; throws std::runtime_error "cannot open <what> file '<path>'".
+std::string read_file(const std::string& path, const std::string& what);
+
 }  // namespace moreau::mesh
