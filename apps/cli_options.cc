@@ -37,9 +37,12 @@ int flag_bits(const std::string& list, const char* const* names, int n, const st
 void apply_overrides(const OptionOverrides& o, Model& m) {
   m.opt.disableflags |= flag_bits(o.disable, kDisableNames, kNDisable, "--disable flag");
   m.opt.enableflags |= flag_bits(o.enable, kEnableNames, kNEnable, "--enable flag");
-  if (!o.solver.empty())
+  if (!o.solver.empty()) {
     m.opt.solver = pick("--solver", o.solver,
                         {"PGS", "CG", "Newton", "raisim", "raisim-ds", "ncp-pgs", "ccp", "lcp"});
+    if (m.opt.solver > kSolverNewton)
+      throw std::invalid_argument("--solver " + o.solver + " is not implemented yet (available: PGS, CG, Newton)");
+  }
   if (!o.cone.empty()) m.opt.cone = pick("--cone", o.cone, {"pyramidal", "elliptic"});
   if (!o.integrator.empty())
     m.opt.integrator = pick("--integrator", o.integrator, {"Euler", "RK4", "implicit", "implicitfast"});

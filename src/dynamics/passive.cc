@@ -5,8 +5,8 @@
 //   joint dampers   -b qvel per dof;
 //   gravity compensation (body_gravcomp, newer than MuJoCo 2.2.2): a force -gravcomp * mass * gravity
 //                   at each body's com, mapped to joint space through the com Jacobian.
-// Not yet here: tendon springs/dampers (issue 5, they need ten_length/ten_J) and fluid forces
-// (opt.density/viscosity); both are zero until then.
+//   tendon springs and dampers (tendon_passive, through ten_J);
+//   fluid forces (fluid_forces, inertia-box model) when opt.density or opt.viscosity > 0.
 // The whole stage is skipped when the passive disable flag is set.
 #include <algorithm>
 

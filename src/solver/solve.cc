@@ -2,6 +2,8 @@
 // selected by opt.solver (Newton, CG: primal; PGS: dual), then, if the fwdinv flag is set, the
 // forward/inverse comparison. qacc_warmstart = qacc at the end.
 #include <algorithm>
+#include <string>
+#include <stdexcept>
 #include <cstring>
 
 #include "solver/solver.h"
@@ -22,7 +24,12 @@ void solve_constraint(const Model& m, Data& d) {
   switch (m.opt.solver) {
     case kSolverPGS: solver::pgs(m, d); break;
     case kSolverCG: solver::cg(m, d); break;
-    default: solver::newton(m, d); break;
+    case kSolverNewton: solver::newton(m, d); break;
+    default:
+      // The hard-contact solvers of issue 6 (raisim, raisim-ds, ncp-pgs, ccp, lcp) are not
+      // implemented: never substitute another solver silently.
+      throw std::runtime_error("solver " + std::to_string(m.opt.solver) +
+                               " is not implemented yet (available: PGS, CG, Newton)");
   }
   // the next call starts from this solution (MuJoCo 2.2.2 does this copy in its forward pass too)
   std::copy_n(d.qacc.data(), nv, d.qacc_warmstart.data());

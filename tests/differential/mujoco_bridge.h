@@ -47,8 +47,8 @@ void random_qvel(const mjModel* mj, std::mt19937_64& rng, double* qvel, double s
 double max_rel_err(const double* a, const double* b, int n);
 
 // Switch off, on the MuJoCo side, the smooth-dynamics features Moreau does not compute yet, so that
-// both engines compute the same thing: fluid forces (density, viscosity) and tendon springs and
-// dampers (issue 5).
+// both engines compute the same thing: fluid forces of models with ellipsoid-model geoms
+// (fluidshape="ellipsoid"; the inertia-box model is implemented).
 void strip_unimplemented(mjModel* mj);
 
 }  // namespace moreau::testing

@@ -168,6 +168,10 @@ TEST(Cli, RolloutPrintsEveryKSteps) {
 TEST(Cli, OptionOverridesAreValidated) {
   EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --integrator Bogus").status, 1);
   EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --disable nosuchflag").status, 1);
+  // A solver name the contract reserves but that is not implemented is refused, not replaced.
+  const Result unimplemented = run_cli("rollout " + kPendulum + " --steps 1 --solver raisim");
+  EXPECT_EQ(unimplemented.status, 1);
+  EXPECT_NE(unimplemented.out.find("not implemented"), std::string::npos) << unimplemented.out;
   // Disabling gravity leaves the pendulum at rest.
   const Result r = run_cli("rollout " + kPendulum + " --steps 50 --disable gravity --key 0");
   ASSERT_EQ(r.status, 0) << r.out;
