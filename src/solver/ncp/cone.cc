@@ -58,32 +58,35 @@ double dist_slope(double k, const double* x) {
   return std::sqrt(a * a + b * b + c * c);
 }
 
+// The ellipse problem in terms of the direction u = (cos theta, sin theta) of l_T: bisection on the
+// angle without trigonometry (the bisector of two directions less than pi apart is the normalized
+// sum of their unit vectors).
 struct Ellipse {
   const double* G;
   const double* b;
   double gN, mu;
   double dmin;  // smallest d(theta) accepted (away from the asymptotes of an unbounded curve)
 
-  // l(theta) and dl/dtheta; false where d(theta) <= dmin
-  bool point(double th, double* l, double* dl) const {
-    const double cs = std::cos(th), sn = std::sin(th);
-    const double d = G[0] + mu * (G[1] * cs + G[2] * sn);
+  // l(u) and dl/dtheta; false where d <= dmin
+  bool point(const double* u, double* l, double* dl) const {
+    const double d = G[0] + mu * (G[1] * u[0] + G[2] * u[1]);
     if (d <= dmin) return false;
-    const double dd = mu * (-G[1] * sn + G[2] * cs);
-    const double r = -mu * gN / d;
-    const double dr = mu * gN * dd / (d * d);
+    const double dd = mu * (-G[1] * u[1] + G[2] * u[0]);
+    const double inv = 1 / d;
+    const double r = -mu * gN * inv;
+    const double dr = -r * dd * inv;
     l[0] = r / mu;
-    l[1] = r * cs;
-    l[2] = r * sn;
+    l[1] = r * u[0];
+    l[2] = r * u[1];
     dl[0] = dr / mu;
-    dl[1] = dr * cs - r * sn;
-    dl[2] = dr * sn + r * cs;
+    dl[1] = dr * u[0] - r * u[1];
+    dl[2] = dr * u[1] + r * u[0];
     return true;
   }
-  // sign of f'(theta): +1, -1, 0; invalid points count as +2 (a wall: f grows towards it)
-  int slope_sign(double th, double* l) const {
+  // sign of f'(theta) at u: +1, -1, 0; invalid points count as +2 (a wall: f grows towards it)
+  int slope_sign(const double* u, double* l) const {
     double dl[3];
-    if (!point(th, l, dl)) return 2;
+    if (!point(u, l, dl)) return 2;
     double s = 0;
     for (int a = 0; a < 3; ++a) s += (G[3 * a] * l[0] + G[3 * a + 1] * l[1] + G[3 * a + 2] * l[2] + b[a]) * dl[a];
     return s > 0 ? 1 : s < 0 ? -1 : 0;
@@ -101,25 +104,35 @@ double dist_dual_cone(double mu, const double* x) {
   return dist_slope(mu > 0 ? 1 / mu : INFINITY, x);
 }
 
-void ellipse_min(const double* G, const double* b, double gN, double mu, double theta0, double* lam) {
+void ellipse_min(const double* G, const double* b, double gN, double mu, const double* u0, double* lam) {
   const Ellipse e{G, b, gN, mu, 1e-9 * G[0]};
-  constexpr double kPi = 3.14159265358979323846;
-  double l[3];
-  int s0 = e.slope_sign(theta0, l);
-  if (s0 == 2) {  // start outside the valid arc: restart where d(theta) is largest
-    theta0 = std::atan2(G[2], G[1]);
-    s0 = e.slope_sign(theta0, l);
+  double u[2] = {u0[0], u0[1]}, l[3];
+  const double n0 = std::hypot(u[0], u[1]);
+  if (n0 > 0) {
+    u[0] /= n0;
+    u[1] /= n0;
+  } else {
+    u[0] = 1;
+    u[1] = 0;
+  }
+  int s0 = e.slope_sign(u, l);
+  if (s0 == 2) {  // start outside the valid arc: restart where d(theta) is largest, u ∥ G_NT
+    const double n = std::hypot(G[1], G[2]);
+    u[0] = G[1] / n;
+    u[1] = G[2] / n;
+    s0 = e.slope_sign(u, l);
   }
   if (s0 == 0) {
     std::copy_n(l, 3, lam);
     return;
   }
   // bracket: walk downhill by pi/8 until the slope changes sign (at most one turn)
-  const double dir = s0 > 0 ? -1.0 : 1.0;
-  double lo = theta0, hi = theta0;
+  const double c8 = 0.92387953251128674, s8 = (s0 > 0 ? -1.0 : 1.0) * 0.38268343236508978;
+  double lo[2] = {u[0], u[1]}, hi[2];
   bool found = false;
   for (int k = 0; k < 16; ++k) {
-    hi = lo + dir * (kPi / 8);
+    hi[0] = c8 * lo[0] - s8 * lo[1];
+    hi[1] = s8 * lo[0] + c8 * lo[1];
     const int s = e.slope_sign(hi, l);
     if (s == 0) {
       std::copy_n(l, 3, lam);
@@ -129,24 +142,32 @@ void ellipse_min(const double* G, const double* b, double gN, double mu, double 
       found = true;
       break;
     }
-    lo = hi;
+    lo[0] = hi[0];
+    lo[1] = hi[1];
   }
   if (!found) {  // no sign change in a full turn (flat objective): keep the start
-    e.slope_sign(theta0, lam);
+    e.slope_sign(u, lam);
     return;
   }
-  // bisection on the sign of f' (the "dichotomous algorithm" of the paper): 1e-10 rad
-  for (int it = 0; it < 60 && std::fabs(hi - lo) > 1e-10; ++it) {
-    const double mid = 0.5 * (lo + hi);
+  // bisection on the sign of f' (the "dichotomous algorithm" of the paper) down to 1e-10 rad
+  double mid[2];
+  for (int it = 0; it < 60; ++it) {
+    mid[0] = lo[0] + hi[0];
+    mid[1] = lo[1] + hi[1];
+    const double n = std::sqrt(mid[0] * mid[0] + mid[1] * mid[1]);
+    mid[0] /= n;
+    mid[1] /= n;
+    if (std::fabs(lo[0] * hi[1] - lo[1] * hi[0]) <= 1e-10) break;
     const int s = e.slope_sign(mid, l);
     if (s == 0) {
       std::copy_n(l, 3, lam);
       return;
     }
-    if (s == s0) lo = mid;
-    else hi = mid;
+    double* side = s == s0 ? lo : hi;
+    side[0] = mid[0];
+    side[1] = mid[1];
   }
-  if (e.slope_sign(0.5 * (lo + hi), lam) == 2) e.slope_sign(lo, lam);
+  if (e.slope_sign(mid, lam) == 2) e.slope_sign(lo, lam);
 }
 
 double max_eigenvalue3(const double* A) {

@@ -63,9 +63,11 @@ void raisim_contact(const double* G, const double* Ginv, double mu, const double
   }
   double lcor[3];
   mul3(Ginv, b, lcor);
+  // start from the direction of lambda_v0^cor = -G^-1 b, the point the ellipse's closest point
+  // (in the G metric) is sought for (Fig. 2)
   const bool tangent = lcor[1] != 0 || lcor[2] != 0;
-  const double theta0 = tangent ? std::atan2(-lcor[2], -lcor[1]) : std::atan2(lv0[2], lv0[1]);
-  ellipse_min(G, b, gt[0], mu, theta0, out);
+  const double u0[2] = {tangent ? -lcor[1] : lv0[1], tangent ? -lcor[2] : lv0[2]};
+  ellipse_min(G, b, gt[0], mu, u0, out);
 }
 
 // Projected step on the cone, with (ncp-pgs) or without (ccp) de Saxce's function.

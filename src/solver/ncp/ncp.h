@@ -57,7 +57,7 @@ inline Kind block_kind(const Data& d, int r, int* dim) {
 
 // Views into Data::ncp_work (cap = constraint capacity rows).
 struct Work {
-  double* header;  // 4: [0] = size of the last LCP
+  double* header;  // 4: [0] = size of the last LCP, [1] = rows of the previous solve (warm start)
   double* vf;      // nv: free velocity
   double* v;       // nv: Mt^-1 J' lambda
   double* tmp;     // nv
@@ -69,6 +69,11 @@ struct Work {
   double* rho;     // cap: step of the projected updates: 1/lambda_max(block)
   double* lo;      // cap: first dof where column Mt^-1 J_r' is non-zero
   double* hi;      // cap: one past the last
+  // the previous step's solution, for the warm start (row by row: impulse, type, key, contact point)
+  double* prev_lam;   // cap
+  double* prev_type;  // cap
+  double* prev_key;   // cap: geom1 * ngeom + geom2 for contact rows, efc_id otherwise
+  double* prev_pos;   // 3 cap: contact point of contact rows
   double* MinvJT;  // cap*nv (constraint work space, shared with PGS)
   // lcp only (null otherwise)
   double* Gd;      // kLcpMaxRows^2: dense Delassus matrix
@@ -95,6 +100,12 @@ Work carve(const Model& m, Data& d);
 void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double restitution);
 // Reference-velocity shift s of row i, k-th row of its block, for a step h (the table above).
 double shift(const Model& m, const Data& d, int i, Kind kind, int k, double h);
+// Warm start of the Gauss-Seidel solvers (unless the warmstart flag is disabled): each block takes
+// the impulse of the previous step's block of the same type and object (contacts: same geom pair,
+// nearest contact point among the previous blocks within 16 rows); v = Mt^-1 J' lambda to match.
+// save_solution keeps this step's solution for the next.
+void warm_start(const Model& m, Data& d, Work& w);
+void save_solution(const Model& m, Data& d, Work& w);
 // x <- Mt^-1 x (n columns).
 void solve_mt(const Model& m, Data& d, const Work& w, double* x, int n);
 
@@ -114,8 +125,8 @@ double dist_cone(double mu, const double* x);
 double dist_dual_cone(double mu, const double* x);
 // RaiSim's sliding case, eqs. (7) and (13): minimize 0.5 l'Gl + b'l over the ellipse
 // dK_mu ∩ {G_N l + gN = 0} (gN < 0), parametrized by the polar angle theta of l_T; bisection on
-// the derivative in theta, from theta0.
-void ellipse_min(const double* G, const double* b, double gN, double mu, double theta0, double* lam);
+// the derivative in theta, from the direction u0 (2 components, any length).
+void ellipse_min(const double* G, const double* b, double gN, double mu, const double* u0, double* lam);
 // Largest eigenvalue of a symmetric 3x3 matrix; inverse of a 3x3 matrix (false if singular).
 double max_eigenvalue3(const double* A);
 bool invert3(const double* A, double* Ainv);

@@ -10,7 +10,7 @@
 namespace moreau::ncp {
 
 long long work_size(const Model& m, int cap) {
-  long long n = 4 + 3LL * m.nv + 12LL * cap;
+  long long n = 4 + 3LL * m.nv + 18LL * cap;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 3 * L + 6 * L + lemke_work_size(kLcpMaxSize);
@@ -39,6 +39,10 @@ Work carve(const Model& m, Data& d) {
   w.rho = p; p += cap;
   w.lo = p; p += cap;
   w.hi = p; p += cap;
+  w.prev_lam = p; p += cap;
+  w.prev_type = p; p += cap;
+  w.prev_key = p; p += cap;
+  w.prev_pos = p; p += 3 * cap;
   w.MinvJT = constraint::carve(m, d).MinvJT;
   w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpvar = w.lemke = nullptr;
   if (m.opt.solver == kSolverLCP) {
@@ -160,6 +164,72 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
   }
   std::fill_n(w.lam, nefc, 0.0);
   std::fill_n(w.v, nv, 0.0);
+}
+
+namespace {
+
+double row_key(const Model& m, const Data& d, int r) {
+  if (d.efc_type[r] < kCnstrContactFrictionless) return d.efc_id[r];
+  const Contact& con = d.contact[d.efc_id[r]];
+  return static_cast<double>(con.geom1) * m.ngeom + con.geom2;
+}
+
+}  // namespace
+
+void warm_start(const Model& m, Data& d, Work& w) {
+  const int nv = m.nv, nefc = d.nefc, nprev = static_cast<int>(w.header[1]);
+  constexpr int kWindow = 16;
+  if (nprev == 0 || (m.opt.disableflags & kDsblWarmstart)) return;
+  for (int r = 0; r < nefc;) {
+    int dim;
+    block_kind(d, r, &dim);
+    const double type = d.efc_type[r], key = row_key(m, d, r);
+    const bool contact = d.efc_type[r] >= kCnstrContactFrictionless;
+    const double* pos = contact ? d.contact[d.efc_id[r]].pos : nullptr;
+    int best = -1;
+    double best_dist = 0;
+    for (int q = std::max(0, r - kWindow); q < std::min(nprev, r + kWindow + 1); ++q) {
+      if (w.prev_type[q] != type || w.prev_key[q] != key) continue;
+      double dist = 0;
+      if (contact) {
+        const double* p = w.prev_pos + 3 * q;
+        dist = (p[0] - pos[0]) * (p[0] - pos[0]) + (p[1] - pos[1]) * (p[1] - pos[1]) + (p[2] - pos[2]) * (p[2] - pos[2]);
+      }
+      if (best < 0 || dist < best_dist) {
+        best = q;
+        best_dist = dist;
+      }
+      if (!contact) break;
+    }
+    if (best >= 0 && best + dim <= nprev)
+      for (int a = 0; a < dim; ++a) w.lam[r + a] = w.prev_lam[best + a];
+    r += dim;
+  }
+  for (int r = 0; r < nefc; ++r) {
+    const double l = w.lam[r];
+    if (l == 0) continue;
+    const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
+    for (int k = static_cast<int>(w.lo[r]), e = static_cast<int>(w.hi[r]); k < e; ++k) w.v[k] += l * col[k];
+  }
+}
+
+void save_solution(const Model& m, Data& d, Work& w) {
+  const int nefc = d.nefc;
+  for (int r = 0; r < nefc;) {
+    int dim;
+    block_kind(d, r, &dim);
+    const bool contact = d.efc_type[r] >= kCnstrContactFrictionless;
+    const double key = row_key(m, d, r);
+    for (int a = 0; a < dim; ++a) {
+      // only a block's first row is a match candidate: its other rows get type -1
+      w.prev_type[r + a] = a == 0 ? d.efc_type[r] : -1;
+      w.prev_key[r + a] = key;
+      w.prev_lam[r + a] = w.lam[r + a];
+      if (contact) std::copy_n(d.contact[d.efc_id[r]].pos, 3, w.prev_pos + 3 * (r + a));
+    }
+    r += dim;
+  }
+  w.header[1] = nefc;
 }
 
 }  // namespace moreau::ncp

@@ -103,7 +103,9 @@ void solve(const Model& m, Data& d) {
   ensure_storage(m, d);
   Work w = carve(m, d);
   setup(m, d, w, h, false, 0);
+  if (m.opt.solver != kSolverLCP) warm_start(m, d, w);
   const int iterations = run(m, d, w);
+  save_solution(m, d, w);
   metrics(m, d, w, h);
   d.ncp.iterations = d.solver_iter = iterations;
   for (int r = 0; r < nefc; ++r) d.efc_force[r] = w.lam[r] / h;
