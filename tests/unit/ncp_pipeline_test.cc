@@ -3,6 +3,7 @@
 // limits and equality rows, and the metrics of contact_metrics against the solver's own.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -17,8 +18,9 @@ std::string with_option(const std::string& option) {
          "<geom type=\"sphere\" size=\".1\"/></body></worldbody></mujoco>";
 }
 
-// A double pendulum with joint damping, a joint limit that it hits, and a joint equality keeping
-// its second joint at 0.3 times the first: every kind of 1D row, and the implicit damping path.
+// A double pendulum with joint damping, a joint limit that it hits, friction loss on its second
+// joint and a joint equality keeping that joint at 0.3 times the first: every kind of 1D row, and
+// the implicit damping path.
 const char* kPendulum = R"(
   <mujoco>
     <option timestep="0.002"/>
@@ -27,7 +29,7 @@ const char* kPendulum = R"(
         <joint name="j1" type="hinge" axis="0 1 0" damping="0.5" limited="true" range="-20 40" margin="0.1"/>
         <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03" mass="1"/>
         <body pos="0.4 0 0">
-          <joint name="j2" type="hinge" axis="0 1 0" damping="0.2"/>
+          <joint name="j2" type="hinge" axis="0 1 0" damping="0.2" frictionloss="0.05"/>
           <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03" mass="1"/>
         </body>
       </body>
@@ -101,6 +103,8 @@ TEST(NcpPipeline, DampingLimitsAndEqualitiesAreConsistent) {
     moreau::Data d = moreau::make_data(m);
     const double lo = -20 * M_PI / 180, hi = 40 * M_PI / 180;
     bool limited = false;
+    double max_eps = 0;
+    int converged = 0;
     for (int n = 0; n < 1000; ++n) {
       const double before[2] = {d.qvel[0], d.qvel[1]};
       moreau::step(m, d);  // d.qacc: the step's (v+ - v)/h
@@ -112,7 +116,16 @@ TEST(NcpPipeline, DampingLimitsAndEqualitiesAreConsistent) {
       EXPECT_LT(d.qpos[0], hi + 1e-9);
       if (d.qpos[0] < lo + 1e-3 || d.qpos[0] > hi - 1e-3) limited = true;
       if (d.time > 0.1) EXPECT_LT(std::fabs(d.qpos[1] - 0.3 * d.qpos[0]), 1e-3);
+      if (d.ncp.iterations < m.opt.iterations) {
+        max_eps = std::max(max_eps, d.ncp.eps_abs);
+        ++converged;
+      }
     }
+    // every step converges (500 sweeps, relative change 1e-12) and then satisfies the complementarity
+    // conditions of all its rows, friction loss included: eps_abs < 1e-7 (observed 7e-9; lcp exact,
+    // observed 4e-13)
+    EXPECT_EQ(converged, 1000);
+    EXPECT_LT(max_eps, solver == moreau::kSolverLCP ? 1e-10 : 1e-7);
     EXPECT_TRUE(limited) << "the pendulum is meant to reach a limit";
   }
 }
