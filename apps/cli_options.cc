@@ -1,5 +1,7 @@
 #include "cli_options.h"
 
+#include "moreau/moreau.h"
+
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -40,8 +42,6 @@ void apply_overrides(const OptionOverrides& o, Model& m) {
   if (!o.solver.empty()) {
     m.opt.solver = pick("--solver", o.solver,
                         {"PGS", "CG", "Newton", "raisim", "raisim-ds", "ncp-pgs", "ccp", "lcp"});
-    if (m.opt.solver > kSolverNewton)
-      throw std::invalid_argument("--solver " + o.solver + " is not implemented yet (available: PGS, CG, Newton)");
   }
   if (!o.cone.empty()) m.opt.cone = pick("--cone", o.cone, {"pyramidal", "elliptic"});
   if (!o.integrator.empty())
@@ -49,6 +49,10 @@ void apply_overrides(const OptionOverrides& o, Model& m) {
   if (!o.jacobian.empty()) m.opt.jacobian = pick("--jacobian", o.jacobian, {"dense", "sparse", "auto"});
   if (o.iterations >= 0) m.opt.iterations = o.iterations;
   if (o.tolerance >= 0) m.opt.tolerance = o.tolerance;
+  // the hard-contact solvers step velocities: only with the Euler integrator (model or command line)
+  if (is_hard_contact_solver(m.opt.solver) && m.opt.integrator != kIntEuler)
+    throw std::invalid_argument(std::string("--solver ") + solver_name(m.opt.solver) +
+                                " is a velocity-stepping (hard-contact) solver: it needs the Euler integrator");
   if (o.timestep >= 0) {
     if (!(o.timestep > 0)) throw std::invalid_argument("--timestep must be positive");
     m.opt.timestep = o.timestep;

@@ -94,6 +94,39 @@ Json inverse_output(const Model& m, const Data& d) {
   return Json{{"qfrc_inverse", array(d.qfrc_inverse)}, {"qfrc_constraint", array(d.qfrc_constraint)}};
 }
 
+namespace {
+Json geom_id(const Model& m, int g) {
+  if (g >= 0 && g < static_cast<int>(m.geom_names.size()) && !m.geom_names[g].empty()) return m.geom_names[g];
+  return g;
+}
+}  // namespace
+
+void add_step_metrics(const Model& m, Data& d, Json& line) {
+  if (!is_hard_contact_solver(m.opt.solver)) contact_metrics(m, d, d.qvel.data());
+  line["iterations"] = is_hard_contact_solver(m.opt.solver) ? d.ncp.iterations : d.solver_iter;
+  line["eps_abs"] = d.ncp.eps_abs;
+  line["errors"] = Json{{"primal", d.ncp.primal}, {"dual", d.ncp.dual}, {"complementarity", d.ncp.complementarity}};
+  Json contacts = Json::array();
+  for (int i = 0; i < d.ncon; ++i) {
+    const Contact& con = d.contact[i];
+    if (con.efc_address < 0) continue;
+    double local[6], f[3];
+    contact_force(m, d, i, local);
+    for (int a = 0; a < 3; ++a)
+      f[a] = con.frame[a] * local[0] + con.frame[3 + a] * local[1] + con.frame[6 + a] * local[2];
+    contacts.push_back(Json{{"geom1", geom_id(m, con.geom1)},
+                            {"geom2", geom_id(m, con.geom2)},
+                            {"pos", array(con.pos, 3)},
+                            {"force", array(f, 3)}});
+  }
+  line["contacts"] = contacts;
+  // energy of the new state: its position stage (kinematics, inertia, tendons) first
+  fwd_position(m, d);
+  energy_pos(m, d);
+  energy_vel(m, d);
+  line["energy"] = array(d.energy, 2);
+}
+
 Json warnings(const Data& d) {
   static constexpr const char* kNames[kNWarning] = {"inertia",  "contactfull", "cnstrfull", "vgeomfull",
                                                     "badqpos", "badqvel",     "badqacc",   "badctrl"};

@@ -24,6 +24,16 @@ Json forward_output(const Model& m, const Data& d, bool full);
 // The outputs of `moreau inverse` for d after inverse().
 Json inverse_output(const Model& m, const Data& d);
 
+// `rollout --metrics` (issue 6): add to `line` the step's solver statistics and contact forces,
+// then the energy of the state the step produced. Call right after step(m, d). Keys:
+//   iterations       solver iterations (Gauss-Seidel sweeps, Lemke pivots, Newton/CG/PGS iterations)
+//   eps_abs, errors  the RaiSim paper's eps_abs and {primal, dual, complementarity} (d.ncp for the
+//                    hard-contact solvers, contact_metrics for the others)
+//   contacts         [{geom1, geom2, pos, force}]: each active contact, force in world coordinates
+//                    exerted on geom2 by geom1 (N), at pos
+//   energy           [potential, kinetic] of the new state (recomputes its position stage)
+void add_step_metrics(const Model& m, Data& d, Json& line);
+
 // Warnings recorded in d (non-zero counts only), as {name: {count, index}}.
 Json warnings(const Data& d);
 

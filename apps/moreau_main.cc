@@ -4,7 +4,8 @@
 //   moreau info MODEL
 //   moreau forward MODEL [options] [--full] < states.jsonl
 //   moreau inverse MODEL [options] < states.jsonl
-//   moreau rollout MODEL --steps N [--every K] [--key I] [options]
+//   moreau rollout MODEL --steps N [--every K] [--key I] [--metrics] [options]
+//   moreau experiment NAME [--model MODEL] [--steps N] [--key I] [options]   (CSV; experiments.h)
 //   moreau bench MODEL [--steps N] [options]
 //   moreau simulate [MODEL] [--steps N] [options]     (human-readable summary; default model bundled)
 #include <CLI/CLI.hpp>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "cli_options.h"
+#include "experiments.h"
 #include "jsonl.h"
 #include "moreau/moreau.h"
 
@@ -116,7 +118,8 @@ bool start_state(const moreau::Model& m, moreau::Data& d, int key) {
   return true;
 }
 
-int rollout(const std::string& path, const moreau::cli::OptionOverrides& o, long steps, long every, int key) {
+int rollout(const std::string& path, const moreau::cli::OptionOverrides& o, long steps, long every, int key,
+            bool metrics) {
   moreau::Model m;
   if (!load(path, o, m)) return kExitBadInput;
   moreau::Data d = moreau::make_data(m);
@@ -126,7 +129,11 @@ int rollout(const std::string& path, const moreau::cli::OptionOverrides& o, long
     for (long i = 1; i <= steps; ++i) {
       moreau::step(m, d);
       report_warnings(d, i, seen);
-      if ((every > 0 && i % every == 0) || i == steps) std::cout << state_line(d).dump() << '\n';
+      if ((every > 0 && i % every == 0) || i == steps) {
+        Json line = state_line(d);
+        if (metrics) moreau::cli::add_step_metrics(m, d, line);  // issue 6
+        std::cout << line.dump() << '\n';
+      }
     }
   } catch (const std::exception& e) {
     print_error(e.what());
@@ -170,6 +177,21 @@ int bench(const std::string& path, const moreau::cli::OptionOverrides& o, long s
     print_error(e.what());
     return kExitBadInput;
   }
+  return 0;
+}
+
+// `moreau experiment NAME`: CSV on stdout; an error prints {"error"} and exits 1.
+int experiment(const std::string& name, std::string path, const moreau::cli::OptionOverrides& o, long steps,
+               int key) {
+  try {
+    if (path.empty()) path = moreau::cli::experiment_model(name);
+    moreau::cli::run_experiment(name, path, o, steps, key);
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    print_error(e.what());
+    return kExitBadInput;
+  }
+  std::cout.flush();
   return 0;
 }
 
@@ -222,7 +244,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   moreau::cli::OptionOverrides o;
   std::string model;
-  bool full = false;
+  bool full = false, metrics = false;
   long steps = 0, every = 0;
   int key = -1;
 
@@ -243,7 +265,18 @@ int main(int argc, char** argv) {
   roll->add_option("--steps", steps, "number of steps")->required()->check(CLI::NonNegativeNumber);
   roll->add_option("--every", every, "print every K steps (default: only the last)")->check(CLI::NonNegativeNumber);
   roll->add_option("--key", key, "start from keyframe I (default: 0 if the model has one)");
+  roll->add_flag("--metrics", metrics,
+                 "add iterations, eps_abs, errors, contacts (world-frame forces) and energy to each line");
   add_physics_options(roll, o);
+
+  std::string exp_name, exp_model;
+  long exp_steps = 0;
+  auto* exper = app.add_subcommand("experiment", "run a contact-model experiment, CSV on stdout");
+  exper->add_option("NAME", exp_name, "sliding-cube, dragged-cube, two-blocks, spinning-ball, impact")->required();
+  exper->add_option("--model", exp_model, "MJCF file (default: the experiment's model in models/experiments)");
+  exper->add_option("--steps", exp_steps, "number of steps (default: the experiment's)")->check(CLI::NonNegativeNumber);
+  exper->add_option("--key", key, "keyframe to start from (sliding-cube: 0 for 1 m/s, 1 for 3 m/s)");
+  add_physics_options(exper, o);
 
   long bench_steps = 10000;
   auto* ben = app.add_subcommand("bench", "steps per second and time per pipeline stage");
@@ -272,7 +305,8 @@ int main(int argc, char** argv) {
   }
   if (fwd->parsed()) return run_lines(model, o, false, full);
   if (inv->parsed()) return run_lines(model, o, true, false);
-  if (roll->parsed()) return rollout(model, o, steps, every, key);
+  if (roll->parsed()) return rollout(model, o, steps, every, key, metrics);
+  if (exper->parsed()) return experiment(exp_name, exp_model, o, exp_steps, key);
   if (ben->parsed()) return bench(model, o, bench_steps, key);
   if (sim->parsed()) return simulate(sim_model, o, sim_steps);
   return 2;

@@ -109,6 +109,25 @@ struct SolverStat {
 };
 inline constexpr int kNSolverStat = 1000;
 
+// Statistics of the last solve of a hard-contact solver (issue 6: raisim, raisim-ds, ncp-pgs, ccp,
+// lcp; src/solver/ncp). The errors are those of the RaiSim paper (Le Lidec & Carpentier, Sec. II,
+// after eq. (6)), maximum over the contacts i, with lambda the impulses and h the timestep:
+//   primal          eps_p = max_i dist_K(lambda_i / h)               (force, N)
+//   dual            eps_d = max_i dist_K*(c_i + Gamma(c_i))          (velocity, m/s)
+//   complementarity eps_c = max_i |<lambda_i / h, c_i + Gamma(c_i)>| (power, W)
+//   eps_abs = max(eps_p, eps_d, eps_c).
+// Rows that are not contacts (limits, equalities, friction loss) enter as 1D cones (see
+// src/solver/ncp/metrics.cc).
+struct NcpStat {
+  int iterations = 0;          // Gauss-Seidel sweeps, or Lemke pivots (lcp)
+  int nblock = 0;              // blocks of the problem: 3D contacts and 1D rows
+  double primal = 0;
+  double dual = 0;
+  double complementarity = 0;
+  double eps_abs = 0;
+  double change = 0;           // relative change of lambda in the last sweep (stopping test)
+};
+
 struct Data {
   // ------------------------------------------------------------------ state
   double time = 0;
@@ -217,6 +236,10 @@ struct Data {
   int solver_nnz = 0;
   double solver_fwdinv[2] = {0, 0};
   int maxuse_con = 0, maxuse_efc = 0;
+  // Hard-contact solvers (issue 6): statistics of the last solve and their work space, sized by
+  // allocate_constraint_storage when opt.solver is one of them (src/solver/ncp/ncp.h).
+  NcpStat ncp;
+  std::vector<double> ncp_work;
 
   // ------------------------------------------------------------------ scratch
   // Preallocated work space for the pipeline stages (no heap allocation inside a step).

@@ -114,6 +114,30 @@ void compare_fwdinv(const Model& m, Data& d);
 // efc_force; zeros for a contact that is not in the solver.
 void contact_force(const Model& m, const Data& d, int id, double result[6]);
 
+// ------------------------------------------------------------------------------------ hard contact (issue 6)
+// The velocity-stepping solvers of the RaiSim paper and the Underactuated chapter (src/solver/ncp):
+// opt.solver = kSolverRaisim, kSolverRaisimDS, kSolverNcpPGS, kSolverCCP, kSolverLCP. They solve
+// M v+ = M v_f + J' lambda (lambda: impulses) and set qacc = (v+ - v)/h, efc_force = lambda/h,
+// qfrc_constraint and d.ncp (iterations, eps_abs). Only the Euler integrator is accepted with them.
+
+// Whether `solver` (Option::solver) is one of the hard-contact solvers.
+bool is_hard_contact_solver(int solver);
+// The MJCF / command-line name of a solver ("Newton", "raisim-ds", ...).
+const char* solver_name(int solver);
+// Impulsive collision with restitution (Underactuated Robotics, "Impulsive collisions"): replaces
+// qvel (= v-) by the post-impact velocity v+ of M (v+ - v-) = J' Lambda with, at every contact of
+// d.contact, Newton's law 0 <= Lambda_N  _|_  c_N+ + e c_N- >= 0 (c = J v, only for approaching
+// contacts c_N- < 0), the Coulomb cone and maximum dissipation, solved by m.opt.solver (a
+// hard-contact solver; throws otherwise). Runs fwd_position first. d.efc_force holds Lambda.
+void impact(const Model& m, Data& d, double restitution);
+// The RaiSim paper's errors (primal, dual, complementarity, eps_abs; see NcpStat in data.h) of the
+// last forward's result, for any solver: contact forces from contact_force, contact velocities at
+// v+ (vplus; null: qvel + h qacc, i.e. call it after forward; after step pass d.qvel, the velocity
+// the step produced, while the contacts and kinematics of its forward are still in d), with the
+// reference shift of the hard-contact problem (src/solver/ncp/ncp.h). Fills d.ncp except
+// iterations. Lets the soft model be measured with the same yardstick.
+void contact_metrics(const Model& m, Data& d, const double* vplus = nullptr);
+
 // ------------------------------------------------------------------------------------ math on M
 
 // res = M * vec (nv).

@@ -30,7 +30,9 @@ using namespace math;
 void contact_rows(const Model& m, Data& d) {
   if (m.opt.disableflags & kDsblContact) return;
   const int nv = m.nv;
-  const bool elliptic = m.opt.cone == kConeElliptic;
+  // the hard-contact solvers (issue 6) read each contact as (normal, tangent1, tangent2) rows and
+  // define their own cone (src/solver/ncp/ncp.h), whatever opt.cone says
+  const bool elliptic = m.opt.cone == kConeElliptic || is_hard_contact_solver(m.opt.solver);
   double* work = carve(m, d).jac;
   double* jacp1 = work;
   double* jacr1 = work + 3 * nv;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "constraint/storage.h"
+#include "solver/ncp/ncp.h"
 
 namespace moreau {
 
@@ -53,6 +54,8 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   d.efc_work.assign(static_cast<size_t>(constraint::work_size(static_cast<int>(cap), nv)), 0.0);
   if (d.solver.size() < static_cast<size_t>(kNSolverStat)) d.solver.resize(kNSolverStat);
   if (static_cast<int>(d.qfrc_constraint.size()) < nv) d.qfrc_constraint.assign(nv, 0.0);
+  // hard-contact solvers (issue 6): their work space, only when one of them is selected
+  if (is_hard_contact_solver(m.opt.solver)) ncp::ensure_storage(m, d);
   d.ne = d.nf = d.nefc = 0;
 }
 

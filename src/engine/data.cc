@@ -159,6 +159,8 @@ void reset_data(const Model& m, Data& d) {
                   &d.actuator_velocity})
     zero(*v);
   d.ncon = d.ne = d.nf = d.nefc = 0;
+  zero(d.ncp_work);  // hard-contact solvers (issue 6): no warm start from before the reset
+  d.ncp = NcpStat{};
   d.warning.fill(WarningStat{});
   d.timer.fill(TimerStat{});
   d.solver_iter = d.solver_nnz = 0;

@@ -6,6 +6,7 @@
 
 #include "compiler/compile_internal.h"
 #include "math/vec.h"
+#include "moreau/moreau.h"
 #include "mjcf/parse_common.h"
 
 namespace moreau::mjcf {
@@ -195,12 +196,18 @@ class Parser {
               o.collision);
     a.keyword("cone", {{"pyramidal", kConePyramidal}, {"elliptic", kConeElliptic}}, o.cone);
     a.keyword("jacobian", {{"dense", kJacDense}, {"sparse", kJacSparse}, {"auto", kJacAuto}}, o.jacobian);
-    a.keyword("solver", {{"PGS", kSolverPGS}, {"CG", kSolverCG}, {"Newton", kSolverNewton}}, o.solver);
+    // raisim .. lcp: Moreau's hard-contact solvers (issue 6), an extension of MuJoCo's names
+    a.keyword("solver", {{"PGS", kSolverPGS}, {"CG", kSolverCG}, {"Newton", kSolverNewton},
+                         {"raisim", kSolverRaisim}, {"raisim-ds", kSolverRaisimDS}, {"ncp-pgs", kSolverNcpPGS},
+                         {"ccp", kSolverCCP}, {"lcp", kSolverLCP}}, o.solver);
     a.integer("iterations", o.iterations);
     a.integer("noslip_iterations", o.noslip_iterations);
     a.integer("mpr_iterations", o.mpr_iterations);
     a.finish();
     if (o.timestep <= 0) fail(n, "attribute 'timestep' must be positive");
+    if (is_hard_contact_solver(o.solver) && o.integrator != kIntEuler)
+      fail(n, std::string("solver=\"") + solver_name(o.solver) +
+                  "\" is a velocity-stepping (hard-contact) solver: it needs integrator=\"Euler\"");
     for (const auto& c : n.children) {
       if (c.name != "flag") fail(c, "unknown element <" + c.name + "> in <option>");
       Attrs f(c);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "solver/solver.h"
 
@@ -12,6 +14,12 @@ namespace moreau {
 
 void inverse_constraint(const Model& m, Data& d) {
   const int nv = m.nv;
+  // the analytic inverse is that of the soft model; a hard contact has no such map (its forces are
+  // not a function of qacc): refuse rather than answer for another model
+  if (is_hard_contact_solver(m.opt.solver))
+    throw std::runtime_error(std::string("inverse dynamics: solver ") + solver_name(m.opt.solver) +
+                             " is a hard-contact solver; the inverse is defined for the soft model "
+                             "(PGS, CG, Newton)");
   if (d.nefc == 0) {
     std::fill_n(d.qfrc_constraint.data(), nv, 0.0);
     return;

@@ -6,12 +6,18 @@
 #include <stdexcept>
 #include <cstring>
 
+#include "solver/ncp/ncp.h"
 #include "solver/solver.h"
 
 namespace moreau {
 
 void solve_constraint(const Model& m, Data& d) {
   const int nv = m.nv;
+  // issue 6: the velocity-stepping (hard-contact) solvers, src/solver/ncp
+  if (is_hard_contact_solver(m.opt.solver)) {
+    ncp::solve(m, d);
+    return;
+  }
   if (d.nefc == 0) {
     std::copy_n(d.qacc_smooth.data(), nv, d.qacc.data());
     std::fill_n(d.qfrc_constraint.data(), nv, 0.0);
@@ -26,10 +32,7 @@ void solve_constraint(const Model& m, Data& d) {
     case kSolverCG: solver::cg(m, d); break;
     case kSolverNewton: solver::newton(m, d); break;
     default:
-      // The hard-contact solvers of issue 6 (raisim, raisim-ds, ncp-pgs, ccp, lcp) are not
-      // implemented: never substitute another solver silently.
-      throw std::runtime_error("solver " + std::to_string(m.opt.solver) +
-                               " is not implemented yet (available: PGS, CG, Newton)");
+      throw std::runtime_error("unknown solver " + std::to_string(m.opt.solver));
   }
   // the next call starts from this solution (MuJoCo 2.2.2 does this copy in its forward pass too)
   std::copy_n(d.qacc.data(), nv, d.qacc_warmstart.data());

@@ -168,10 +168,11 @@ TEST(Cli, RolloutPrintsEveryKSteps) {
 TEST(Cli, OptionOverridesAreValidated) {
   EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --integrator Bogus").status, 1);
   EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --disable nosuchflag").status, 1);
-  // A solver name the contract reserves but that is not implemented is refused, not replaced.
-  const Result unimplemented = run_cli("rollout " + kPendulum + " --steps 1 --solver raisim");
-  EXPECT_EQ(unimplemented.status, 1);
-  EXPECT_NE(unimplemented.out.find("not implemented"), std::string::npos) << unimplemented.out;
+  // A hard-contact solver with an integrator it cannot step with is refused, not replaced.
+  const Result rk4 = run_cli("rollout " + kPendulum + " --steps 1 --solver raisim --integrator RK4");
+  EXPECT_EQ(rk4.status, 1);
+  EXPECT_NE(rk4.out.find("Euler"), std::string::npos) << rk4.out;
+  EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --solver raisim-dss").status, 1);
   // Disabling gravity leaves the pendulum at rest.
   const Result r = run_cli("rollout " + kPendulum + " --steps 50 --disable gravity --key 0");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -187,4 +188,53 @@ TEST(Cli, BenchReportsStepsPerSecond) {
   ASSERT_EQ(v.size(), 1u);
   EXPECT_GT(v[0]["steps_per_second"].get<double>(), 0);
   EXPECT_EQ(v[0]["steps"], 200);
+}
+
+// `rollout --metrics` (issue 6): the existing keys are unchanged and each line gains the step's
+// iterations, eps_abs, errors, world-frame contact forces and the energy of the new state. A 1 kg
+// cube resting on a plane under raisim-ds: the four contact forces on the cube sum to m g upward
+// (1e-9 relative), eps_abs is tiny, and the energy is the potential m g z (kinetic 0).
+TEST(Cli, RolloutMetrics) {
+  const std::string cube = std::string(MOREAU_SOURCE_DIR) + "/models/experiments/dragged_cube.xml";
+  const Result r = run_cli("rollout " + cube + " --steps 20 --every 10 --metrics --solver raisim-ds");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto v = lines(r.out);
+  ASSERT_EQ(v.size(), 2u);
+  for (const auto& o : v) {
+    for (const char* k : {"time", "qpos", "qvel", "act"}) EXPECT_TRUE(o.contains(k)) << k;
+    EXPECT_GT(o["iterations"].get<int>(), 0);
+    EXPECT_LT(o["eps_abs"].get<double>(), 1e-9);
+    for (const char* k : {"primal", "dual", "complementarity"}) EXPECT_TRUE(o["errors"].contains(k)) << k;
+    ASSERT_EQ(o["contacts"].size(), 4u);
+    double fz = 0;
+    for (const auto& c : o["contacts"]) {
+      EXPECT_EQ(c["pos"].size(), 3u);
+      ASSERT_EQ(c["force"].size(), 3u);
+      // force on geom2 by geom1: on the cube if the cube is geom2
+      fz += (c["geom2"] == "cube" ? 1 : -1) * c["force"][2].get<double>();
+    }
+    EXPECT_NEAR(fz, 9.81, 1e-9 * 9.81);
+    ASSERT_EQ(o["energy"].size(), 2u);
+    EXPECT_NEAR(o["energy"][0].get<double>(), 9.81 * o["qpos"][2].get<double>(), 1e-9);
+    EXPECT_NEAR(o["energy"][1].get<double>(), 0.0, 1e-12);
+  }
+  // without --metrics the lines keep the contract's keys only
+  const Result plain = run_cli("rollout " + cube + " --steps 2 --solver raisim-ds");
+  const auto p = lines(plain.out);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].size(), 4u);
+}
+
+// `moreau experiment` prints CSV with a header; a bad name is an error.
+TEST(Cli, ExperimentPrintsCsv) {
+  const Result r = run_cli("experiment two-blocks --solver lcp");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::istringstream s(r.out);
+  std::string header, row;
+  std::getline(s, header);
+  EXPECT_EQ(header, "step,time,qA,qB,vA,vB,force,gap");
+  int rows = 0;
+  while (std::getline(s, row)) ++rows;
+  EXPECT_EQ(rows, 4);  // steps 0..3
+  EXPECT_EQ(run_cli("experiment no-such-experiment").status, 1);
 }

@@ -1,0 +1,135 @@
+// Physical-accuracy metrics of a hard-contact solve: the primal, dual and complementarity errors of
+// the RaiSim paper (Sec. II, after eq. (6)) and eps_abs, their maximum over the blocks. With
+// l = lambda/h (force), c = G lambda + g (velocity, with the reference shift) and y = c + Gamma(c):
+//   3D contact:        eps_p = dist_K(l),  eps_d = dist_K*(y),  eps_c = |<l, y>|
+//     (the paper writes dist_K for eps_d; the NCP (6) asks y in the dual cone K*, which is what is
+//     measured here: the two coincide for mu = 1, and only K* vanishes at a solution for mu != 1);
+//   unilateral row:    K = K* = R+:  eps_p = max(0, -l), eps_d = max(0, -c), eps_c = |l c|;
+//   bilateral row:     K = R, K* = {0}:  eps_p = 0, eps_d = |c|, eps_c = |l c|;
+//   friction loss (|l| <= F): eps_p = max(0, |l| - F); eps_d = |c| inside the box, the part of c
+//     along l on its faces; eps_c = |l c + F |c||, the 1D maximum-dissipation residual.
+#include <algorithm>
+#include <cmath>
+
+#include "solver/ncp/ncp.h"
+
+namespace moreau::ncp {
+
+void metrics(const Model& m, Data& d, Work& w, double h) {
+  const int nefc = d.nefc;
+  const bool sparse = constraint::use_sparse(m);
+  NcpStat& st = d.ncp;
+  st.primal = st.dual = st.complementarity = 0;
+  st.nblock = 0;
+  for (int r = 0; r < nefc; ++r) w.c[r] = w.g[r] + constraint::dot_row(m, d, r, w.v, sparse);
+  for (int r = 0; r < nefc;) {
+    int dim;
+    const Kind kind = block_kind(d, r, &dim);
+    const double* c = w.c + r;
+    double ep = 0, ed = 0, ec = 0;
+    if (kind == kCone) {
+      const double mu = d.contact[d.efc_id[r]].friction[0];
+      const double l[3] = {w.lam[r] / h, w.lam[r + 1] / h, w.lam[r + 2] / h};
+      const double y[3] = {c[0] + mu * std::sqrt(c[1] * c[1] + c[2] * c[2]), c[1], c[2]};
+      ep = dist_cone(mu, l);
+      ed = dist_dual_cone(mu, y);
+      ec = std::fabs(l[0] * y[0] + l[1] * y[1] + l[2] * y[2]);
+    } else {
+      const double l = w.lam[r] / h;
+      if (kind == kUnilateral) {
+        ep = std::max(0.0, -l);
+        ed = std::max(0.0, -c[0]);
+        ec = std::fabs(l * c[0]);
+      } else if (kind == kBilateral) {
+        ed = std::fabs(c[0]);
+        ec = std::fabs(l * c[0]);
+      } else {
+        const double F = w.h > 0 ? d.efc_frictionloss[r] : 0;  // no impulse in an impact
+        ep = std::max(0.0, std::fabs(l) - F);
+        ed = std::fabs(l) < F * (1 - 1e-9) ? std::fabs(c[0]) : l > 0 ? std::max(0.0, c[0]) : std::max(0.0, -c[0]);
+        ec = std::fabs(l * c[0] + F * std::fabs(c[0]));
+      }
+    }
+    st.primal = std::max(st.primal, ep);
+    st.dual = std::max(st.dual, ed);
+    st.complementarity = std::max(st.complementarity, ec);
+    ++st.nblock;
+    r += dim;
+  }
+  st.eps_abs = std::max(st.primal, std::max(st.dual, st.complementarity));
+}
+
+}  // namespace moreau::ncp
+
+namespace moreau {
+
+// The same errors for the result of any solver (ncp.h; moreau.h): l = contact force in the contact
+// frame (contact_force), c = relative velocity of the contact points at v+ = qvel + h qacc in the
+// contact frame plus the shift s (computed with the point Jacobians, so pyramidal and elliptic rows
+// alike); non-contact rows as in metrics() with c = J_r v+ + s.
+void contact_metrics(const Model& m, Data& d, const double* vplus_in) {
+  const int nv = m.nv;
+  const double h = m.opt.timestep;
+  const bool sparse = constraint::use_sparse(m);
+  NcpStat& st = d.ncp;
+  st.primal = st.dual = st.complementarity = st.eps_abs = 0;
+  st.nblock = 0;
+  if (d.nefc == 0) return;
+  constraint::Work cw = constraint::carve(m, d);
+  double* vplus = cw.v[0];
+  double* jacp1 = cw.jac;
+  double* jacp2 = cw.jac + 3 * nv;
+  for (int k = 0; k < nv; ++k) vplus[k] = vplus_in ? vplus_in[k] : d.qvel[k] + h * d.qacc[k];
+  auto account = [&](double ep, double ed, double ec) {
+    st.primal = std::max(st.primal, ep);
+    st.dual = std::max(st.dual, ed);
+    st.complementarity = std::max(st.complementarity, ec);
+    ++st.nblock;
+  };
+  // rows that are not contacts
+  for (int r = 0; r < d.nefc; ++r) {
+    const int type = d.efc_type[r];
+    if (type >= kCnstrContactFrictionless) continue;
+    int dim;
+    const ncp::Kind kind = ncp::block_kind(d, r, &dim);
+    const double c = constraint::dot_row(m, d, r, vplus, sparse) + ncp::shift(m, d, r, kind, 0, h);
+    const double l = d.efc_force[r];
+    if (kind == ncp::kUnilateral) {
+      account(std::max(0.0, -l), std::max(0.0, -c), std::fabs(l * c));
+    } else if (kind == ncp::kBilateral) {
+      account(0, std::fabs(c), std::fabs(l * c));
+    } else {
+      const double F = d.efc_frictionloss[r];
+      const double ed = std::fabs(l) < F * (1 - 1e-9) ? std::fabs(c) : l > 0 ? std::max(0.0, c) : std::max(0.0, -c);
+      account(std::max(0.0, std::fabs(l) - F), ed, std::fabs(l * c + F * std::fabs(c)));
+    }
+  }
+  // contacts
+  for (int i = 0; i < d.ncon; ++i) {
+    const Contact& con = d.contact[i];
+    if (con.efc_address < 0) continue;
+    double f6[6];
+    contact_force(m, d, i, f6);
+    jac(m, d, jacp1, nullptr, con.pos, m.geom_bodyid[con.geom1]);
+    jac(m, d, jacp2, nullptr, con.pos, m.geom_bodyid[con.geom2]);
+    double vrel[3] = {0, 0, 0};
+    for (int a = 0; a < 3; ++a)
+      for (int k = 0; k < nv; ++k) vrel[a] += (jacp2[a * nv + k] - jacp1[a * nv + k]) * vplus[k];
+    double c[3];
+    for (int a = 0; a < 3; ++a)
+      c[a] = con.frame[3 * a] * vrel[0] + con.frame[3 * a + 1] * vrel[1] + con.frame[3 * a + 2] * vrel[2];
+    c[0] += ncp::shift(m, d, con.efc_address, ncp::kUnilateral, 0, h);
+    const double mu = con.dim == 1 ? 0 : con.friction[0];
+    const double l[3] = {f6[0], con.dim == 1 ? 0 : f6[1], con.dim == 1 ? 0 : f6[2]};
+    const double y[3] = {c[0] + mu * std::sqrt(c[1] * c[1] + c[2] * c[2]), c[1], c[2]};
+    if (con.dim == 1) {
+      account(std::max(0.0, -l[0]), std::max(0.0, -c[0]), std::fabs(l[0] * c[0]));
+    } else {
+      account(ncp::dist_cone(mu, l), ncp::dist_dual_cone(mu, y),
+              std::fabs(l[0] * y[0] + l[1] * y[1] + l[2] * y[2]));
+    }
+  }
+  st.eps_abs = std::max(st.primal, std::max(st.dual, st.complementarity));
+}
+
+}  // namespace moreau

@@ -1,0 +1,152 @@
+// Internal interface of the hard-contact solvers (issue 6): the discrete-time contact problem of
+// the RaiSim paper (Le Lidec & Carpentier, "Reconciling RaiSim with the Maximum Dissipation
+// Principle", Sec. II) and of the Underactuated chapter ("Time-stepping approximations for rigid
+// contact"), built from Moreau's own constraint rows.
+//
+// Velocity stepping, eq. (2):  Mt v+ = Mt v_f + J' lambda, lambda the impulses (N s), with
+//   Mt  = M + h B (B: joint damping, integrated implicitly exactly as the Euler integrator does, so
+//         that Euler's update reproduces v+),
+//   v_f = v + h Mt^-1 qfrc_smooth (the free velocity),
+//   c   = J v+ + s = G lambda + g,  G = J Mt^-1 J' (the Delassus matrix), g = J v_f + s,
+// where s is the reference-velocity shift of each row (c* = -s in eq. (3)):
+//   contact normal and limit rows (phi = efc_pos, the signed distance; the MJCF margin only decides
+//     when a row exists): s = phi/h if phi >= 0 (the row may close the gap, no more: the exact
+//     time-stepping constraint phi + h c_N >= 0 of the Underactuated chapter), s = phi/tau if phi < 0
+//     (first-order Baumgarte stabilization of the penetration, the velocity-level form
+//     dh/dt = -alpha h of the Underactuated chapter with alpha = 1/tau);
+//   equality rows: s = pos/tau (the same Baumgarte form, both signs);
+//   friction-loss rows and contact tangent rows: s = 0.
+//   tau = max(solref[0], 2h) (the row's time constant, with MuJoCo's refsafe floor; h if refsafe is
+//   disabled; 2h for direct solref = (-stiffness, -damping)).
+// Blocks (one per Gauss-Seidel update):
+//   3D contact (efc rows n, t1, t2 of an elliptic contact; condim 3): lambda in the Coulomb cone
+//     K_mu, eqs. (4)-(6), mu = friction[0];
+//   1D rows: equality (bilateral, lambda free), limit and frictionless contact (unilateral,
+//     lambda >= 0 _|_ c >= 0), friction loss (box |lambda| <= frictionloss h, c opposes lambda).
+// The contact rows are built in the elliptic layout for these solvers whatever opt.cone says
+// (src/constraint/contact_rows.cc): the solvers define their own cone (exact, or the polyhedral
+// cone of kLcpDirections edges for lcp).
+#pragma once
+
+#include "constraint/storage.h"
+
+namespace moreau::ncp {
+
+// Parameters the paper leaves open: our choices (docs/contact_models.md).
+inline constexpr double kAlpha0 = 1.0;      // initial relaxation alpha of Alg. 1 (line 14)
+inline constexpr double kAlphaMin = 0.7;    // alpha_min of Alg. 1 (line 15)
+inline constexpr double kGammaRelax = 0.99; // gamma of Alg. 1 (line 15)
+inline constexpr int kLcpDirections = 4;    // edges of the Stewart-Trinkle friction pyramid
+inline constexpr int kLcpMaxSize = 240;     // most LCP variables the lcp solver accepts
+inline constexpr int kLcpMaxRows = 240;     // most constraint rows the lcp solver accepts
+
+// Block kinds.
+enum Kind : int { kBilateral = 0, kBox, kUnilateral, kCone };
+
+// The kind and size of the block starting at efc row r.
+inline Kind block_kind(const Data& d, int r, int* dim) {
+  *dim = 1;
+  switch (d.efc_type[r]) {
+    case kCnstrEquality: return kBilateral;
+    case kCnstrFrictionDof:
+    case kCnstrFrictionTendon: return kBox;
+    case kCnstrContactElliptic: *dim = d.contact[d.efc_id[r]].dim; return *dim == 1 ? kUnilateral : kCone;
+    default: return kUnilateral;  // limits, frictionless contacts (pyramidal rows never reach here)
+  }
+}
+
+// Views into Data::ncp_work (cap = constraint capacity rows).
+struct Work {
+  double* header;  // 4: [0] = size of the last LCP, [1] = rows of the previous solve (warm start)
+  double* vf;      // nv: free velocity
+  double* v;       // nv: Mt^-1 J' lambda
+  double* tmp;     // nv
+  double* g;       // cap: J v_f + s
+  double* lam;     // cap: impulses
+  double* c;       // cap: G lambda + g at the end
+  double* G;       // 3 cap: the block's rows of G (dim x dim, row-major from 3*r0)
+  double* Ginv;    // 3 cap: inverse of the block (regularized)
+  double* rho;     // cap: step of the projected updates: 1/lambda_max(block)
+  double* lo;      // cap: first dof where column Mt^-1 J_r' is non-zero
+  double* hi;      // cap: one past the last
+  // the previous step's solution, for the warm start (row by row: impulse, type, key, contact point)
+  double* prev_lam;   // cap
+  double* prev_type;  // cap
+  double* prev_key;   // cap: geom1 * ngeom + geom2 for contact rows, efc_id otherwise
+  double* prev_pos;   // 3 cap: contact point of contact rows
+  double* MinvJT;  // cap*nv (constraint work space, shared with PGS)
+  // lcp only (null otherwise)
+  double* Gd;      // kLcpMaxRows^2: dense Delassus matrix
+  double* lcpM;    // kLcpMaxSize^2
+  double* lcpq;    // kLcpMaxSize
+  double* lcpz;    // kLcpMaxSize
+  double* lcpw;    // kLcpMaxSize
+  double* lcpvar;  // 6*kLcpMaxSize: variable descriptors
+  double* lemke;   // lemke_work_size(kLcpMaxSize)
+  bool damped = false;  // Mt = M + hB factored in d.qH
+  double h = 0;         // step of the problem; 0 for the impact map (friction loss gives no impulse)
+};
+
+inline long long lemke_work_size(int n) { return static_cast<long long>(n) * (2LL * n + 2) + n; }
+long long work_size(const Model& m, int cap);
+// Size d.ncp_work for m (allocates only when it is too small: once, in make_data or on the first
+// solve after opt.solver changed).
+void ensure_storage(const Model& m, Data& d);
+Work carve(const Model& m, Data& d);
+
+// Build the problem: Mt (factored when damped), v_f, Mt^-1 J', the blocks of G, g; lambda = v = 0.
+// impulsive: the impact map (v_f = qvel, no damping, s = restitution * c_N- for approaching
+// unilateral rows); otherwise the velocity-stepping problem of step h.
+void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double restitution);
+// Reference-velocity shift s of row i, k-th row of its block, for a step h (the table above).
+double shift(const Model& m, const Data& d, int i, Kind kind, int k, double h);
+// Warm start of the Gauss-Seidel solvers (unless the warmstart flag is disabled): each block takes
+// the impulse of the previous step's block of the same type and object (contacts: same geom pair,
+// nearest contact point among the previous blocks within 16 rows); v = Mt^-1 J' lambda to match.
+// save_solution keeps this step's solution for the next.
+void warm_start(const Model& m, Data& d, Work& w);
+void save_solution(const Model& m, Data& d, Work& w);
+// x <- Mt^-1 x (n columns).
+void solve_mt(const Model& m, Data& d, const Work& w, double* x, int n);
+
+// Solvers: fill w.lam and w.v. Return the iterations (sweeps) or pivots.
+int gauss_seidel(const Model& m, Data& d, Work& w, int solver);  // gauss_seidel.cc
+int lcp(const Model& m, Data& d, Work& w);                       // lcp.cc
+
+// c = g + J v, then d.ncp errors with lambda scaled by 1/h (metrics.cc).
+void metrics(const Model& m, Data& d, Work& w, double h);
+
+// ------------------------------------------------------------------------------ cone geometry (cone.cc)
+// K_mu = {x in R^3 : ||x_T|| <= mu x_N}, x = (x_N, x_T1, x_T2); K*_mu = K_{1/mu} (mu = 0: the
+// half-space x_N >= 0); Gamma(c, mu) = (mu ||c_T||, 0, 0), de Saxce's function, eq. (6).
+bool in_cone(double mu, const double* x);
+void project_cone(double mu, const double* x, double* out);
+double dist_cone(double mu, const double* x);
+double dist_dual_cone(double mu, const double* x);
+// RaiSim's sliding case, eqs. (7) and (13): minimize 0.5 l'Gl + b'l over the ellipse
+// dK_mu ∩ {G_N l + gN = 0} (gN < 0), parametrized by the polar angle theta of l_T; bisection on
+// the derivative in theta, from the direction u0 (2 components, any length).
+void ellipse_min(const double* G, const double* b, double gN, double mu, const double* u0, double* lam);
+// Largest eigenvalue of a symmetric 3x3 matrix; inverse of a 3x3 matrix (false if singular).
+double max_eigenvalue3(const double* A);
+bool invert3(const double* A, double* Ainv);
+
+// ------------------------------------------------------------------------------ LCP (lcp.cc)
+// Lemke's complementary pivoting with the covering vector (1..1) and lexicographic ratio test:
+// find z >= 0 with w = M z + q >= 0, z'w = 0 (M: n x n row-major). work: lemke_work_size(n).
+// Returns the number of pivots, -1 on a secondary ray (no solution found), -2 past max_pivots.
+int lemke(int n, const double* M, const double* q, double* z, double* work, int max_pivots);
+// The last LCP the lcp solver solved (pointers into d.ncp_work; n = 0 if none).
+struct LcpView {
+  int n = 0;
+  const double* M = nullptr;
+  const double* q = nullptr;
+  const double* z = nullptr;
+  const double* w = nullptr;
+};
+LcpView last_lcp(const Model& m, const Data& d);
+
+// The solve of a step (called by solve_constraint for the hard-contact solvers; solve.cc).
+void solve(const Model& m, Data& d);
+
+}  // namespace moreau::ncp

@@ -1,0 +1,235 @@
+// The discrete-time contact problem of the hard-contact solvers (ncp.h): work space, the free
+// velocity, the columns Mt^-1 J' (solves with the tree-sparse L'DL factor, never a dense inverse),
+// the diagonal blocks of the Delassus matrix and the shifted free velocity g.
+#include <algorithm>
+#include <cmath>
+
+#include "engine/internal.h"
+#include "solver/ncp/ncp.h"
+
+namespace moreau::ncp {
+
+long long work_size(const Model& m, int cap) {
+  long long n = 4 + 3LL * m.nv + 18LL * cap;
+  if (m.opt.solver == kSolverLCP) {
+    const long long L = kLcpMaxSize;
+    n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 3 * L + 6 * L + lemke_work_size(kLcpMaxSize);
+  }
+  return n;
+}
+
+void ensure_storage(const Model& m, Data& d) {
+  const long long n = work_size(m, constraint::capacity(d));
+  if (static_cast<long long>(d.ncp_work.size()) < n) d.ncp_work.assign(static_cast<size_t>(n), 0.0);
+}
+
+Work carve(const Model& m, Data& d) {
+  const int nv = m.nv, cap = constraint::capacity(d);
+  Work w;
+  double* p = d.ncp_work.data();
+  w.header = p; p += 4;
+  w.vf = p; p += nv;
+  w.v = p; p += nv;
+  w.tmp = p; p += nv;
+  w.g = p; p += cap;
+  w.lam = p; p += cap;
+  w.c = p; p += cap;
+  w.G = p; p += 3 * cap;
+  w.Ginv = p; p += 3 * cap;
+  w.rho = p; p += cap;
+  w.lo = p; p += cap;
+  w.hi = p; p += cap;
+  w.prev_lam = p; p += cap;
+  w.prev_type = p; p += cap;
+  w.prev_key = p; p += cap;
+  w.prev_pos = p; p += 3 * cap;
+  w.MinvJT = constraint::carve(m, d).MinvJT;
+  w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpvar = w.lemke = nullptr;
+  if (m.opt.solver == kSolverLCP) {
+    const long long L = kLcpMaxSize;
+    w.Gd = p; p += 1LL * kLcpMaxRows * kLcpMaxRows;
+    w.lcpM = p; p += L * L;
+    w.lcpq = p; p += L;
+    w.lcpz = p; p += L;
+    w.lcpw = p; p += L;
+    w.lcpvar = p; p += 6 * L;
+    w.lemke = p;
+  }
+  return w;
+}
+
+void solve_mt(const Model& m, Data& d, const Work& w, double* x, int n) {
+  if (w.damped) internal::solve_ld(m, d.qH.data(), d.qHDiagInv.data(), x, n);
+  else solve_m(m, d, x, n);
+}
+
+namespace {
+
+// Time constant of the Baumgarte term of row i (ncp.h).
+double time_constant(const Model& m, const Data& d, int i, double h) {
+  const double* solref;
+  const double* solimp;
+  constraint::row_params(m, d, i, &solref, &solimp);
+  const double floor = (m.opt.disableflags & kDsblRefsafe) ? h : 2 * h;
+  return solref[0] > 0 ? std::max(solref[0], floor) : floor;
+}
+
+}  // namespace
+
+// Reference-velocity shift s of row i for velocity stepping (ncp.h).
+double shift(const Model& m, const Data& d, int i, Kind kind, int k, double h) {
+  if (kind == kBox || (kind == kCone && k > 0)) return 0;
+  const double phi = d.efc_pos[i];
+  if (kind == kBilateral) return phi / time_constant(m, d, i, h);
+  return phi >= 0 ? phi / h : phi / time_constant(m, d, i, h);
+}
+
+void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double restitution) {
+  const int nv = m.nv, nefc = d.nefc;
+  const bool sparse = constraint::use_sparse(m);
+
+  // Mt = M + h B, factored in qH as the Euler integrator does (it refactors the same matrix)
+  w.h = impulsive ? 0 : h;
+  w.damped = false;
+  if (!impulsive)
+    for (int i = 0; i < nv; ++i) w.damped = w.damped || m.dof_damping[i] > 0;
+  if (w.damped) {
+    std::copy_n(d.qM.begin(), m.nM, d.qH.begin());
+    for (int i = 0; i < nv; ++i) d.qH[m.dof_Madr[i]] += h * m.dof_damping[i];
+    internal::factor_ld(m, d.qH.data(), d.qHDiagInv.data(), nullptr);
+  }
+
+  // free velocity
+  if (impulsive) {
+    std::copy_n(d.qvel.data(), nv, w.vf);
+  } else {
+    std::copy_n(d.qfrc_smooth.data(), nv, w.tmp);
+    solve_mt(m, d, w, w.tmp, 1);
+    for (int k = 0; k < nv; ++k) w.vf[k] = d.qvel[k] + h * w.tmp[k];
+  }
+
+  // columns Mt^-1 J_r' and their non-zero dof range
+  std::copy_n(d.efc_J.data(), static_cast<size_t>(nefc) * nv, w.MinvJT);
+  solve_mt(m, d, w, w.MinvJT, nefc);
+  for (int r = 0; r < nefc; ++r) {
+    const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
+    int a = 0, b = nv;
+    while (a < nv && col[a] == 0) ++a;
+    while (b > a && col[b - 1] == 0) --b;
+    w.lo[r] = a;
+    w.hi[r] = b;
+  }
+
+  // diagonal blocks of G = J Mt^-1 J', their inverse and projection step; g = J v_f + s
+  for (int r = 0; r < nefc;) {
+    int dim;
+    const Kind kind = block_kind(d, r, &dim);
+    double* G = w.G + 3 * r;
+    for (int a = 0; a < dim; ++a)
+      for (int b = 0; b < dim; ++b)
+        G[a * dim + b] = constraint::dot_row(m, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv, sparse);
+    if (dim == 3) {
+      for (int a = 0; a < 3; ++a)  // symmetrize (round-off)
+        for (int b = a + 1; b < 3; ++b) G[a * 3 + b] = G[b * 3 + a] = 0.5 * (G[a * 3 + b] + G[b * 3 + a]);
+      // a block that does not span R^3 (e.g. a contact on a body that cannot slide; detected by
+      // its smallest eigenvalue, det / (product of the two others) <= 1e-10 lambda_max) is inverted
+      // with a regularization of 1e-10 lambda_max: the rows without effect get no force
+      const double lmax = max_eigenvalue3(G);
+      const double det = G[0] * (G[4] * G[8] - G[5] * G[7]) - G[1] * (G[3] * G[8] - G[5] * G[6]) +
+                         G[2] * (G[3] * G[7] - G[4] * G[6]);
+      double R[9];
+      std::copy_n(G, 9, R);
+      if (!(det > 1e-10 * lmax * lmax * lmax))
+        for (int a = 0; a < 3; ++a) R[4 * a] += 1e-10 * lmax;
+      if (!invert3(R, w.Ginv + 3 * r)) std::fill_n(w.Ginv + 3 * r, 9, 0.0);
+      w.rho[r] = lmax > 0 ? 1 / lmax : 0;
+    } else {
+      w.Ginv[3 * r] = G[0] > 0 ? 1 / G[0] : 0;
+      w.rho[r] = w.Ginv[3 * r];
+    }
+    for (int k = 0; k < dim; ++k) {
+      const int i = r + k;
+      const double cv = constraint::dot_row(m, d, i, w.vf, sparse);
+      double s;
+      if (impulsive) {
+        // Newton's restitution on approaching unilateral rows: c+ >= -e c-
+        const bool normal = kind == kUnilateral || (kind == kCone && k == 0);
+        s = normal && cv < 0 ? restitution * cv : 0;
+      } else {
+        s = shift(m, d, i, kind, k, h);
+      }
+      w.g[i] = cv + s;
+    }
+    r += dim;
+  }
+  std::fill_n(w.lam, nefc, 0.0);
+  std::fill_n(w.v, nv, 0.0);
+}
+
+namespace {
+
+double row_key(const Model& m, const Data& d, int r) {
+  if (d.efc_type[r] < kCnstrContactFrictionless) return d.efc_id[r];
+  const Contact& con = d.contact[d.efc_id[r]];
+  return static_cast<double>(con.geom1) * m.ngeom + con.geom2;
+}
+
+}  // namespace
+
+void warm_start(const Model& m, Data& d, Work& w) {
+  const int nv = m.nv, nefc = d.nefc, nprev = static_cast<int>(w.header[1]);
+  constexpr int kWindow = 16;
+  if (nprev == 0 || (m.opt.disableflags & kDsblWarmstart)) return;
+  for (int r = 0; r < nefc;) {
+    int dim;
+    block_kind(d, r, &dim);
+    const double type = d.efc_type[r], key = row_key(m, d, r);
+    const bool contact = d.efc_type[r] >= kCnstrContactFrictionless;
+    const double* pos = contact ? d.contact[d.efc_id[r]].pos : nullptr;
+    int best = -1;
+    double best_dist = 0;
+    for (int q = std::max(0, r - kWindow); q < std::min(nprev, r + kWindow + 1); ++q) {
+      if (w.prev_type[q] != type || w.prev_key[q] != key) continue;
+      double dist = 0;
+      if (contact) {
+        const double* p = w.prev_pos + 3 * q;
+        dist = (p[0] - pos[0]) * (p[0] - pos[0]) + (p[1] - pos[1]) * (p[1] - pos[1]) + (p[2] - pos[2]) * (p[2] - pos[2]);
+      }
+      if (best < 0 || dist < best_dist) {
+        best = q;
+        best_dist = dist;
+      }
+      if (!contact) break;
+    }
+    if (best >= 0 && best + dim <= nprev)
+      for (int a = 0; a < dim; ++a) w.lam[r + a] = w.prev_lam[best + a];
+    r += dim;
+  }
+  for (int r = 0; r < nefc; ++r) {
+    const double l = w.lam[r];
+    if (l == 0) continue;
+    const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
+    for (int k = static_cast<int>(w.lo[r]), e = static_cast<int>(w.hi[r]); k < e; ++k) w.v[k] += l * col[k];
+  }
+}
+
+void save_solution(const Model& m, Data& d, Work& w) {
+  const int nefc = d.nefc;
+  for (int r = 0; r < nefc;) {
+    int dim;
+    block_kind(d, r, &dim);
+    const bool contact = d.efc_type[r] >= kCnstrContactFrictionless;
+    const double key = row_key(m, d, r);
+    for (int a = 0; a < dim; ++a) {
+      // only a block's first row is a match candidate: its other rows get type -1
+      w.prev_type[r + a] = a == 0 ? d.efc_type[r] : -1;
+      w.prev_key[r + a] = key;
+      w.prev_lam[r + a] = w.lam[r + a];
+      if (contact) std::copy_n(d.contact[d.efc_id[r]].pos, 3, w.prev_pos + 3 * (r + a));
+    }
+    r += dim;
+  }
+  w.header[1] = nefc;
+}
+
+}  // namespace moreau::ncp

@@ -1,0 +1,120 @@
+// The time-stepping LCP (issue 6): the two-block exercise of the Underactuated chapter worked by
+// hand, Lemke's algorithm checked for complementarity directly, and the size limit of the solver.
+//
+// Hand solution (docs/contact_models.md): h = 1, m = 1, gap g_n = q_B - q_A - 1, impulse f_n >= 0
+// with 0 <= f_n  _|_  g_n + h (v_B - v_A)[n+1] >= 0, v_A[n+1] = v_A - f_n, v_B[n+1] = v_B + f_n:
+//   step 0 -> 1: g = 1, free approach 3 > 1: f = 1,   v = (2, 1),     q = (0, 1)
+//   step 1 -> 2: g = 0, approach 1:          f = 0.5, v = (1.5, 1.5), q = (1.5, 2.5)
+//   step 2 -> 3: g = 0, no approach:         f = 0,   v = (1.5, 1.5), q = (3, 4)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "moreau/moreau.h"
+#include "solver/ncp/ncp.h"
+
+namespace {
+
+const std::string kDir = std::string(MOREAU_SOURCE_DIR) + "/models/experiments/";
+
+}  // namespace
+
+// Every hard-contact solver gives the hand solution: one frictionless contact, so each solver's
+// 1D update is exact (1e-12: round-off of a few operations on numbers of order 1).
+TEST(NcpTwoBlocks, MatchesTheHandSolution) {
+  const double q[4][2] = {{-2, 0}, {0, 1}, {1.5, 2.5}, {3, 4}};
+  const double v[4][2] = {{3, 0}, {2, 1}, {1.5, 1.5}, {1.5, 1.5}};
+  const double f[4] = {0, 1, 0.5, 0};
+  for (int solver : {moreau::kSolverLCP, moreau::kSolverRaisim, moreau::kSolverRaisimDS,
+                     moreau::kSolverNcpPGS, moreau::kSolverCCP}) {
+    SCOPED_TRACE(moreau::solver_name(solver));
+    moreau::Model m = moreau::load_model(kDir + "two_blocks.xml");
+    m.opt.solver = solver;
+    moreau::Data d = moreau::make_data(m);
+    moreau::reset_data_keyframe(m, d, 0);
+    for (int n = 1; n <= 3; ++n) {
+      moreau::step(m, d);
+      double force = 0;
+      for (int c = 0; c < d.ncon; ++c) {
+        double fc[6];
+        moreau::contact_force(m, d, c, fc);
+        force += fc[0];
+      }
+      EXPECT_NEAR(d.qpos[0], q[n][0], 1e-12) << "step " << n;
+      EXPECT_NEAR(d.qpos[1], q[n][1], 1e-12) << "step " << n;
+      EXPECT_NEAR(d.qvel[0], v[n][0], 1e-12) << "step " << n;
+      EXPECT_NEAR(d.qvel[1], v[n][1], 1e-12) << "step " << n;
+      EXPECT_NEAR(force, f[n] / m.opt.timestep, 1e-12) << "step " << n;
+    }
+  }
+}
+
+// The LCP the lcp solver builds for the sliding cube (4 contacts x (normal, 4 edges, slack) = 24
+// variables) is solved exactly: z >= 0, w = M z + q >= 0, z_i w_i = 0, checked from M, q, z
+// independently of the solver (w recomputed here). Tolerances: 1e-12 relative to the scale of
+// q and of M z (Lemke's pivots are exact up to round-off).
+TEST(NcpLcp, LemkeSolutionIsComplementary) {
+  moreau::Model m = moreau::load_model(kDir + "sliding_cube.xml");
+  m.opt.solver = moreau::kSolverLCP;
+  moreau::Data d = moreau::make_data(m);
+  moreau::reset_data_keyframe(m, d, 1);
+  int checked = 0;
+  for (int n = 0; n < 20; ++n) {
+    moreau::step(m, d);
+    const moreau::ncp::LcpView L = moreau::ncp::last_lcp(m, d);
+    ASSERT_EQ(L.n, 24);
+    double scale = 0;
+    for (int i = 0; i < L.n; ++i) scale = std::max(scale, std::fabs(L.q[i]));
+    for (int i = 0; i < L.n; ++i) {
+      double w = L.q[i];
+      for (int j = 0; j < L.n; ++j) w += L.M[i * L.n + j] * L.z[j];
+      EXPECT_GE(L.z[i], 0.0);
+      EXPECT_GE(w, -1e-12 * scale) << i;
+      EXPECT_LE(std::fabs(L.z[i] * w), 1e-12 * scale * scale) << i;
+      EXPECT_NEAR(w, L.w[i], 1e-12 * scale);
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 20);
+}
+
+// Lemke on textbook LCPs: a P-matrix (unique solution, checked against the solution computed by
+// hand), and an infeasible one (q = (-1), M = (-1): w = -1 - z < 0 for every z >= 0), reported as
+// a secondary ray.
+TEST(NcpLcp, LemkeOnSmallProblems) {
+  // M = [[2, 1], [1, 2]], q = (-5, -6): both active, 2a + b = 5, a + 2b = 6 -> (4/3, 7/3)
+  const double M[4] = {2, 1, 1, 2}, q[2] = {-5, -6};
+  double z[2], work[16];
+  ASSERT_GE(moreau::ncp::lemke(2, M, q, z, work, 100), 0);
+  EXPECT_NEAR(z[0], 4.0 / 3, 1e-14);
+  EXPECT_NEAR(z[1], 7.0 / 3, 1e-14);
+  // q = (1, -6): only the second: 2b = 6 -> (0, 3), w0 = 1 + 3 = 4
+  const double q2[2] = {1, -6};
+  ASSERT_GE(moreau::ncp::lemke(2, M, q2, z, work, 100), 0);
+  EXPECT_NEAR(z[0], 0.0, 1e-14);
+  EXPECT_NEAR(z[1], 3.0, 1e-14);
+  const double Mi[1] = {-1}, qi[1] = {-1};
+  EXPECT_EQ(moreau::ncp::lemke(1, Mi, qi, z, work, 100), -1);
+}
+
+// Past its stated size the lcp solver refuses with a runtime error naming the limit (a pile of
+// boxes: 41 free boxes on a plane make 164 contacts, 984 LCP variables > 240).
+TEST(NcpLcp, RefusesProblemsPastItsSize) {
+  std::string xml = "<mujoco><option solver=\"lcp\"/><worldbody><geom type=\"plane\" size=\"20 20 .1\"/>";
+  for (int i = 0; i < 41; ++i)
+    xml += "<body pos=\"" + std::to_string(0.5 * (i % 7)) + " " + std::to_string(0.5 * (i / 7)) +
+           " 0.099\"><freejoint/><geom type=\"box\" size=\".1 .1 .1\"/></body>";
+  xml += "</worldbody></mujoco>";
+  const moreau::Model m = moreau::load_model_from_string(xml);
+  moreau::Data d = moreau::make_data(m);
+  try {
+    moreau::step(m, d);
+    FAIL() << "expected a runtime error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("lcp"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("240"), std::string::npos) << e.what();
+  }
+}

@@ -1,0 +1,149 @@
+// The hard-contact solvers in Moreau's pipeline (issue 6): selection by name in MJCF, refusal of
+// combinations they cannot do, consistency of qacc with the Euler update (joint damping included),
+// limits and equality rows, and the metrics of contact_metrics against the solver's own.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "moreau/moreau.h"
+
+namespace {
+
+std::string with_option(const std::string& option) {
+  return "<mujoco><option " + option +
+         "/><worldbody><geom type=\"plane\" size=\"1 1 .1\"/><body pos=\"0 0 .1\"><freejoint/>"
+         "<geom type=\"sphere\" size=\".1\"/></body></worldbody></mujoco>";
+}
+
+// A double pendulum with joint damping, a joint limit that it hits, friction loss on its second
+// joint and a joint equality keeping that joint at 0.3 times the first: every kind of 1D row, and
+// the implicit damping path.
+const char* kPendulum = R"(
+  <mujoco>
+    <option timestep="0.002"/>
+    <worldbody>
+      <body pos="0 0 1">
+        <joint name="j1" type="hinge" axis="0 1 0" damping="0.5" limited="true" range="-20 40" margin="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03" mass="1"/>
+        <body pos="0.4 0 0">
+          <joint name="j2" type="hinge" axis="0 1 0" damping="0.2" frictionloss="0.05"/>
+          <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03" mass="1"/>
+        </body>
+      </body>
+    </worldbody>
+    <equality><joint joint1="j2" joint2="j1" polycoef="0 0.3 0 0 0"/></equality>
+  </mujoco>)";
+
+}  // namespace
+
+TEST(NcpPipeline, MjcfAcceptsTheSolverNames) {
+  const std::pair<const char*, int> names[] = {{"raisim", moreau::kSolverRaisim},
+                                               {"raisim-ds", moreau::kSolverRaisimDS},
+                                               {"ncp-pgs", moreau::kSolverNcpPGS},
+                                               {"ccp", moreau::kSolverCCP},
+                                               {"lcp", moreau::kSolverLCP}};
+  for (const auto& [name, id] : names) {
+    const moreau::Model m = moreau::load_model_from_string(with_option(std::string("solver=\"") + name + "\""));
+    EXPECT_EQ(m.opt.solver, id) << name;
+    EXPECT_TRUE(moreau::is_hard_contact_solver(m.opt.solver));
+    EXPECT_STREQ(moreau::solver_name(id), name);
+  }
+  EXPECT_FALSE(moreau::is_hard_contact_solver(moreau::kSolverNewton));
+}
+
+TEST(NcpPipeline, RefusesCombinationsThatMakeNoSense) {
+  // RK4 with a velocity-stepping solver: at load (file, line, element) ...
+  try {
+    moreau::load_model_from_string(with_option("solver=\"raisim-ds\" integrator=\"RK4\""), "rk4.xml");
+    FAIL() << "expected LoadError";
+  } catch (const moreau::LoadError& e) {
+    EXPECT_EQ(e.element(), "option");
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_NE(e.message().find("Euler"), std::string::npos) << e.what();
+  }
+  // ... and at run time when the options are changed after loading
+  moreau::Model m = moreau::load_model_from_string(with_option("solver=\"ncp-pgs\""));
+  m.opt.integrator = moreau::kIntRK4;
+  moreau::Data d = moreau::make_data(m);
+  EXPECT_THROW(moreau::step(m, d), std::runtime_error);
+  // inverse dynamics is the soft model's
+  m.opt.integrator = moreau::kIntEuler;
+  moreau::forward(m, d);
+  EXPECT_THROW(moreau::inverse(m, d), std::runtime_error);
+  // torsional / rolling friction (condim 4, 6) is outside the model
+  moreau::Model m6 = moreau::load_model_from_string(
+      "<mujoco><option solver=\"raisim\"/><worldbody><geom type=\"plane\" size=\"1 1 .1\"/>"
+      "<body pos=\"0 0 .1\"><freejoint/><geom type=\"sphere\" size=\".1\" condim=\"6\"/></body></worldbody></mujoco>");
+  moreau::Data d6 = moreau::make_data(m6);
+  try {
+    for (int n = 0; n < 10; ++n) moreau::step(m6, d6);  // falls into contact
+    FAIL() << "expected a runtime error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("condim 6"), std::string::npos) << e.what();
+  }
+}
+
+// Euler's update reproduces the solver's v+ exactly (qvel_next = qvel + h qacc, with the implicit
+// damping solved by the integrator on the same M + hB: 1e-12 relative); the joint limit, whose row
+// exists 0.1 rad ahead (margin), is never passed: the time-stepping constraint dist + h v >= 0
+// stops the joint on the limit (1e-9 rad: the solvers' tolerance); the joint equality holds to the
+// Baumgarte decay (|q2 - 0.3 q1| < 1e-3 after the first 0.1 s; it starts satisfied, and the error
+// is what one step's coupling leaves before the next corrects it).
+TEST(NcpPipeline, DampingLimitsAndEqualitiesAreConsistent) {
+  for (int solver : {moreau::kSolverRaisimDS, moreau::kSolverNcpPGS, moreau::kSolverCCP, moreau::kSolverLCP,
+                     moreau::kSolverRaisim}) {
+    SCOPED_TRACE(moreau::solver_name(solver));
+    moreau::Model m = moreau::load_model_from_string(kPendulum);
+    m.opt.solver = solver;
+    m.opt.iterations = 500;
+    m.opt.tolerance = 1e-12;
+    moreau::Data d = moreau::make_data(m);
+    const double lo = -20 * M_PI / 180, hi = 40 * M_PI / 180;
+    bool limited = false;
+    double max_eps = 0;
+    int converged = 0;
+    for (int n = 0; n < 1000; ++n) {
+      const double before[2] = {d.qvel[0], d.qvel[1]};
+      moreau::step(m, d);  // d.qacc: the step's (v+ - v)/h
+      for (int k = 0; k < 2; ++k) {
+        const double expect = before[k] + m.opt.timestep * d.qacc[k];
+        ASSERT_NEAR(d.qvel[k], expect, 1e-12 * (1 + std::fabs(expect)));
+      }
+      EXPECT_GT(d.qpos[0], lo - 1e-9);
+      EXPECT_LT(d.qpos[0], hi + 1e-9);
+      if (d.qpos[0] < lo + 1e-3 || d.qpos[0] > hi - 1e-3) limited = true;
+      if (d.time > 0.1) EXPECT_LT(std::fabs(d.qpos[1] - 0.3 * d.qpos[0]), 1e-3);
+      if (d.ncp.iterations < m.opt.iterations) {
+        max_eps = std::max(max_eps, d.ncp.eps_abs);
+        ++converged;
+      }
+    }
+    // every step converges (500 sweeps, relative change 1e-12) and then satisfies the complementarity
+    // conditions of all its rows, friction loss included: eps_abs < 1e-7 (observed 7e-9; lcp exact,
+    // observed 4e-13)
+    EXPECT_EQ(converged, 1000);
+    EXPECT_LT(max_eps, solver == moreau::kSolverLCP ? 1e-10 : 1e-7);
+    EXPECT_TRUE(limited) << "the pendulum is meant to reach a limit";
+  }
+}
+
+// contact_metrics (any solver) measures a hard solver's result as the solver itself does
+// (same rows, velocities from the point Jacobians instead of g + J v: agreement to round-off,
+// 1e-9 relative to the forces' scale), and measures the soft model with the same yardstick.
+TEST(NcpPipeline, ContactMetricsAgreeWithTheSolver) {
+  moreau::Model m = moreau::load_model(std::string(MOREAU_SOURCE_DIR) + "/models/experiments/sliding_cube.xml");
+  m.opt.solver = moreau::kSolverRaisim;  // large errors: a meaningful comparison
+  moreau::Data d = moreau::make_data(m);
+  moreau::reset_data_keyframe(m, d, 0);
+  for (int n = 0; n < 30; ++n) moreau::step(m, d);
+  const moreau::NcpStat own = d.ncp;
+  ASSERT_GT(own.eps_abs, 1e-3);
+  moreau::contact_metrics(m, d, d.qvel.data());
+  EXPECT_NEAR(d.ncp.primal, own.primal, 1e-9 * 10);
+  EXPECT_NEAR(d.ncp.dual, own.dual, 1e-9);
+  EXPECT_NEAR(d.ncp.complementarity, own.complementarity, 1e-9 * 10);
+  EXPECT_EQ(d.ncp.nblock, own.nblock);
+}
