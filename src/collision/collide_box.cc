@@ -9,23 +9,6 @@
 namespace moreau::col {
 namespace {
 
-// Sutherland-Hodgman clip of polygon (n points, 3D) against the half space dot(x, pn) <= off.
-int clip_polygon(const double (*in)[3], int n, double (*out)[3], const double* pn, double off) {
-  int m = 0;
-  for (int i = 0; i < n; ++i) {
-    const double* a = in[i];
-    const double* b = in[(i + 1) % n];
-    const double da = math::dot3(a, pn) - off, db = math::dot3(b, pn) - off;
-    if (da <= 0) { math::copy3(out[m++], a); }
-    if ((da <= 0) != (db <= 0)) {
-      const double t = da / (da - db);
-      for (int k = 0; k < 3; ++k) out[m][k] = a[k] + t * (b[k] - a[k]);
-      ++m;
-    }
-  }
-  return m;
-}
-
 struct Box {
   double c[3];
   double ax[3][3];  // local axes in world
@@ -42,52 +25,172 @@ double box_radius(const Box& b, const double* L) {
          b.h[2] * std::fabs(math::dot3(b.ax[2], L));
 }
 
-// Face contact: `ref` owns face axis k with outward normal nref (unit, towards `inc`); clip the face
-// of `inc` most anti-parallel to nref. Contacts get normal `n` (geom1 -> geom2); sgn = +1 when ref is
-// geom1 (the midpoint is p - nref*dist/2 either way).
-int face_contacts(const Box& ref, int k, const double* nref, const Box& inc, const double* n,
-                  double margin, ContactPoint* out) {
-  // incident face: axis of inc most aligned with nref, on the side facing ref
-  int ki = 0;
-  double best = -1;
-  for (int j = 0; j < 3; ++j) {
-    const double a = std::fabs(math::dot3(inc.ax[j], nref));
-    if (a > best) { best = a; ki = j; }
+// The clipping stage shared by face and edge contacts. A reference face of box `ref` (axis k,
+// outward unit normal nr) and an incident polygon of box `inc` (nv = 1, 2 or 4 vertices: v0, and
+// v1, v2, v3 flipping the in-face axes j1, j2 of `inc`) are compared seen along the unit direction
+// w (w . nr > 0): a point p of the incident side has depth coordinate d = (p - fc).nr / (w.nr),
+// its distance along w from the reference plane, and face coordinates those of p - w d.
+struct Clip {
+  const Box* ref;
+  double fc[3], e[2][3], hf[2], nr[3];  // reference face centre, frame (e1 x e2 = nr), half sizes
+  const Box* inc;
+  int nv, j1, j2, ki;  // incident polygon; ki: its face axis (when nv == 4)
+  double v[4][3], uv[4][2], dep[4], sgn[3];
+  double w[3], wn, we[2];
+};
+
+// Reference face frame: e1, e2 per face, from the probes (contact order of the face corners).
+void set_reference(Clip& c, const Box& ref, int k, const double* nr) {
+  static constexpr int kAxis[3][2] = {{2, 1}, {0, 2}, {0, 1}};
+  static constexpr double kSign[3][2][2] = {{{-1, 1}, {1, 1}}, {{1, -1}, {1, 1}}, {{1, 1}, {-1, 1}}};
+  const bool up = math::dot3(ref.ax[k], nr) > 0;
+  c.ref = &ref;
+  math::copy3(c.nr, nr);
+  math::copy3(c.fc, ref.c);
+  math::addscl3(c.fc, ref.ax[k], up ? ref.h[k] : -ref.h[k]);
+  for (int q = 0; q < 2; ++q) {
+    math::scl3(c.e[q], ref.ax[kAxis[k][q]], kSign[k][up ? 0 : 1][q]);
+    c.hf[q] = ref.h[kAxis[k][q]];
   }
-  const double si = math::dot3(inc.ax[ki], nref) > 0 ? -1.0 : 1.0;
-  const int j1 = (ki + 1) % 3, j2 = (ki + 2) % 3;
-  double poly[8][3], tmp[8][3];
-  const double sg[4][2] = {{1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
-  for (int v = 0; v < 4; ++v)
-    for (int q = 0; q < 3; ++q)
-      poly[v][q] = inc.c[q] + si * inc.h[ki] * inc.ax[ki][q] + sg[v][0] * inc.h[j1] * inc.ax[j1][q] +
-                   sg[v][1] * inc.h[j2] * inc.ax[j2][q];
-  int np = 4;
-  // clip against the 4 side planes of the reference face
-  const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-  for (int side : {k1, k2}) {
-    for (double s : {1.0, -1.0}) {
-      double pn[3];
-      math::scl3(pn, ref.ax[side], s);
-      const double off = math::dot3(pn, ref.c) + ref.h[side];
-      np = clip_polygon(poly, np, tmp, pn, off);
-      for (int v = 0; v < np; ++v) math::copy3(poly[v], tmp[v]);
-      if (np == 0) return 0;
+}
+
+// Incident polygon of `inc`: v0 is its vertex deepest along -w (an axis orthogonal to w takes the
+// - side); `flat` lists the nflat (0..2) axes spanning the polygon, ascending.
+void set_incident(Clip& c, const Box& inc, const int* flat, int nflat, const double* w, int force_axis = -1,
+                  double force_sign = 0) {
+  c.inc = &inc;
+  math::copy3(c.w, w);
+  c.wn = math::dot3(w, c.nr);
+  c.we[0] = math::dot3(w, c.e[0]);
+  c.we[1] = math::dot3(w, c.e[1]);
+  for (int j = 0; j < 3; ++j) c.sgn[j] = math::dot3(inc.ax[j], w) >= 0 ? -1.0 : 1.0;
+  if (force_axis >= 0) c.sgn[force_axis] = force_sign;
+  c.nv = 1 << nflat;
+  c.j1 = nflat > 0 ? flat[0] : -1;
+  c.j2 = nflat > 1 ? flat[1] : -1;
+  c.ki = nflat == 2 ? 3 - flat[0] - flat[1] : -1;
+  for (int i = 0; i < c.nv; ++i) {
+    math::copy3(c.v[i], inc.c);
+    for (int j = 0; j < 3; ++j) {
+      double s = c.sgn[j];
+      if ((j == c.j1 && (i & 1)) || (j == c.j2 && (i & 2))) s = -s;
+      math::addscl3(c.v[i], inc.ax[j], s * inc.h[j]);
+    }
+    double r[3];
+    math::sub3(r, c.v[i], c.fc);
+    c.dep[i] = math::dot3(r, c.nr) / c.wn;
+    for (int q = 0; q < 2; ++q) c.uv[i][q] = math::dot3(r, c.e[q]) - c.dep[i] * c.we[q];
+  }
+}
+
+// A contact at incident point p with depth coordinate d: position midway along w, distance
+// `scale` d; normal n (geom1 -> geom2).
+void add_point(ContactPoint* out, int& nc, const double* p, double d, const Clip& c, double scale,
+               const double* n) {
+  double pos[3];
+  math::copy3(pos, p);
+  math::addscl3(pos, c.w, -0.5 * d);
+  set_point(out[nc++], scale * d, pos, n);
+}
+
+// (b) of clip_contacts: reference corners strictly inside the incident face, seen along w. In the
+// edge case only the first corner inside is considered (2.2.2 drops the later ones; see the probe
+// notes at box_box).
+void reference_corners(const Clip& c, double margin, double scale, bool edge, const double* n, ContactPoint* out,
+                       int& nc) {
+  const Box& inc = *c.inc;
+  double m[3], ic[3];
+  math::scl3(m, inc.ax[c.ki], c.sgn[c.ki]);
+  math::copy3(ic, inc.c);
+  math::addscl3(ic, m, inc.h[c.ki]);
+  const double wm = math::dot3(c.w, m);
+  for (double a : {-1.0, 1.0}) {
+    for (double b : {-1.0, 1.0}) {
+      double p[3], r[3];
+      math::copy3(p, c.fc);
+      math::addscl3(p, c.e[0], a * c.hf[0]);
+      math::addscl3(p, c.e[1], b * c.hf[1]);
+      math::sub3(r, ic, p);
+      const double d = math::dot3(r, m) / wm;
+      math::addscl3(p, c.w, d);  // the point of the incident face plane
+      math::sub3(r, p, inc.c);
+      if (std::fabs(math::dot3(r, inc.ax[c.j1])) >= inc.h[c.j1] ||
+          std::fabs(math::dot3(r, inc.ax[c.j2])) >= inc.h[c.j2])
+        continue;
+      if (d <= margin) add_point(out, nc, p, d, c, scale, n);
+      if (edge) return;
     }
   }
-  const double face_off = math::dot3(nref, ref.c) + ref.h[k];
+}
+
+// The contact points, in 2.2.2's order: (a) incident edges (v0v1, v0v2, v1v3, v2v3) crossing the
+// reference side lines (e1 = -h1, +h1, e2 = -h2, +h2), within the other side range (inclusive);
+// (b) reference corners ((-,-), (-,+), (+,-), (+,+) on (e1, e2)) strictly inside the incident face;
+// (c) incident vertices strictly inside the reference face, v0 always when `keep_v0`. Points
+// deeper than the margin (d > margin) are dropped.
+int clip_contacts(const Clip& c, double margin, double scale, bool edge, const double* n, ContactPoint* out) {
   int nc = 0;
-  for (int v = 0; v < np && nc < 8; ++v) {
-    const double dist = math::dot3(nref, poly[v]) - face_off;
-    if (dist > margin) continue;
-    double pos[3];
-    math::copy3(pos, poly[v]);
-    math::addscl3(pos, nref, -0.5 * dist);
-    // 2.2.2 reports half the depth of the incident vertex below the reference face (the position is
-    // the midpoint as usual); we report what it reports.
-    set_point(out[nc++], 0.5 * dist, pos, n);
+  static constexpr int kEdge[4][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
+  const int nedge = c.nv == 4 ? 4 : c.nv - 1;
+  for (int ie = 0; ie < nedge; ++ie) {
+    const int a = kEdge[ie][0], b = kEdge[ie][1];
+    for (int q = 0; q < 2; ++q) {
+      const double da = c.uv[a][q], db = c.uv[b][q];
+      if (da == db) continue;
+      for (double s : {-1.0, 1.0}) {
+        const double t = (s * c.hf[q] - da) / (db - da);
+        if (t < 0 || t > 1) continue;
+        const double other = c.uv[a][1 - q] + t * (c.uv[b][1 - q] - c.uv[a][1 - q]);
+        if (std::fabs(other) > c.hf[1 - q]) continue;
+        const double d = c.dep[a] + t * (c.dep[b] - c.dep[a]);
+        if (d > margin) continue;
+        double p[3];
+        for (int k = 0; k < 3; ++k) p[k] = c.v[a][k] + t * (c.v[b][k] - c.v[a][k]);
+        add_point(out, nc, p, d, c, scale, n);
+      }
+    }
+  }
+  if (c.nv == 4) reference_corners(c, margin, scale, edge, n, out, nc);
+  for (int i = 0; i < c.nv; ++i) {
+    const bool inside = std::fabs(c.uv[i][0]) < c.hf[0] && std::fabs(c.uv[i][1]) < c.hf[1];
+    if (!(inside || (!edge && i == 0))) continue;
+    if (c.dep[i] > margin) continue;
+    add_point(out, nc, c.v[i], c.dep[i], c, scale, n);
   }
   return nc;
+}
+
+// Face contact: `ref` owns face axis k with outward normal nref (unit, towards `inc`). The
+// incident feature: v0's edges whose direction makes |cos| < 1/2 with nref (less than 30 degrees
+// with the reference face) span it -- two such edges a face, one an edge, none the vertex v0.
+// Distances are half the depth (2.2.2), positions midway.
+int face_contacts(const Box& ref, int k, const double* nref, const Box& inc, const double* n,
+                  double margin, ContactPoint* out) {
+  Clip c;
+  set_reference(c, ref, k, nref);
+  int flat[2], nflat = 0;
+  for (int j = 0; j < 3; ++j)
+    if (std::fabs(math::dot3(inc.ax[j], nref)) < 0.5 && nflat < 2) flat[nflat++] = j;
+  set_incident(c, inc, flat, nflat, nref);
+  return clip_contacts(c, margin, 0.5, false, n, out);
+}
+
+// Edge contact (axis A.ax[i] x B.ax[j], unit normal n from A to B): the face of A next to its
+// edge whose normal is closest to n is the reference, the face of B next to its edge closest to
+// -n the incident face, compared along n; distances are the full distance along n.
+int edge_contacts(const Box& A, int i, const Box& B, int j, const double* n, double margin, ContactPoint* out) {
+  auto side_face = [&](const Box& X, int edge_axis) {
+    const int k1 = edge_axis == 0 ? 1 : 0, k2 = edge_axis == 2 ? 1 : 2;
+    return std::fabs(math::dot3(X.ax[k1], n)) >= std::fabs(math::dot3(X.ax[k2], n)) ? k1 : k2;
+  };
+  const int ka = side_face(A, i), kb = side_face(B, j);
+  double nr[3];
+  math::scl3(nr, A.ax[ka], math::dot3(A.ax[ka], n) > 0 ? 1.0 : -1.0);
+  Clip c;
+  set_reference(c, A, ka, nr);
+  const int flat[2] = {j, 3 - j - kb};
+  set_incident(c, B, flat, 2, n, j, 1.0);
+  return clip_contacts(c, margin, 1.0, true, n, out);
 }
 
 }  // namespace
@@ -96,9 +199,8 @@ int box_box(const Model& m, const Data& d, int g1, int g2, double margin, Contac
   const Box A = box_of(geom_pose(m, d, g1)), B = box_of(geom_pose(m, d, g2));
   double T[3];
   math::sub3(T, B.c, A.c);
-  // Separating axis test over the 15 axes; keep the axis of largest separation (least penetration).
-  // Edge-edge axes must beat face axes by a small relative amount: with parallel edges the cross
-  // products are ill-conditioned, and faces give the more stable multi-point contact.
+  // Separating axis test over the 15 axes: the axis of largest separation (least penetration);
+  // strict comparisons in the order faces of A, faces of B, edge pairs (i of A, j of B), i-major.
   double best_sep = -INFINITY, best_L[3] = {0, 0, 1};
   int best_type = -1, best_i = 0, best_j = 0;  // type 0: face of A, 1: face of B, 2: edge-edge
   for (int t = 0; t < 2; ++t) {
@@ -109,18 +211,15 @@ int box_box(const Model& m, const Data& d, int g1, int g2, double margin, Contac
       if (sep > best_sep) { best_sep = sep; math::copy3(best_L, L); best_type = t; best_i = i; }
     }
   }
-  const double face_sep = best_sep;
   for (int i = 0; i < 3; ++i) {
     for (int j = 0; j < 3; ++j) {
       double L[3];
       math::cross3(L, A.ax[i], B.ax[j]);
       const double len = math::norm3(L);
-      if (len < 1e-6) continue;
+      if (len < 1e-12) continue;
       math::scl3(L, L, 1.0 / len);
       const double sep = std::fabs(math::dot3(T, L)) - box_radius(A, L) - box_radius(B, L);
-      if (sep > best_sep && sep > face_sep + 1e-9 + 0.05 * std::fabs(face_sep)) {
-        best_sep = sep; math::copy3(best_L, L); best_type = 2; best_i = i; best_j = j;
-      }
+      if (sep > best_sep) { best_sep = sep; math::copy3(best_L, L); best_type = 2; best_i = i; best_j = j; }
     }
   }
   if (best_sep > margin) return 0;
@@ -134,25 +233,7 @@ int box_box(const Model& m, const Data& d, int g1, int g2, double margin, Contac
     math::scl3(nb, n, -1);  // B's outward normal towards A
     return face_contacts(B, best_i, nb, A, n, margin, out);
   }
-  // Edge-edge: the edge of A along axis i furthest along n, the edge of B along j furthest along -n.
-  double pa[3], pb[3];
-  math::copy3(pa, A.c);
-  math::copy3(pb, B.c);
-  for (int k = 0; k < 3; ++k) {
-    if (k != best_i) math::addscl3(pa, A.ax[k], (math::dot3(A.ax[k], n) > 0 ? 1 : -1) * A.h[k]);
-    if (k != best_j) math::addscl3(pb, B.ax[k], (math::dot3(B.ax[k], n) > 0 ? -1 : 1) * B.h[k]);
-  }
-  double s, t, qa[3], qb[3];
-  segment_segment(pa, A.ax[best_i], A.h[best_i], pb, B.ax[best_j], B.h[best_j], &s, &t);
-  math::copy3(qa, pa);
-  math::addscl3(qa, A.ax[best_i], s);
-  math::copy3(qb, pb);
-  math::addscl3(qb, B.ax[best_j], t);
-  double pos[3];
-  math::add3(pos, qa, qb);
-  math::scl3(pos, pos, 0.5);
-  set_point(out[0], best_sep, pos, n);
-  return 1;
+  return edge_contacts(A, best_i, B, best_j, n, margin, out);
 }
 
 namespace {
