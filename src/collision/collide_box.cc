@@ -219,7 +219,11 @@ int box_box(const Model& m, const Data& d, int g1, int g2, double margin, Contac
       if (len < 1e-12) continue;
       math::scl3(L, L, 1.0 / len);
       const double sep = std::fabs(math::dot3(T, L)) - box_radius(A, L) - box_radius(B, L);
-      if (sep > best_sep) { best_sep = sep; math::copy3(best_L, L); best_type = 2; best_i = i; best_j = j; }
+      // An edge axis that coincides with the best face axis (parallel edges) does not replace it on
+      // a rounding-level difference: 2.2.2 keeps the face in ~93% of such exact ties (the rest is
+      // decided by its rounding; tests/differential/known_differences.h).
+      const bool same_axis = best_type < 2 && std::fabs(std::fabs(math::dot3(L, best_L)) - 1) < 1e-12;
+      if (sep > best_sep && !(same_axis && sep - best_sep < 1e-12)) { best_sep = sep; math::copy3(best_L, L); best_type = 2; best_i = i; best_j = j; }
     }
   }
   if (best_sep > margin) return 0;
