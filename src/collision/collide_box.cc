@@ -327,6 +327,7 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
   }
   if (nbp == 1) { tbest = -hl; }
   // Segment passes through the box: the middle of the part inside it, unless an end is inside.
+  bool through = false;  // the segment crosses the box with both ends outside
   if (fbest <= 0) {
     double lo = -hl, hi = hl;
     for (int k = 0; k < 3; ++k) {
@@ -336,15 +337,43 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
       lo = std::max(lo, ta);
       hi = std::min(hi, tb);
     }
-    if (lo <= hi) tbest = 0.5 * (lo + hi);
+    if (lo <= hi) {
+      // 2.2.2 then takes the point of the segment closest to a box edge (the 12 edges as
+      // segments), not a point inside the box.
+      double bestd = INFINITY;
+      bool end_first = false;
+      for (double te : {-hl, hl}) {
+        const double pe[3] = {c[0] + te * u[0], c[1] + te * u[1], c[2] + te * u[2]};
+        const double dd2 = box_dist2(pe, h);
+        if (dd2 < bestd) { bestd = dd2; tbest = te; end_first = true; }
+      }
+      for (int k = 0; k < 3; ++k) {
+        const int a = (k + 1) % 3, b = (k + 2) % 3;
+        for (double sa : {-1.0, 1.0}) {
+          for (double sb : {-1.0, 1.0}) {
+            double pe[3] = {0, 0, 0}, ue[3] = {0, 0, 0};
+            pe[a] = sa * h[a];
+            pe[b] = sb * h[b];
+            ue[k] = 1;
+            double ts, te;
+            segment_segment(c, u, hl, pe, ue, h[k], &ts, &te);
+            double dv[3];
+            for (int q = 0; q < 3; ++q) dv[q] = c[q] + ts * u[q] - pe[q] - te * ue[q];
+            const double dd2 = math::dot3(dv, dv);
+            if (dd2 < bestd) { bestd = dd2; tbest = ts; end_first = false; }
+          }
+        }
+      }
+      through = !end_first;
+    }
     // 2.2.2 places the sphere at a segment end that lies inside the box: the -end if it is inside,
     // else the +end (random-pose comparison: this rule matches; deepest end or +end first do not).
     auto inside_at = [&](double t) {
       return std::fabs(c[0] + t * u[0]) <= h[0] && std::fabs(c[1] + t * u[1]) <= h[1] &&
              std::fabs(c[2] + t * u[2]) <= h[2];
     };
-    if (inside_at(-hl)) tbest = -hl;
-    else if (inside_at(hl)) tbest = hl;
+    if (inside_at(-hl)) { tbest = -hl; through = false; }
+    else if (inside_at(hl)) { tbest = hl; through = false; }
   }
 
   // First contact: the sphere at the closest point of the segment against the box. Second contact
@@ -365,10 +394,10 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
 
   // A first point with its centre inside the box gets no second point (every such state probed).
   if (std::fabs(p[0]) <= h[0] && std::fabs(p[1]) <= h[1] && std::fabs(p[2]) <= h[2]) return n;
+  if (through) return n;
   int k = 0;
   for (int j = 1; j < 3; ++j)
     if (std::fabs(nnl[j]) > std::fabs(nnl[k])) k = j;
-  const double sf = nnl[k] < 0 ? 1.0 : -1.0;  // face at x_k = sf * h_k
   double lo = -hl, hi = hl;
   bool empty = false;
   for (int j = 0; j < 3; ++j) {
@@ -386,15 +415,10 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
     const double t1 = std::fabs(lo - tbest) > std::fabs(hi - tbest) ? lo : hi;
     if (std::fabs(t1 - tbest) > kMinVal) {
       const double q[3] = {c[0] + t1 * u[0], c[1] + t1 * u[1], c[2] + t1 * u[2]};
-      const double dist1 = sf * q[k] - h[k] - r;
-      if (dist1 <= margin) {
-        double nl1[3] = {0, 0, 0}, pl1[3];
-        nl1[k] = -sf;
-        math::copy3(pl1, q);
-        math::addscl3(pl1, nl1, r + 0.5 * dist1);
-        to_world(pos, box, pl1);
-        dir_to_world(nw, box, nl1);
-        set_point(out[n++], dist1, pos, nw);
+      if (sphere_box_local(q, r, h, margin, &dd, ppl, nnl)) {
+        to_world(pos, box, ppl);
+        dir_to_world(nw, box, nnl);
+        set_point(out[n++], dd, pos, nw);
       }
     }
   }
