@@ -305,7 +305,7 @@ int box_box(const Model& m, const Data& d, int g1, int g2, double margin, Contac
       // separation up to rounding: 2.2.2 takes the edge when the boxes are separated and keeps the
       // face when they penetrate (4124 such ties at random states: 4123 follow this rule; an edge
       // better by 2e-11 relative wins either way, so no tolerance is involved otherwise).
-      const bool same_axis = best_type < 2 && std::fabs(std::fabs(math::dot3(L, best_L)) - 1) < 1e-12;
+      const bool same_axis = std::fabs(std::fabs(math::dot3(L, best_L)) - 1) < 1e-12;
       const bool tie = same_axis && std::fabs(sep - best_sep) < 1e-12;
       if (tie ? best_sep > 0 : sep > best_sep) { best_sep = sep; math::copy3(best_L, L); best_type = 2; best_i = i; best_j = j; }
     }
