@@ -8,8 +8,11 @@
 //  R1 Axis: the largest separation over the 15 axes (faces of A, faces of B, then A.ax[i] x B.ax[j]
 //     i-major), strict '>': an edge better by 2e-11 relative wins (probe: B tilted 1e-9..1e-2 deg
 //     about x over A's edge, z = 0.18 and 0.22). Exact ties between an edge axis and the coinciding
-//     face axis (parallel edges) go to the edge when separated, to the face when penetrating (probe:
-//     axis-aligned cube over a box at z = 0.17..0.23: half depths below contact, full gaps above).
+//     axis (parallel edges) go to the (later) edge when separated, to the face when penetrating
+//     (probe: axis-aligned cube over a box at z = 0.17..0.23: half depths below contact, full gaps
+//     above). Face separations are computed in each box's own frame (|T.a_k| - h_k - sum_j
+//     hB_j |a_k.b_j|, in that order): this decides exact ties between parallel faces of A and B as
+//     2.2.2 (1821 of 1821 random ties; a world-frame formula gets 927).
 //  R2 Face contact (face k of the reference box, nref towards the other box): the reference frame
 //     (e1, e2) per face is {x: (-z, y) / (z, y), y: (x, -z) / (x, z), z: (x, y) / (-x, y)} for the
 //     + / - face (probe: a small box on each of A's 6 faces under 24 exact rotations; the corners
@@ -301,10 +304,11 @@ int box_box(const Model& m, const Data& d, int g1, int g2, double margin, Contac
       if (len < 1e-12) continue;
       math::scl3(L, L, 1.0 / len);
       const double sep = std::fabs(math::dot3(T, L)) - box_radius(A, L) - box_radius(B, L);
-      // An edge axis that coincides with the best face axis (parallel edges) and has the same
+      // An edge axis that coincides with the best axis so far (parallel edges) and has the same
       // separation up to rounding: 2.2.2 takes the edge when the boxes are separated and keeps the
-      // face when they penetrate (4124 such ties at random states: 4123 follow this rule; an edge
-      // better by 2e-11 relative wins either way, so no tolerance is involved otherwise).
+      // earlier axis when they penetrate (4124 such face-edge ties at random states: 4123 follow
+      // this rule; an edge better by 2e-11 relative wins either way, so no tolerance is involved
+      // otherwise).
       const bool same_axis = std::fabs(std::fabs(math::dot3(L, best_L)) - 1) < 1e-12;
       const bool tie = same_axis && std::fabs(sep - best_sep) < 1e-12;
       if (tie ? best_sep > 0 : sep > best_sep) { best_sep = sep; math::copy3(best_L, L); best_type = 2; best_i = i; best_j = j; }
