@@ -66,10 +66,6 @@ Box box_of(const GeomPose& g) {
   for (int k = 0; k < 3; ++k) { axis_of(b.ax[k], g.mat, k); b.h[k] = g.size[k]; }
   return b;
 }
-double box_radius(const Box& b, const double* L) {
-  return b.h[0] * std::fabs(math::dot3(b.ax[0], L)) + b.h[1] * std::fabs(math::dot3(b.ax[1], L)) +
-         b.h[2] * std::fabs(math::dot3(b.ax[2], L));
-}
 
 // The clipping stage shared by face and edge contacts. A reference face of box `ref` (axis k,
 // outward unit normal nr) and an incident polygon of box `inc` (nv = 1, 2 or 4 vertices: v0, and
@@ -108,8 +104,10 @@ void set_reference(Clip& c, const Box& ref, int k, const double* nr) {
 
 // Incident polygon of `inc`: v0 is its vertex deepest along -w (an axis orthogonal to w takes the
 // - side); `flat` lists the nflat (0..2) axes spanning the polygon, ascending.
-void set_incident(Clip& c, const Box& inc, const int* flat, int nflat, const double* w, int force_axis = -1,
-                  double force_sign = 0) {
+// tl, rl: the incident box's centre and axes in the reference box's frame (tl[m] = ref.ax[m] .
+// (inc.c - ref.c), rl[m][j] = ref.ax[m] . inc.ax[j]).
+void set_incident(Clip& c, const Box& inc, const int* flat, int nflat, const double* w, const double* tl,
+                  const double (*rl)[3], int force_axis = -1, double force_sign = 0) {
   const Box& ref = *c.ref;
   const bool along_normal = w == c.nr;  // face contact: seen along the reference normal itself
   c.inc = &inc;
@@ -117,7 +115,8 @@ void set_incident(Clip& c, const Box& inc, const int* flat, int nflat, const dou
   c.wn = along_normal ? 1.0 : math::dot3(w, c.nr);
   c.we[0] = along_normal ? 0.0 : math::dot3(w, c.e[0]);
   c.we[1] = along_normal ? 0.0 : math::dot3(w, c.e[1]);
-  for (int j = 0; j < 3; ++j) c.sgn[j] = math::dot3(inc.ax[j], w) >= 0 ? -1.0 : 1.0;
+  for (int j = 0; j < 3; ++j)
+    c.sgn[j] = (along_normal ? c.sk * rl[c.k][j] : math::dot3(inc.ax[j], w)) >= 0 ? -1.0 : 1.0;
   if (force_axis >= 0) c.sgn[force_axis] = force_sign;
   c.nv = 1 << nflat;
   c.j1 = nflat > 0 ? flat[0] : -1;
@@ -126,12 +125,6 @@ void set_incident(Clip& c, const Box& inc, const int* flat, int nflat, const dou
   // The incident box in the reference box's frame: heights and face coordinates are computed from
   // these local coordinates (as 2.2.2 does: boxes resting exactly on each other come out at
   // distance 0, not at the rounding of their world positions).
-  double dc[3], tl[3], rl[3][3];
-  math::sub3(dc, inc.c, ref.c);
-  for (int m = 0; m < 3; ++m) {
-    tl[m] = math::dot3(ref.ax[m], dc);
-    for (int j = 0; j < 3; ++j) rl[m][j] = math::dot3(ref.ax[m], inc.ax[j]);
-  }
   for (int i = 0; i < c.nv; ++i) {
     double sh[3];
     math::copy3(c.v[i], inc.c);
@@ -230,21 +223,22 @@ int clip_contacts(const Clip& c, double margin, double scale, bool edge, const d
 // incident feature: v0's edges whose direction makes |cos| < 1/2 with nref (less than 30 degrees
 // with the reference face) span it -- two such edges a face, one an edge, none the vertex v0.
 // Distances are half the depth (2.2.2), positions midway.
-int face_contacts(const Box& ref, int k, const double* nref, const Box& inc, const double* n,
-                  double margin, ContactPoint* out) {
+int face_contacts(const Box& ref, int k, const double* nref, const Box& inc, const double* tl,
+                  const double (*rl)[3], const double* n, double margin, ContactPoint* out) {
   Clip c;
   set_reference(c, ref, k, nref);
   int flat[2], nflat = 0;
-  for (int j = 0; j < 3; ++j)
-    if (std::fabs(math::dot3(inc.ax[j], nref)) < 0.5 && nflat < 2) flat[nflat++] = j;
-  set_incident(c, inc, flat, nflat, nref);
+  for (int j = 0; j < 3; ++j)  // inc.ax[j] . nref = +-rl[k][j]
+    if (std::fabs(rl[k][j]) < 0.5 && nflat < 2) flat[nflat++] = j;
+  set_incident(c, inc, flat, nflat, nref, tl, rl);
   return clip_contacts(c, margin, 0.5, false, n, out);
 }
 
 // Edge contact (axis A.ax[i] x B.ax[j], unit normal n from A to B): the face of A next to its
 // edge whose normal is closest to n is the reference, the face of B next to its edge closest to
 // -n the incident face, compared along n; distances are the full distance along n.
-int edge_contacts(const Box& A, int i, const Box& B, int j, const double* n, double margin, ContactPoint* out) {
+int edge_contacts(const Box& A, int i, const Box& B, int j, const double* tl, const double (*rl)[3],
+                  const double* n, double margin, ContactPoint* out) {
   auto side_face = [&](const Box& X, int edge_axis) {
     const int k1 = edge_axis == 0 ? 1 : 0, k2 = edge_axis == 2 ? 1 : 2;
     return std::fabs(math::dot3(X.ax[k1], n)) >= std::fabs(math::dot3(X.ax[k2], n)) ? k1 : k2;
@@ -255,7 +249,7 @@ int edge_contacts(const Box& A, int i, const Box& B, int j, const double* n, dou
   Clip c;
   set_reference(c, A, ka, nr);
   const int flat[2] = {j, 3 - j - kb};
-  set_incident(c, B, flat, 2, n, j, 1.0);
+  set_incident(c, B, flat, 2, n, tl, rl, j, 1.0);
   return clip_contacts(c, margin, 1.0, true, n, out);
 }
 
@@ -274,60 +268,86 @@ int remove_repeated(ContactPoint* out, int n) {
   return m;
 }
 
+// The unit axis of SAT candidate (type, i, j) in world coordinates: a face axis of A (0) or B (1),
+// or the edge axis a_i x b_j (2).
+void axis_of_result(const Box& A, const Box& B, int type, int i, int j, double* L) {
+  if (type == 0) { math::copy3(L, A.ax[i]); return; }
+  if (type == 1) { math::copy3(L, B.ax[i]); return; }
+  math::cross3(L, A.ax[i], B.ax[j]);
+  math::normalize3(L);
+}
+
 }  // namespace
 
 int box_box(const Model& m, const Data& d, int g1, int g2, double margin, ContactPoint* out, void*) {
   const Box A = box_of(geom_pose(m, d, g1)), B = box_of(geom_pose(m, d, g2));
-  double T[3];
+  double T[3], R[3][3], pa[3], pb[3];  // R[i][j] = a_i . b_j; pa, pb: T in A's and B's frames
   math::sub3(T, B.c, A.c);
+  for (int i = 0; i < 3; ++i) {
+    pa[i] = math::dot3(A.ax[i], T);
+    pb[i] = math::dot3(B.ax[i], T);
+    for (int j = 0; j < 3; ++j) R[i][j] = math::dot3(A.ax[i], B.ax[j]);
+  }
   // Separating axis test over the 15 axes: the axis of largest separation (least penetration);
   // strict comparisons in the order faces of A, faces of B, edge pairs (i of A, j of B), i-major.
-  double best_sep = -INFINITY, best_L[3] = {0, 0, 1};
+  double best_sep = -INFINITY;
   int best_type = -1, best_i = 0, best_j = 0;  // type 0: face of A, 1: face of B, 2: edge-edge
   // Face axes, each box's separation computed in its own frame, in this order of operations: it
   // decides exact ties between parallel faces of A and B as 2.2.2 does (1821 of 1821 random ties;
   // the world-frame formula matches 927).
-  for (int t = 0; t < 2; ++t) {
-    const Box& X = t == 0 ? A : B;
-    const Box& Y = t == 0 ? B : A;
-    for (int i = 0; i < 3; ++i) {
-      double sep = std::fabs(math::dot3(X.ax[i], T)) - X.h[i];
-      for (int j = 0; j < 3; ++j) sep -= Y.h[j] * std::fabs(math::dot3(X.ax[i], Y.ax[j]));
-      if (sep > best_sep) { best_sep = sep; math::copy3(best_L, X.ax[i]); best_type = t; best_i = i; }
-    }
-  }
   for (int i = 0; i < 3; ++i) {
+    const double sep = std::fabs(pa[i]) - A.h[i] - B.h[0] * std::fabs(R[i][0]) - B.h[1] * std::fabs(R[i][1]) -
+                       B.h[2] * std::fabs(R[i][2]);
+    if (sep > best_sep) { best_sep = sep; best_type = 0; best_i = i; }
+  }
+  for (int j = 0; j < 3; ++j) {
+    const double sep = std::fabs(pb[j]) - B.h[j] - A.h[0] * std::fabs(R[0][j]) - A.h[1] * std::fabs(R[1][j]) -
+                       A.h[2] * std::fabs(R[2][j]);
+    if (sep > best_sep) { best_sep = sep; best_type = 1; best_i = j; }
+  }
+  // Edge axes a_i x b_j, in A's frame: (R[i1][j] a_i2 - R[i2][j] a_i1) / len.
+  for (int i = 0; i < 3; ++i) {
+    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
     for (int j = 0; j < 3; ++j) {
-      double L[3];
-      math::cross3(L, A.ax[i], B.ax[j]);
-      const double len = math::norm3(L);
-      if (len < 1e-12) continue;
-      math::scl3(L, L, 1.0 / len);
-      const double sep = std::fabs(math::dot3(T, L)) - box_radius(A, L) - box_radius(B, L);
+      const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      const double len = std::sqrt(R[i1][j] * R[i1][j] + R[i2][j] * R[i2][j]);
+      if (len < 1e-12) continue;  // parallel edges: the face axes cover them
+      const double rA = A.h[i1] * std::fabs(R[i2][j]) + A.h[i2] * std::fabs(R[i1][j]);
+      const double rB = B.h[j1] * std::fabs(R[i][j2]) + B.h[j2] * std::fabs(R[i][j1]);
+      const double sep = (std::fabs(R[i1][j] * pa[i2] - R[i2][j] * pa[i1]) - rA - rB) / len;
       // An edge axis that coincides with the best axis so far (parallel edges) and has the same
       // separation up to rounding: 2.2.2 takes the edge when the boxes are separated and keeps the
       // earlier axis when they penetrate (4124 such face-edge ties at random states: 4123 follow
       // this rule; an edge better by 2e-11 relative wins either way, so no tolerance is involved
       // otherwise).
-      const bool same_axis = std::fabs(std::fabs(math::dot3(L, best_L)) - 1) < 1e-12;
-      const bool tie = same_axis && std::fabs(sep - best_sep) < 1e-12;
-      if (tie ? best_sep > 0 : sep > best_sep) { best_sep = sep; math::copy3(best_L, L); best_type = 2; best_i = i; best_j = j; }
+      bool better = sep > best_sep;
+      if (std::fabs(sep - best_sep) < 1e-12) {
+        double L[3], Lb[3];
+        axis_of_result(A, B, 2, i, j, L);
+        axis_of_result(A, B, best_type, best_i, best_j, Lb);
+        if (std::fabs(std::fabs(math::dot3(L, Lb)) - 1) < 1e-12) better = best_sep > 0;
+      }
+      if (better) { best_sep = sep; best_type = 2; best_i = i; best_j = j; }
     }
   }
   if (best_sep > margin) return 0;
   double n[3];
-  math::copy3(n, best_L);
+  axis_of_result(A, B, best_type, best_i, best_j, n);
   if (math::dot3(n, T) < 0) math::scl3(n, n, -1);  // from A to B
 
   int nc;
   if (best_type == 0) {
-    nc = face_contacts(A, best_i, n, B, n, margin, out);
+    nc = face_contacts(A, best_i, n, B, pa, R, n, margin, out);
   } else if (best_type == 1) {
-    double nb[3];
-    math::scl3(nb, n, -1);  // B's outward normal towards A
-    nc = face_contacts(B, best_i, nb, A, n, margin, out);
+    double nb[3], tl[3], rl[3][3];  // A in B's frame
+    math::scl3(nb, n, -1);           // B's outward normal towards A
+    for (int q = 0; q < 3; ++q) {
+      tl[q] = -pb[q];
+      for (int k = 0; k < 3; ++k) rl[q][k] = R[k][q];
+    }
+    nc = face_contacts(B, best_i, nb, A, tl, rl, n, margin, out);
   } else {
-    nc = edge_contacts(A, best_i, B, best_j, n, margin, out);
+    nc = edge_contacts(A, best_i, B, best_j, pa, R, n, margin, out);
   }
   return remove_repeated(out, nc);
 }
@@ -376,6 +396,42 @@ bool sphere_box_local(const double* c, double r, const double* h, double margin,
   math::addscl3(pl, nl, r + 0.5 * *dist);
   return true;
 }
+// Squared distance between the segment c + t u (|t| <= hl, u unit, box frame) and the box edge along
+// axis k at x_a = ea, x_b = eb (|x_k| <= h_k); *t gets the segment parameter of the closest point.
+double segment_edge_dist2(const double* c, const double* u, double hl, const double* h, int k, int a, int b,
+                          double ea, double eb, double* t) {
+  const double da = c[a] - ea, db = c[b] - eb, uab = u[a] * u[a] + u[b] * u[b];
+  if (uab > 1e-12) {
+    // the edge's own coordinate unconstrained: the 2D distance in the (a, b) plane
+    const double t1 = std::clamp(-(da * u[a] + db * u[b]) / uab, -hl, hl);
+    const double e1 = c[k] + t1 * u[k];
+    if (std::fabs(e1) <= h[k]) {
+      const double qa = da + t1 * u[a], qb = db + t1 * u[b];
+      *t = t1;
+      return qa * qa + qb * qb;
+    }
+    // else the closest edge point is the end e = +-h_k: the segment against that vertex
+    const double ek = e1 > 0 ? h[k] : -h[k];
+    const double t2 = std::clamp(-(da * u[a] + db * u[b] + (c[k] - ek) * u[k]), -hl, hl);
+    if (std::fabs(c[k] + t2 * u[k]) >= h[k] && (c[k] + t2 * u[k] > 0) == (ek > 0)) {
+      const double qa = da + t2 * u[a], qb = db + t2 * u[b], qk = c[k] + t2 * u[k] - ek;
+      *t = t2;
+      return qa * qa + qb * qb + qk * qk;
+    }
+  }
+  // parallel to the edge, or the general case: the segment-segment routine
+  double pe[3] = {0, 0, 0}, ue[3] = {0, 0, 0};
+  pe[a] = ea;
+  pe[b] = eb;
+  ue[k] = 1;
+  double ts, te;
+  segment_segment(c, u, hl, pe, ue, h[k], &ts, &te);
+  double dv[3];
+  for (int q = 0; q < 3; ++q) dv[q] = c[q] + ts * u[q] - pe[q] - te * ue[q];
+  *t = ts;
+  return math::dot3(dv, dv);
+}
+
 }  // namespace
 
 int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, ContactPoint* out, void*) {
@@ -387,94 +443,79 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
   axis_of(uw, cap.mat, 2);
   math::mulmatTvec3(u, box.mat, uw);
 
-  // Closest point of the segment c + t u, t in [-hl, hl], to the box: the squared distance is a
-  // convex piecewise quadratic in t whose pieces end where the point crosses a slab plane.
-  double bp[16];  // (16: GCC -Warray-bounds sees std::sort's insertion threshold)
-  int nbp = 0;
-  bp[nbp++] = -hl;
-  bp[nbp++] = hl;
-  for (int k = 0; k < 3; ++k) {
-    if (std::fabs(u[k]) < kMinVal) continue;
-    for (double s : {-1.0, 1.0}) {
-      const double t = (s * h[k] - c[k]) / u[k];
-      if (t > -hl && t < hl) bp[nbp++] = t;
-    }
-  }
-  std::sort(bp, bp + nbp);
-  double tbest = 0, fbest = INFINITY;
-  for (int i = 0; i + 1 < nbp; ++i) {
-    const double t0 = bp[i], t1 = bp[i + 1], tm = 0.5 * (t0 + t1);
-    double num = 0, den = 0;
-    for (int k = 0; k < 3; ++k) {
-      const double x = c[k] + tm * u[k];
-      const double target = x > h[k] ? h[k] : (x < -h[k] ? -h[k] : NAN);
-      if (std::isnan(target)) continue;
-      num += u[k] * (c[k] - target);
-      den += u[k] * u[k];
-    }
-    double t = den > kMinVal ? std::clamp(-num / den, t0, t1) : t0;
-    double p[3] = {c[0] + t * u[0], c[1] + t * u[1], c[2] + t * u[2]};
-    const double f = box_dist2(p, h);
-    if (f < fbest) { fbest = f; tbest = t; }
-  }
-  if (nbp == 1) { tbest = -hl; }
-  // Segment passes through the box: the middle of the part inside it, unless an end is inside.
-  bool through = false;  // the segment crosses the box with both ends outside
-  if (fbest <= 0) {
-    double lo = -hl, hi = hl;
+  // The first sphere. A segment end inside the box: the -end if it is inside, else the +end
+  // (random-pose comparison: this rule matches; deepest end or +end first do not).
+  auto inside_at = [&](double t) {
+    return std::fabs(c[0] + t * u[0]) <= h[0] && std::fabs(c[1] + t * u[1]) <= h[1] &&
+           std::fabs(c[2] + t * u[2]) <= h[2];
+  };
+  double tbest = 0;
+  bool through = false;  // the first sphere is the edge point of a segment crossing the box
+  if (inside_at(-hl)) {
+    tbest = -hl;
+  } else if (inside_at(hl)) {
+    tbest = hl;
+  } else {
+    // Closest point of the segment c + t u, t in [-hl, hl], to the box: the squared distance is a
+    // convex piecewise quadratic in t whose pieces end where the point crosses a slab plane.
+    double bp[16];  // (16: GCC -Warray-bounds sees std::sort's insertion threshold)
+    int nbp = 0;
+    bp[nbp++] = -hl;
+    bp[nbp++] = hl;
     for (int k = 0; k < 3; ++k) {
       if (std::fabs(u[k]) < kMinVal) continue;
-      double ta = (-h[k] - c[k]) / u[k], tb = (h[k] - c[k]) / u[k];
-      if (ta > tb) std::swap(ta, tb);
-      lo = std::max(lo, ta);
-      hi = std::min(hi, tb);
+      for (double s : {-1.0, 1.0}) {
+        const double t = (s * h[k] - c[k]) / u[k];
+        if (t > -hl && t < hl) bp[nbp++] = t;
+      }
     }
-    if (lo <= hi) {
-      // 2.2.2 then takes the point of the segment closest to a box edge (the 12 edges as
-      // segments), not a point inside the box.
+    std::sort(bp, bp + nbp);
+    double fbest = INFINITY;
+    for (int i = 0; i + 1 < nbp; ++i) {
+      const double t0 = bp[i], t1 = bp[i + 1], tm = 0.5 * (t0 + t1);
+      double num = 0, den = 0;
+      for (int k = 0; k < 3; ++k) {
+        const double x = c[k] + tm * u[k];
+        const double target = x > h[k] ? h[k] : (x < -h[k] ? -h[k] : NAN);
+        if (std::isnan(target)) continue;
+        num += u[k] * (c[k] - target);
+        den += u[k] * u[k];
+      }
+      double t = den > kMinVal ? std::clamp(-num / den, t0, t1) : t0;
+      double p[3] = {c[0] + t * u[0], c[1] + t * u[1], c[2] + t * u[2]};
+      const double f = box_dist2(p, h);
+      if (f < fbest) { fbest = f; tbest = t; }
+    }
+    if (fbest <= 0) {
+      // The segment crosses the box with both ends outside: 2.2.2 takes the candidate nearest the
+      // box among the two ends and the segment's closest points to the 12 box edges (probe: random
+      // crossing capsules; the first sphere sits exactly at the closest point to the nearest edge).
       double bestd = INFINITY;
-      bool end_first = false;
       for (double te : {-hl, hl}) {
         const double pe[3] = {c[0] + te * u[0], c[1] + te * u[1], c[2] + te * u[2]};
         const double dd2 = box_dist2(pe, h);
-        if (dd2 < bestd) { bestd = dd2; tbest = te; end_first = true; }
+        if (dd2 < bestd) { bestd = dd2; tbest = te; }
       }
       for (int k = 0; k < 3; ++k) {
         const int a = (k + 1) % 3, b = (k + 2) % 3;
         for (double sa : {-1.0, 1.0}) {
           for (double sb : {-1.0, 1.0}) {
-            double pe[3] = {0, 0, 0}, ue[3] = {0, 0, 0};
-            pe[a] = sa * h[a];
-            pe[b] = sb * h[b];
-            ue[k] = 1;
-            double ts, te;
-            segment_segment(c, u, hl, pe, ue, h[k], &ts, &te);
-            double dv[3];
-            for (int q = 0; q < 3; ++q) dv[q] = c[q] + ts * u[q] - pe[q] - te * ue[q];
-            const double dd2 = math::dot3(dv, dv);
-            if (dd2 < bestd) { bestd = dd2; tbest = ts; end_first = false; }
+            double ts;
+            const double dd2 = segment_edge_dist2(c, u, hl, h, k, a, b, sa * h[a], sb * h[b], &ts);
+            if (dd2 < bestd) { bestd = dd2; tbest = ts; through = true; }
           }
         }
       }
-      through = !end_first;
     }
-    // 2.2.2 places the sphere at a segment end that lies inside the box: the -end if it is inside,
-    // else the +end (random-pose comparison: this rule matches; deepest end or +end first do not).
-    auto inside_at = [&](double t) {
-      return std::fabs(c[0] + t * u[0]) <= h[0] && std::fabs(c[1] + t * u[1]) <= h[1] &&
-             std::fabs(c[2] + t * u[2]) <= h[2];
-    };
-    if (inside_at(-hl)) { tbest = -hl; through = false; }
-    else if (inside_at(hl)) { tbest = hl; through = false; }
   }
 
-  // First contact: the sphere at the closest point of the segment against the box. Second contact
-  // (2.2.2, established with /tmp/boxprobe probes: horizontal, tilted 2..25 degrees, overhanging and
-  // edge-crossing capsules on a box face): the face of the box the first normal points into (its
-  // dominant axis) is taken as the support face; the segment is clipped to the prism over that face
-  // (|x_j| <= h_j on the two other axes), and the end of the clipped part farther from the first
-  // point is reported with the face normal and dist = its height above the face - r, when within
-  // the margin. No angle threshold was seen (a capsule tilted 25 degrees still gets two contacts).
+  // First contact: the sphere at that point against the box. Second contact (probes: horizontal,
+  // tilted 2..25 degrees, overhanging and edge-crossing capsules on a box face; random states): the
+  // face of the box the first normal points into (its dominant axis) is taken as the support face;
+  // the segment is clipped to the prism over that face (|x_j| <= h_j on the two other axes), and a
+  // sphere at the end of the clipped part farther from the first point gives a sphere-box contact,
+  // when within the margin. No angle threshold was seen (a capsule tilted 25 degrees still gets two
+  // contacts). None after an edge point of a crossing segment or a first centre inside the box.
   const double p[3] = {c[0] + tbest * u[0], c[1] + tbest * u[1], c[2] + tbest * u[2]};
   double dd, ppl[3], nnl[3];
   if (!sphere_box_local(p, r, h, margin, &dd, ppl, nnl)) return 0;
