@@ -37,9 +37,12 @@
 //     reference corner inside the incident face is considered; no forced v0 (probe: 6188 random
 //     edge states: every point pairs a point of B's face with one of A's face along n).
 //
-// Measured differences that remain (random states, tests/differential/known_differences.h): exact
-// ties between A's and B's parallel faces (2.2.2 takes B's face in about 1/3 of them, by a rule not
-// identified); a few deep or separated edge-edge states where 2.2.2's points lie on neither box.
+//  R7 Repeated positions: see remove_repeated.
+//
+// Measured differences that remain (0.1% / 1% of random states in contact at margin 0 / 0.1;
+// tests/differential/known_differences.h): exact ties among several edge axes coinciding with the
+// normal of separated boxes (2.2.2's choice follows its rounding), and deep or margin-separated
+// edge-edge states where 2.2.2's extra points lie on neither box.
 //
 // Capsule-box: the first sphere sits at the segment's closest point to the box (an end inside the
 // box: the -end, else the +end; a segment crossing the box with both ends outside: the candidate of
@@ -185,8 +188,8 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 // The contact points, in 2.2.2's order: (a) incident edges (v0v1, v0v2, v1v3, v2v3) crossing the
 // reference side lines (e1 = -h1, +h1, e2 = -h2, +h2), within the other side range (inclusive);
 // (b) reference corners ((-,-), (-,+), (+,-), (+,+) on (e1, e2)) strictly inside the incident face;
-// (c) incident vertices strictly inside the reference face, v0 always when `keep_v0`. Points
-// deeper than the margin (d > margin) are dropped.
+// (c) incident vertices strictly inside the reference face, and v0 always for a face contact.
+// Points farther than the margin (d > margin) are dropped.
 int clip_contacts(const Clip& c, double margin, double scale, bool edge, const double* n, ContactPoint* out) {
   int nc = 0;
   static constexpr int kEdge[4][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
