@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
 
 #include "differential/collision_support.h"
+#include "differential/known_differences.h"
 
 namespace moreau {
 namespace {
@@ -29,8 +32,22 @@ std::string size_str(int type, std::mt19937& rng) {
 struct PairStats {
   int trials = 0, contacts = 0;
   int states_in_contact = 0, states_matching = 0;  // states with contacts on either side; fully equal
+  int states_ordered = 0;  // fully equal in 2.2.2's order too (one geom pair per model)
   coltest::Report rep;
 };
+
+// The contacts of the model's single geom pair, in order: same count, dist/pos/frame within tol.
+bool same_in_order(const mjData* md, const Data& d, double tol) {
+  if (md->ncon != d.ncon) return false;
+  for (int i = 0; i < d.ncon; ++i) {
+    const mjContact& c = md->contact[i];
+    const Contact& o = d.contact[i];
+    double e = std::fabs(c.dist - o.dist);
+    for (int k = 0; k < 3; ++k) e = std::max({e, std::fabs(c.pos[k] - o.pos[k]), std::fabs(c.frame[k] - o.frame[k])});
+    if (e > tol) return false;
+  }
+  return true;
+}
 
 // Runs `trials` random states for geoms of types t1, t2; returns the accumulated report.
 PairStats run_pair(int t1, int t2, double margin, int trials, unsigned seed) {
@@ -79,6 +96,7 @@ PairStats run_pair(int t1, int t2, double margin, int trials, unsigned seed) {
       if (one.pairs_compared > 0) {
         ++st.states_in_contact;
         if (one.count_mismatch == 0 && one.value_mismatch == 0) ++st.states_matching;
+        if (same_in_order(md, d, 1e-6)) ++st.states_ordered;
       }
       coltest::compare_contacts(mm, md, m, d, coltest::Tolerance{}, skip, st.rep);
       st.contacts += md->ncon;
@@ -95,18 +113,19 @@ PairStats run_pair(int t1, int t2, double margin, int trials, unsigned seed) {
 enum Check { kExact, kCounts, kReport };
 
 // min_matching[i]: for kReport pairs, the number of states (margin 0, 0.1) known to match 2.2.2
-// fully (count and values); fewer is a regression.
-void check_pair(int t1, int t2, Check check, const int* min_matching = nullptr) {
+// fully (count, values and order); fewer is a regression. `trials` states per margin.
+void check_pair(int t1, int t2, Check check, const int* min_matching = nullptr, int trials = 400) {
   for (double margin : {0.0, 0.1}) {
-    const PairStats st = run_pair(t1, t2, margin, 400, 1234 + 17 * t1 + t2 + (margin > 0 ? 1000 : 0));
+    const PairStats st = run_pair(t1, t2, margin, trials, 1234 + 17 * t1 + t2 + (margin > 0 ? 1000 : 0));
     const auto& r = st.rep;
     printf("%-9s-%-9s margin %.1f: %d states, %d mujoco contacts, %d geom pairs, count mismatch %d, "
            "value mismatch %d, param mismatch %d | max err dist %.2e pos %.2e normal %.2e frame %.2e\n",
            kTypeName[t1], kTypeName[t2], margin, st.trials, st.contacts, r.pairs_compared, r.count_mismatch,
            r.value_mismatch, r.param_mismatch, r.max_dist_err, r.max_pos_err, r.max_normal_err, r.max_frame_err);
-    printf("    states in contact %d, fully matching %d\n", st.states_in_contact, st.states_matching);
+    printf("    states in contact %d, fully matching %d, also in 2.2.2's order %d\n", st.states_in_contact,
+           st.states_matching, st.states_ordered);
     for (size_t i = 0; i < r.messages.size() && i < 5; ++i) printf("    %s\n", r.messages[i].c_str());
-    if (min_matching) EXPECT_GE(st.states_matching, min_matching[margin > 0 ? 1 : 0]);
+    if (min_matching) EXPECT_GE(st.states_ordered, min_matching[margin > 0 ? 1 : 0]);
     if (check != kReport) EXPECT_EQ(r.count_mismatch, 0);
     if (check == kExact) EXPECT_EQ(r.value_mismatch, 0);
     EXPECT_EQ(r.param_mismatch, 0);
@@ -123,19 +142,23 @@ TEST(CollisionPrimitivesDiff, SphereCapsule) { check_pair(mjGEOM_SPHERE, mjGEOM_
 TEST(CollisionPrimitivesDiff, SphereBox) { check_pair(mjGEOM_SPHERE, mjGEOM_BOX, kExact); }
 // Includes exactly parallel capsules (two contacts from the segment ends, as 2.2.2).
 TEST(CollisionPrimitivesDiff, CapsuleCapsule) { check_pair(mjGEOM_CAPSULE, mjGEOM_CAPSULE, kExact); }
-// KNOWN DIFFERENCE (partly): capsule-box reproduces 2.2.2's first point (closest point, or the
-// segment end inside the box) and its face-prism second point; 2.2.2's second point for edge/corner
-// normals (often a duplicate of the first, or the nearest segment end) is not reproduced yet.
-// Box-box: 2.2.2 adds extra points to the clipped face polygon (e.g. the incident face's (-,-)
-// vertex even when it lies outside the reference face) and several points for edge-edge axes; not
-// reproduced. Fully matching states are asserted not to decrease.
+// Box-box and capsule-box reproduce 2.2.2's contact sets in order (collide_box.cc lists the rules
+// and the probes that established them), except for measured, characterized states
+// (known_differences.h, shown as the SKIPPED ...KnownDifference tests). The number of states that
+// match fully and in order is asserted not to decrease (4000 random states per margin).
 TEST(CollisionPrimitivesDiff, CapsuleBox) {
-  const int min_matching[2] = {190, 247};  // of 269 and 311 states in contact
-  check_pair(mjGEOM_CAPSULE, mjGEOM_BOX, kReport, min_matching);
+  const int min_matching[2] = {2175, 2722};  // of 2440 and 3566 states in contact
+  check_pair(mjGEOM_CAPSULE, mjGEOM_BOX, kReport, min_matching, 4000);
 }
 TEST(CollisionPrimitivesDiff, BoxBox) {
-  const int min_matching[2] = {110, 117};  // of 279 and 321 states in contact
-  check_pair(mjGEOM_BOX, mjGEOM_BOX, kReport, min_matching);
+  const int min_matching[2] = {2575, 3218};  // of 2577 and 3245 states in contact
+  check_pair(mjGEOM_BOX, mjGEOM_BOX, kReport, min_matching, 4000);
+}
+TEST(CollisionPrimitivesDiff, BoxBoxKnownDifference) {
+  GTEST_SKIP() << "known difference: " << testing::known_difference("CollisionPrimitives", "box-box");
+}
+TEST(CollisionPrimitivesDiff, CapsuleBoxKnownDifference) {
+  GTEST_SKIP() << "known difference: " << testing::known_difference("CollisionPrimitives", "capsule-box");
 }
 
 }  // namespace

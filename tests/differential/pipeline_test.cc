@@ -46,15 +46,17 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 // Geom-type pairs whose narrow phase reproduces MuJoCo 2.2.2 exactly (collision_primitives_test
-// asserts it on random poses): plane against the primitives, sphere-sphere/capsule/box and
-// capsule-capsule. The others -- box-box and capsule-box (2.2.2's extra points are not reproduced
-// yet), the pairs that go through MPR (ellipsoid, cylinder), meshes and height fields (no mesh
-// narrow phase yet) -- can legitimately give another contact set; a state where they do is counted
-// and reported, not compared further (issue 3 records what is missing).
+// asserts it on random poses): plane against the primitives, sphere-sphere/capsule/box,
+// capsule-capsule and box-box. The others -- capsule-box (2.2.2's second point near box edges is
+// not reproduced yet), the pairs that go through MPR (ellipsoid, cylinder), meshes and height
+// fields (no mesh narrow phase yet) -- can legitimately give another contact set; a state where
+// they do (count, dist, position or normal) is counted and reported, not compared further (issue 3
+// records what is missing).
 bool exact_pair(int t1, int t2) {
   if (t1 > t2) std::swap(t1, t2);
   if (t1 == mjGEOM_PLANE) return t2 >= mjGEOM_SPHERE && t2 <= mjGEOM_BOX;
   if (t1 == mjGEOM_SPHERE) return t2 == mjGEOM_SPHERE || t2 == mjGEOM_CAPSULE || t2 == mjGEOM_BOX;
+  if (t1 == mjGEOM_BOX && t2 == mjGEOM_BOX) return true;
   return t1 == mjGEOM_CAPSULE && t2 == mjGEOM_CAPSULE;
 }
 
@@ -180,16 +182,25 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
     for (int i = 0; i < d.ncon; ++i)
       inexact_present = inexact_present || !exact_contact(mj.get(), d.contact[i].geom1, d.contact[i].geom2);
     if (d.ncon > 0 || D->ncon > 0) ++contact_states;
+    // A contact agrees when dist, position and normal agree to 1e-9; for exact pairs a disagreement
+    // fails the test, for the others it marks the state as another contact set.
     bool inexact_differs = false;
+    std::vector<int> exact_bad;
     if (same_contacts) {
       for (int i = 0; i < d.ncon; ++i) {
-        const double diff = std::fabs(d.contact[i].dist - D->contact[i].dist);
-        if (exact_contact(mj.get(), D->contact[i].geom1, D->contact[i].geom2))
-          EXPECT_LE(diff, 1e-9) << "contact " << i << " dist" << at;
-        else if (diff > 1e-9)
-          inexact_differs = true;
+        double diff = std::fabs(d.contact[i].dist - D->contact[i].dist);
+        for (int k = 0; k < 3; ++k)
+          diff = std::max({diff, std::fabs(d.contact[i].pos[k] - D->contact[i].pos[k]),
+                           std::fabs(d.contact[i].frame[k] - D->contact[i].frame[k])});
+        if (diff <= 1e-9) continue;
+        if (exact_contact(mj.get(), D->contact[i].geom1, D->contact[i].geom2)) exact_bad.push_back(i);
+        else inexact_differs = true;
       }
     }
+    if (!inexact_differs)
+      for (int i : exact_bad)
+        ADD_FAILURE() << "contact " << i << " (geoms " << D->contact[i].geom1 << "-" << D->contact[i].geom2
+                      << ") dist " << d.contact[i].dist << " vs " << D->contact[i].dist << ", pos or normal differ" << at;
     if (!same_contacts || inexact_differs) {
       ++mismatched_contacts;
       if (!inexact_present) {

@@ -305,6 +305,21 @@ TEST(CollisionCapsule, CapsuleBoxLyingOnFace) {
     EXPECT_NEAR(s.d.contact[i].dist, -0.02, kTol);
     expect_vec(s.d.contact[i].frame, {0, 0, -1});
   }
+  // the two segment ends, midway between the capsule surface (z 0.08) and the face (z 0.1)
+  expect_vec(s.d.contact[0].pos, {-0.2, 0, 0.09});
+  expect_vec(s.d.contact[1].pos, {0.2, 0, 0.09});
+}
+
+TEST(CollisionCapsule, CapsuleBoxEndOnFace) {
+  // Upright capsule standing on a face, 0.01 deep: one contact under the end.
+  Scene s;
+  s.add(kGeomCapsule, {0.05, 0.1}, {0.05, 0.02, 0.24});
+  s.add(kGeomBox, {0.3, 0.2, 0.1}, {0, 0, 0});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 1);
+  EXPECT_NEAR(s.d.contact[0].dist, -0.01, kTol);
+  expect_vec(s.d.contact[0].pos, {0.05, 0.02, 0.095});
+  expect_vec(s.d.contact[0].frame, {0, 0, -1});
 }
 
 TEST(CollisionCapsule, CapsuleBoxOverhangingFace) {
@@ -335,6 +350,107 @@ TEST(CollisionBox, FaceFaceStacked) {
     EXPECT_NEAR(s.d.contact[i].dist, -0.01, kTol);
     expect_vec(s.d.contact[i].frame, {0, 0, 1});
     EXPECT_NEAR(s.d.contact[i].pos[2], 0.09, kTol);
+  }
+}
+
+// A cube overhanging the corner of a larger box's top face: the overlap rectangle's corners, in
+// 2.2.2's order (edge crossings, the reference corner inside the cube, the cube's corner), at half
+// the 0.02 depth (2.2.2's face-contact convention), midway between the faces.
+TEST(CollisionBox, FaceDownClippedCorners) {
+  Scene s;
+  s.add(kGeomBox, {0.3, 0.2, 0.1}, {0, 0, 0});
+  s.add(kGeomBox, {0.1, 0.1, 0.1}, {0.25, 0.15, 0.18});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 4);
+  const double xy[4][2] = {{0.3, 0.05}, {0.15, 0.2}, {0.3, 0.2}, {0.15, 0.05}};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, -0.01, kTol);
+    expect_vec(s.d.contact[i].pos, {xy[i][0], xy[i][1], 0.09});
+    expect_vec(s.d.contact[i].frame, {0, 0, 1});
+    expect_frame_ok(s.d.contact[i]);
+  }
+}
+
+// Touching (distance 0) and separated within the margin. Separated parallel faces make an exact
+// tie between the face axis and the coinciding edge axes, which 2.2.2 gives to the edge: the
+// full gap is reported, not half of it (probe: cube over a box at z = 0.17..0.23).
+TEST(CollisionBox, TouchingAndSeparatedWithinMargin) {
+  for (double gap : {0.0, 0.02}) {
+    Scene s;
+    s.add(kGeomBox, {0.3, 0.2, 0.1}, {0, 0, 0});
+    s.add(kGeomBox, {0.1, 0.1, 0.1}, {0.25, 0.15, 0.2 + gap});
+    s.m.geom_margin = {0.05, 0.05};
+    s.run();
+    ASSERT_EQ(s.d.ncon, 4) << "gap " << gap;
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_NEAR(s.d.contact[i].dist, gap, kTol);
+      EXPECT_NEAR(s.d.contact[i].pos[2], 0.1 + gap / 2, kTol);
+    }
+  }
+}
+
+// Cube of half size 0.12 turned 45 degrees about the normal on a cube of 0.1: the octagon where the
+// squares overlap (x or y = +-0.1, the other +-(0.12 sqrt2 - 0.1)), then the turned cube's v0 -- its
+// corner (0, -0.12 sqrt2) outside the other face, which 2.2.2 reports for exactly parallel faces.
+TEST(CollisionBox, Rotated45Octagon) {
+  Scene s;
+  s.add(kGeomBox, {0.1, 0.1, 0.1}, {0, 0, 0});
+  s.add(kGeomBox, {0.12, 0.12, 0.1}, {0, 0, 0.18}, rot(45, 0, 0, 1));
+  s.run();
+  ASSERT_EQ(s.d.ncon, 9);
+  const double a = 0.12 * std::sqrt(2.0) - 0.1;
+  const double xy[9][2] = {{0.1, -a}, {a, -0.1}, {-0.1, -a}, {-a, -0.1}, {0.1, a},
+                           {a, 0.1},  {-0.1, a}, {-a, 0.1},  {0, -0.12 * std::sqrt(2.0)}};
+  for (int i = 0; i < 9; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, -0.01, 1e-12);
+    expect_vec(s.d.contact[i].pos, {xy[i][0], xy[i][1], 0.09}, 1e-12);
+    expect_vec(s.d.contact[i].frame, {0, 0, 1}, 1e-12);
+  }
+}
+
+// Two cubes standing on edges that cross at right angles (A's top edge along x, B's bottom edge
+// along y), 0.02 into each other: one contact at the crossing, the full depth (edge contacts are
+// not halved), normal along z.
+TEST(CollisionBox, EdgeEdgeCrossing) {
+  const double h = 0.1, e = h * std::sqrt(2.0);  // edge height above the centre
+  Scene s;
+  s.add(kGeomBox, {h, h, h}, {0, 0, 0}, rot(45, 1, 0, 0));
+  s.add(kGeomBox, {h, h, h}, {0.01, 0.02, 2 * e - 0.02}, rot(45, 0, 1, 0));
+  s.run();
+  ASSERT_EQ(s.d.ncon, 1);
+  const Contact& c = s.d.contact[0];
+  EXPECT_NEAR(c.dist, -0.02, 1e-12);
+  expect_vec(c.pos, {0.01, 0, e - 0.01}, 1e-12);  // B's x, A's y
+  expect_vec(c.frame, {0, 0, 1}, 1e-12);
+}
+
+// Equal cubes exactly on top of each other, 1e-4 deep (coincident faces and edges): 2.2.2's
+// clipping yields each corner twice or three times; only the last of repeated positions is kept.
+TEST(CollisionBox, CoincidentFacesRepeatedCornersRemoved) {
+  Scene s;
+  s.add(kGeomBox, {1, 1, 1}, {0, 0, 0});
+  s.add(kGeomBox, {1, 1, 1}, {0, 0, 1.9998});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 4);
+  const double xy[4][2] = {{1, -1}, {-1, 1}, {1, 1}, {-1, -1}};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, -0.0001, 1e-12);
+    expect_vec(s.d.contact[i].pos, {xy[i][0], xy[i][1], 0.9999}, 1e-12);
+  }
+}
+
+// Deep penetration: a small cube sunk into a large one reports its four bottom corners, seen from
+// the large cube's top face, at half the depth.
+TEST(CollisionBox, DeepPenetration) {
+  Scene s;
+  s.add(kGeomBox, {1, 1, 1}, {0, 0, 0});
+  s.add(kGeomBox, {0.2, 0.2, 0.2}, {0.1, 0.2, 0.9});  // bottom at 0.7: 0.3 deep
+  s.run();
+  ASSERT_EQ(s.d.ncon, 4);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, -0.15, 1e-12);
+    EXPECT_NEAR(s.d.contact[i].pos[2], 0.85, 1e-12);
+    expect_vec(s.d.contact[i].frame, {0, 0, 1}, 1e-12);
   }
 }
 
