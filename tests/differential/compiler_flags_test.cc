@@ -136,6 +136,7 @@ const Case kCases[] = {
    <body><body><body pos="1 0 0"><geom size=".2"/></body></body></body>
  </body>
  <body name="mo" mocap="true" pos="0 2 0"><geom size=".1"/></body>
+ <body pos="5 0 0" euler="0 0 30"><geom size=".1"/><body name="reparented" pos="1 0 0" euler="10 0 0"><joint/><geom size=".1"/></body></body>
 </worldbody>
 <keyframe><key mpos="0 3 0"/></keyframe>
 </mujoco>)"},
