@@ -4,6 +4,8 @@
 #include <functional>
 
 #include "compiler/compiler.h"
+#include "compiler/fuse_static.h"
+#include "compiler/global_coordinates.h"
 #include "math/vec.h"
 
 namespace moreau::compiler {
@@ -51,7 +53,35 @@ Model Compiler::run() {
   return std::move(m_);
 }
 
-Model compile(const mjcf::Spec& s, std::vector<double>* springdamper) {
+Model compile(const mjcf::Spec& spec, std::vector<double>* springdamper) {
+  if (spec.compiler.global) {
+    // A body without 'pos' sits at its inertial frame: compile once with such bodies at the
+    // world frame, where their compiled inertial frames are world poses.
+    std::vector<double> frames;
+    if (has_unplaced_body(spec.world)) {
+      mjcf::Spec probe = spec;
+      probe.compiler.settotalmass = -1;
+      probe.compiler.fusestatic = false;
+      global_to_local(probe, nullptr);
+      const Model placed = Compiler(probe, false).run();
+      for (int b = 0; b < placed.nbody; ++b) {
+        frames.insert(frames.end(), &placed.body_ipos[3 * b], &placed.body_ipos[3 * b] + 3);
+        frames.insert(frames.end(), &placed.body_iquat[4 * b], &placed.body_iquat[4 * b] + 4);
+      }
+    }
+    mjcf::Spec local = spec;
+    global_to_local(local, &frames);
+    return compile(local, springdamper);
+  }
+  if (spec.compiler.fusestatic && fusion_allowed(spec)) {
+    mjcf::Spec first = spec;
+    first.compiler.settotalmass = -1;
+    const Model unfused = Compiler(first, false).run();
+    mjcf::Spec fused = fuse_static(spec, unfused);
+    fused.compiler.fusestatic = false;
+    return compile(fused, springdamper);
+  }
+  const mjcf::Spec& s = spec;
   Compiler c(s);
   Model m = c.run();
   if (springdamper) {

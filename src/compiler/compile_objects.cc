@@ -233,10 +233,12 @@ void Compiler::compile_equalities() {
       }
       if (e.type == kEqWeld && data[6] == 0 && data[7] == 0 && data[8] == 0 && data[9] == 0) {
         // relpose not given: the pose of body2 relative to body1 in the model's reference
-        // configuration.
-        double qinv[4], d[3], p[3];
+        // configuration, its position taken at the anchor (given in body2's frame), as 2.2.2.
+        double qinv[4], d[3], p[3], anchor[3];
         negquat(qinv, &xquat[4 * o1]);
-        sub3(d, &xpos[3 * o2], &xpos[3 * o1]);
+        rotvecquat(anchor, e.data, &xquat[4 * o2]);
+        add3(d, &xpos[3 * o2], anchor);
+        sub3(d, d, &xpos[3 * o1]);
         rotvecquat(p, d, qinv);
         double q[4];
         mulquat(q, qinv, &xquat[4 * o2]);

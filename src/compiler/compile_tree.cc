@@ -83,26 +83,34 @@ void Compiler::compile_assets() {
 
 // ------------------------------------------------------------------------------ geoms and sites
 
-// z axis of the frame points from `to` to `from`, as MuJoCo's fromto.
+void geom_fromto(const mjcf::GeomSpec& g, double pos[3], double quat[4], double size[3]) {
+  if (g.type != kGeomCapsule && g.type != kGeomCylinder && g.type != kGeomBox && g.type != kGeomEllipsoid)
+    fail(g.src, "attribute 'fromto' is only allowed for capsule, cylinder, box and ellipsoid geoms");
+  double half;
+  fromto_frame(g.fromto, pos, quat, half);
+  if (half < kMinVal) fail(g.src, "attribute 'fromto' has coincident end points");
+  if (g.type == kGeomCapsule || g.type == kGeomCylinder) {
+    size[1] = half;
+  } else {  // box, ellipsoid: 2.2.2 uses the first size for both cross-section half-sizes
+    size[1] = size[0];
+    size[2] = half;
+  }
+}
+
+void site_fromto(const mjcf::SiteSpec& s, double pos[3], double quat[4], double size[3]) {
+  double half;
+  fromto_frame(s.fromto, pos, quat, half);
+  if (s.type == kGeomCapsule || s.type == kGeomCylinder) size[1] = half;
+  else size[2] = half;
+}
+
 void Compiler::compile_geom(const mjcf::GeomSpec& g, int body) {
   const int id = m_.ngeom++;
   geom_names_.add(g.name, id, g.src);
   geoms_.push_back(&g);
   double size[3] = {g.size[0], g.size[1], g.size[2]};
   double pos[3] = {g.pos[0], g.pos[1], g.pos[2]}, quat[4] = {g.quat[0], g.quat[1], g.quat[2], g.quat[3]};
-  if (g.has_fromto) {
-    if (g.type != kGeomCapsule && g.type != kGeomCylinder && g.type != kGeomBox && g.type != kGeomEllipsoid)
-      fail(g.src, "attribute 'fromto' is only allowed for capsule, cylinder, box and ellipsoid geoms");
-    double half;
-    fromto_frame(g.fromto, pos, quat, half);
-    if (half < kMinVal) fail(g.src, "attribute 'fromto' has coincident end points");
-    if (g.type == kGeomCapsule || g.type == kGeomCylinder) {
-      size[1] = half;
-    } else {
-      if (g.size_n < 2) size[1] = size[0];
-      size[2] = half;
-    }
-  }
+  if (g.has_fromto) geom_fromto(g, pos, quat, size);
   int dataid = -1;
   if (g.type == kGeomMesh) {
     if (g.mesh.empty()) fail(g.src, "mesh geom requires attribute 'mesh'");
@@ -181,12 +189,7 @@ void Compiler::compile_site(const mjcf::SiteSpec& s, int body) {
   sites_.push_back(&s);
   double size[3] = {s.size[0], s.size[1], s.size[2]};
   double pos[3] = {s.pos[0], s.pos[1], s.pos[2]}, quat[4] = {s.quat[0], s.quat[1], s.quat[2], s.quat[3]};
-  if (s.has_fromto) {
-    double half;
-    fromto_frame(s.fromto, pos, quat, half);
-    if (s.type == kGeomCapsule || s.type == kGeomCylinder) size[1] = half;
-    else size[2] = half;
-  }
+  if (s.has_fromto) site_fromto(s, pos, quat, size);
   normalize4(quat);
   m_.site_type.push_back(s.type);
   m_.site_bodyid.push_back(body);
@@ -313,8 +316,7 @@ void Compiler::compile_tree() {
     for (const auto& g : bs.geoms) {
       compile_geom(g, b);
       const int gid = m_.ngeom - 1;
-      const bool use_geoms = b > 0 && (s_.compiler.inertiafromgeom == 1 ||
-                                       (s_.compiler.inertiafromgeom == 2 && !bs.inertial.present));
+      const bool use_geoms = b > 0 && inertia_from_geoms(bs.inertial);
       if (use_geoms && g.group >= s_.compiler.inertiagrouprange[0] && g.group <= s_.compiler.inertiagrouprange[1]) {
         GeomMass x;
         x.src = &g.src;
@@ -395,6 +397,32 @@ void Compiler::compile_tree() {
       for (int k = 0; k < 3; ++k) m_.body_inertia[3 * b + k] *= scale;
     }
   }
+  if (check_masses_) check_moving_masses();
+}
+
+// compiler/inertiafromgeom: "true" always, "auto" unless the body has <inertial>; never for an
+// inertia that fusestatic computed.
+bool Compiler::inertia_from_geoms(const mjcf::InertialSpec& in) const {
+  if (in.compiled) return false;
+  return s_.compiler.inertiafromgeom == 1 || (s_.compiler.inertiafromgeom == 2 && !in.present);
+}
+
+// A body that moves (has joints) needs mass and inertia above kMinVal, unless one of its direct
+// children without joints has them (found against 2.2.2: deeper descendants do not count).
+void Compiler::check_moving_masses() const {
+  auto heavy = [&](int b) {
+    return m_.body_mass[b] >= kMinVal && m_.body_inertia[3 * b] >= kMinVal && m_.body_inertia[3 * b + 1] >= kMinVal &&
+           m_.body_inertia[3 * b + 2] >= kMinVal;
+  };
+  for (int b = 1; b < m_.nbody; ++b) {
+    if (m_.body_jntnum[b] == 0 || heavy(b)) continue;
+    bool carried = false;
+    for (int c : children_[b]) carried = carried || (m_.body_jntnum[c] == 0 && heavy(c));
+    if (!carried)
+      fail(bodies_[b]->src, "mass and inertia of a moving body must be larger than 1e-15 (got mass " +
+                                std::to_string(m_.body_mass[b]) +
+                                "): give it geoms with volume, an <inertial>, or a massive static child body");
+  }
 }
 
 void Compiler::compile_body_inertia(int b, const std::vector<GeomMass>& gm) {
@@ -404,7 +432,7 @@ void Compiler::compile_body_inertia(int b, const std::vector<GeomMass>& gm) {
   double* iquat = &m_.body_iquat[4 * b];
   double* inertia = &m_.body_inertia[3 * b];
   double& mass = m_.body_mass[b];
-  const bool from_geoms = cs.inertiafromgeom == 1 || (cs.inertiafromgeom == 2 && !bs.inertial.present);
+  const bool from_geoms = inertia_from_geoms(bs.inertial);
   const mjcf::Node& src = bs.inertial.present && !from_geoms ? bs.inertial.src : bs.src;
   if (!from_geoms) {
     const auto& in = bs.inertial;
@@ -499,6 +527,11 @@ void Compiler::compile_tree_structure() {
     m_.body_sameframe[b] = norm3(ip) < kMinVal && std::fabs(iq[1]) < kMinVal && std::fabs(iq[2]) < kMinVal &&
                            std::fabs(iq[3]) < kMinVal;
   }
+  // Planes and height fields have no mass and one-sided collisions: 2.2.2 allows them only in
+  // bodies welded to the world.
+  for (int g = 0; g < m_.ngeom; ++g)
+    if ((m_.geom_type[g] == kGeomPlane || m_.geom_type[g] == kGeomHField) && m_.body_weldid[m_.geom_bodyid[g]] != 0)
+      fail(geoms_[g]->src, "plane and hfield geoms are only allowed in static bodies (bodies welded to the world)");
   // geom/site sameframe: 1 = body frame, 2 = body inertial frame, 0 = neither
   auto sameframe = [&](const double* pos, const double* quat, int b) -> uint8_t {
     const double* ip = &m_.body_ipos[3 * b];

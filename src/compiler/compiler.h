@@ -51,14 +51,21 @@ inline bool resolve_limited(int limited, bool range_set, bool autolimits, const 
 
 // z axis of the frame points from `to` to `from`, as MuJoCo's fromto.
 void fromto_frame(const double ft[6], double pos[3], double quat[4], double& halflen);
+// The frame and size that a geom's or site's fromto gives it (geoms: LoadError for types without
+// a fromto or coincident end points).
+void geom_fromto(const mjcf::GeomSpec& g, double pos[3], double quat[4], double size[3]);
+void site_fromto(const mjcf::SiteSpec& s, double pos[3], double quat[4], double size[3]);
 
 class Compiler {
  public:
-  explicit Compiler(const mjcf::Spec& s) : s_(s) {}
+  // check_masses: refuse moving bodies without mass (off for fusestatic's first pass, as 2.2.2
+  // checks after fusion).
+  explicit Compiler(const mjcf::Spec& s, bool check_masses = true) : s_(s), check_masses_(check_masses) {}
   Model run();
 
  private:
   const mjcf::Spec& s_;
+  const bool check_masses_;
   Model m_;
   std::vector<const mjcf::BodySpec*> bodies_;
   std::vector<const mjcf::GeomSpec*> geoms_;
@@ -78,6 +85,8 @@ class Compiler {
   void compile_geom(const mjcf::GeomSpec& g, int body);
   void compile_site(const mjcf::SiteSpec& g, int body);
   void compile_body_inertia(int b, const std::vector<GeomMass>& gm);
+  bool inertia_from_geoms(const mjcf::InertialSpec& in) const;
+  void check_moving_masses() const;
   void compile_tree_structure();
   void compile_tendons();
   void compile_actuators();

@@ -8,10 +8,11 @@
 // joint-space acceleration it produces, M^-1 J', has norm `accel` (capped at `maxforce` when that is
 // positive); velocities are damped with time constant `timeconst`; the model's dynamics run with
 // timestep `timestep` for `inttotal` seconds, and the extreme actuator length seen during the last
-// `interval` seconds is the range end. Not implemented: the tolrange convergence check (no error is
-// raised when the length still moves during the last interval) and reading the options from MJCF
-// (the defaults are used).
+// `inteval` seconds is the range end. The range must be valid (lower < upper) and converged: on each
+// side the length moves by at most `tolrange` times the range during the evaluation interval;
+// otherwise the model is refused (as 2.2.2 does).
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -36,10 +37,12 @@ bool selected(const Model& m, int u, int mode) {
   }
 }
 
-// The range from the transmission's limit, if it has one.
+// The range from the transmission's limit, if it has one: the joint's or tendon's range, copied
+// as it is (not scaled by the gear), as the MJCF reference says and 2.2.2 does at index 0. (2.2.2
+// reads the transmission id of actuator u from actuator_trnid[u] instead of [2u], so for u > 0 it
+// looks at the wrong joint or tendon; Moreau follows the documented meaning.)
 bool range_from_limit(const Model& m, int u, double* lr) {
   const int id = m.actuator_trnid[2 * u];
-  const double gear = m.actuator_gear[6 * u];
   const int trn = m.actuator_trntype[u];
   const double* range = nullptr;
   if ((trn == kTrnJoint || trn == kTrnJointInParent) && m.jnt_limited[id] &&
@@ -48,12 +51,14 @@ bool range_from_limit(const Model& m, int u, double* lr) {
   else if (trn == kTrnTendon && m.tendon_limited[id])
     range = &m.tendon_range[2 * id];
   if (!range) return false;
-  lr[0] = std::min(gear * range[0], gear * range[1]);
-  lr[1] = std::max(gear * range[0], gear * range[1]);
+  lr[0] = range[0];
+  lr[1] = range[1];
   return true;
 }
 
-void simulate_range(const Model& mc, Data& d, int u, const LengthRangeOptions& opt, double* lr) {
+// Simulates both sides; lr receives the range, spread[side] the variation of the length during
+// that side's evaluation interval.
+void simulate_range(const Model& mc, Data& d, int u, const LengthRangeOptions& opt, double* lr, double* spread) {
   const int nv = mc.nv;
   std::vector<double> x(std::max(nv, 1));
   const double damp = std::exp(-mc.opt.timestep / std::max(0.01, opt.timeconst));
@@ -79,19 +84,24 @@ void simulate_range(const Model& mc, Data& d, int u, const LengthRangeOptions& o
           for (int i = 0; i < nv; ++i) d.qfrc_applied[i] *= opt.maxforce / f;
       }
       step(mc, d);
-      if (d.time >= opt.inttotal - opt.interval) {
+      // The length of the step's starting state, recorded when the step ends inside the
+      // evaluation interval (strictly: as 2.2.2, whose window is empty when inteval is 0 and the
+      // last step ends exactly at inttotal).
+      if (d.time > opt.inttotal - opt.inteval) {
         lmin = std::min(lmin, d.actuator_length[u]);
         lmax = std::max(lmax, d.actuator_length[u]);
       }
     }
+    if (lmin > lmax) lmin = lmax = 0;  // nothing recorded: the range stays (0, 0), as in 2.2.2
     lr[side] = side ? lmax : lmin;
+    spread[side] = lmax - lmin;
   }
 }
 
 }  // namespace
 
-void set_lengthrange(Model& m, const LengthRangeOptions& opt) {
-  if (opt.mode == 0) return;
+int set_lengthrange(Model& m, const LengthRangeOptions& opt, std::string* error) {
+  if (opt.mode == 0) return -1;
   Model mc;
   bool have_copy = false;
   Data d;
@@ -109,10 +119,37 @@ void set_lengthrange(Model& m, const LengthRangeOptions& opt) {
       d = make_data(mc);
       have_copy = true;
     }
-    simulate_range(mc, d, u, opt, lr);
+    double spread[2];
+    simulate_range(mc, d, u, opt, lr, spread);
+    if (!(lr[0] < lr[1])) {
+      if (error) {
+        char buf[200];
+        std::snprintf(buf, sizeof(buf),
+                      "actuator length range computed by simulation is invalid: (%g, %g); check compiler/lengthrange "
+                      "(accel, inttotal, inteval)", lr[0], lr[1]);
+        *error = buf;
+      }
+      return u;
+    }
+    // Converged: during the evaluation interval each side's length moves by at most tolrange
+    // times the range (MuJoCo 2.2.2's criterion, found by bisection on tolrange).
+    const double range = lr[1] - lr[0];
+    for (int side = 0; side < 2; ++side)
+      if (spread[side] > opt.tolrange * range) {
+        if (error) {
+          char buf[400];
+          std::snprintf(buf, sizeof(buf),
+                        "actuator length range did not converge: on the %s side the length still moved by %g "
+                        "during the last %g s of the simulation, %.3g of the range (%g, %g); compiler/lengthrange "
+                        "tolrange is %g",
+                        side ? "long" : "short", spread[side], opt.inteval, spread[side] / range, lr[0], lr[1],
+                        opt.tolrange);
+          *error = buf;
+        }
+        return u;
+      }
   }
+  return -1;
 }
-
-void set_lengthrange(Model& m) { set_lengthrange(m, LengthRangeOptions{}); }
 
 }  // namespace moreau

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <vector>
 
-#include "compiler/lengthrange.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
@@ -110,8 +109,6 @@ void set_const(Model& m) {
   double trace = 0;
   for (int i = 0; i < nv; ++i) trace += m.dof_M0[i];
   m.stat.meaninertia = nv > 0 ? trace / nv : 1;
-
-  set_lengthrange(m);  // muscle actuator_lengthrange (simulation; needs the constants above)
 }
 
 }  // namespace moreau

@@ -6,11 +6,13 @@
 namespace moreau {
 
 namespace {
-// The compiled model plus the constants that need the dynamics at qpos0 (set_const), and the
+// The compiled model plus the constants that need the dynamics at qpos0 (set_const), the
 // resting length of tendon springs without springlength: the tendon's length in the spring
-// reference configuration qpos_spring (as MuJoCo 2.2.2).
-Model finish(Model m, const std::vector<double>& springdamper) {
+// reference configuration qpos_spring (as MuJoCo 2.2.2), and the actuator length ranges
+// (compiler/lengthrange).
+Model finish(Model m, const std::vector<double>& springdamper, const mjcf::Spec& spec) {
   set_const(m);
+  if (spec.meaninertia_set) m.stat.meaninertia = spec.stat.meaninertia;  // as 2.2.2
   // springdamper (time constant T, damping ratio z): a mass-spring-damper with the joint's
   // effective mass 1/dof_invweight0 at qpos0: stiffness = M/(T z)^2, damping = 2 M / T.
   for (int j = 0; j < m.njnt; ++j) {
@@ -34,22 +36,24 @@ Model finish(Model m, const std::vector<double>& springdamper) {
     for (int t = 0; t < m.ntendon; ++t)
       if (m.tendon_lengthspring[t] < 0) m.tendon_lengthspring[t] = d.ten_length[t];
   }
+  std::string error;
+  const int u = set_lengthrange(m, spec.compiler.lengthrange, &error);
+  if (u >= 0) mjcf::fail(spec.actuators[u].src, error);
   return m;
+}
+
+Model load(const mjcf::Node& root) {
+  const mjcf::Spec spec = mjcf::parse_spec(root);
+  std::vector<double> springdamper;
+  Model m = compiler::compile(spec, &springdamper);
+  return finish(std::move(m), springdamper, spec);
 }
 }  // namespace
 
-Model load_model(const std::string& path) {
-  const mjcf::Node root = mjcf::read_xml_file(path);
-  std::vector<double> springdamper;
-  Model m = compiler::compile(mjcf::parse_spec(root), &springdamper);
-  return finish(std::move(m), springdamper);
-}
+Model load_model(const std::string& path) { return load(mjcf::read_xml_file(path)); }
 
 Model load_model_from_string(const std::string& xml, const std::string& path) {
-  const mjcf::Node root = mjcf::read_xml_string(xml, path);
-  std::vector<double> springdamper;
-  Model m = compiler::compile(mjcf::parse_spec(root), &springdamper);
-  return finish(std::move(m), springdamper);
+  return load(mjcf::read_xml_string(xml, path));
 }
 
 int name2id(const Model& m, ObjType type, const std::string& name) {

@@ -131,6 +131,18 @@ class Parser {
       else if (n == "extension") fail(c, "element <extension> (plugins) is not supported by MuJoCo 2.2.2");
       else fail(c, "unknown element <" + n + "> in <mujoco>");
     }
+    if (spec.compiler.discardvisual) discard_visual(spec.world);
+  }
+
+  // compiler discardvisual="true": geoms that take part in no collision (contype and conaffinity
+  // both 0) are dropped, after default classes apply. As in 2.2.2 (found by experiment) the
+  // meshes and materials stay, and a reference to a dropped geom is an undefined name.
+  static void discard_visual(BodySpec& b) {
+    std::vector<GeomSpec> kept;
+    for (auto& g : b.geoms)
+      if (g.contype != 0 || g.conaffinity != 0) kept.push_back(std::move(g));
+    b.geoms = std::move(kept);
+    for (auto& c : b.children) discard_visual(c);
   }
 
   int lookup_class(Attrs& a, int inherited) {
@@ -166,12 +178,32 @@ class Parser {
     a.boolean("strippath", c.strippath);
     a.str("meshdir", c.meshdir);
     a.str("texturedir", c.texturedir);
+    if (a.has("assetdir"))
+      a.error("attribute 'assetdir' is newer than MuJoCo 2.2.2 and not supported: use 'meshdir' and 'texturedir'");
     a.accept({"fitaabb", "convexhull", "usethread", "exactmeshinertia"});
     a.finish();
-    if (c.global) fail(n, "coordinate=\"global\" is not supported yet");
-    if (c.fusestatic) fail(n, "fusestatic=\"true\" is not supported yet");
-    if (c.discardvisual) fail(n, "discardvisual=\"true\" is not supported yet");
-    for (const auto& ch : n.children) fail(ch, "unknown element <" + ch.name + "> in <compiler>");
+    for (const auto& ch : n.children) {
+      if (ch.name != "lengthrange") fail(ch, "unknown element <" + ch.name + "> in <compiler>");
+      parse_lengthrange(ch);
+    }
+  }
+
+  // <compiler><lengthrange>: options of the simulation that computes actuator length ranges.
+  void parse_lengthrange(const Node& n) {
+    Attrs a(n);
+    LengthRangeOptions& o = spec.compiler.lengthrange;
+    a.keyword("mode", {{"none", 0}, {"muscle", 1}, {"muscleuser", 2}, {"all", 3}}, o.mode);
+    a.boolean("useexisting", o.useexisting);
+    a.boolean("uselimit", o.uselimit);
+    a.num("accel", o.accel);
+    a.num("maxforce", o.maxforce);
+    a.num("timeconst", o.timeconst);
+    a.num("timestep", o.timestep);
+    a.num("inttotal", o.inttotal);
+    a.num("inteval", o.inteval);
+    a.num("tolrange", o.tolrange);
+    a.finish();
+    for (const auto& ch : n.children) fail(ch, "unknown element <" + ch.name + "> in <lengthrange>");
   }
 
   void parse_option(const Node& n) {
@@ -270,7 +302,7 @@ class Parser {
 
   void parse_statistic(const Node& n) {
     Attrs a(n);
-    a.num("meaninertia", spec.stat.meaninertia);
+    spec.meaninertia_set = a.num("meaninertia", spec.stat.meaninertia);
     a.num("meanmass", spec.stat.meanmass);
     a.num("meansize", spec.stat.meansize);
     a.num("extent", spec.stat.extent);
@@ -338,6 +370,7 @@ class Parser {
         a.nums("refpos", m.refpos, 3);
         a.nums("refquat", m.refquat, 4);
         a.finish();
+        for (const auto& ch : c.children) fail(ch, "unknown element <" + ch.name + "> in <mesh>");
         spec.meshes.push_back(m);
       } else if (c.name == "hfield") {
         HFieldSpec h;
@@ -347,18 +380,38 @@ class Parser {
         a.integer("nrow", h.nrow);
         a.integer("ncol", h.ncol);
         a.nums("size", h.size, 4);
-        h.elevation = a.numlist("elevation");
-        a.accept({"content_type"});
+        if (a.has("elevation"))
+          a.error("attribute 'elevation' is newer than MuJoCo 2.2.2 and not supported: give the height field a 'file'");
         a.finish();
+        for (const auto& ch : c.children) fail(ch, "unknown element <" + ch.name + "> in <hfield>");
         spec.hfields.push_back(h);
       } else if (c.name == "texture" || c.name == "material" || c.name == "skin") {
-        // Visual-only assets: accepted, kept out of the physics.
+        // Visual-only assets: accepted, kept out of the physics; their attributes are checked
+        // against 2.2.2's schema (found by experiment).
         std::string name;
         a.str("name", name);
-        if (c.name == "texture") spec.textures.push_back(name);
-        else if (c.name == "material") spec.materials.push_back(name);
-        else spec.skins.push_back(name);
-        for (const auto& at : c.attrs) a.find(at.first.c_str());
+        if (c.name == "texture") {
+          spec.textures.push_back(name);
+          a.accept({"type", "file", "gridsize", "gridlayout", "fileright", "fileleft", "fileup", "filedown",
+                    "filefront", "fileback", "builtin", "rgb1", "rgb2", "mark", "markrgb", "random", "width", "height",
+                    "hflip", "vflip"});
+        } else if (c.name == "material") {
+          spec.materials.push_back(name);
+          lookup_class(a, 0);
+          a.accept({"texture", "texrepeat", "texuniform", "emission", "specular", "shininess", "reflectance", "rgba"});
+        } else {
+          spec.skins.push_back(name);
+          a.accept({"file", "material", "rgba", "inflate", "vertex", "texcoord", "face", "group"});
+          for (const auto& bone : c.children) {
+            Attrs b(bone);
+            if (bone.name != "bone") b.error("unknown element <" + bone.name + "> in <skin>");
+            b.accept({"body", "bindpos", "bindquat", "vertid", "vertweight"});
+            b.finish();
+          }
+        }
+        a.finish();
+        if (c.name != "skin")
+          for (const auto& ch : c.children) fail(ch, "unknown element <" + ch.name + "> in <" + c.name + ">");
       } else {
         fail(c, "unknown element <" + c.name + "> in <asset>");
       }
@@ -372,9 +425,12 @@ class Parser {
     if (!world) {
       a.str("name", b.name);
       cc = lookup_childclass(a, cc);
-      a.nums("pos", b.pos, 3);
+      b.pos_set = a.nums("pos", b.pos, 3);
       read_orientation(a, spec.compiler, b.quat);
       a.boolean("mocap", b.mocap);
+      // gravcomp is newer than MuJoCo 2.2.2 but documented in the computation chapter (passive
+      // forces): an upward force of gravcomp times the body's weight at its center of mass.
+      a.num("gravcomp", b.gravcomp);
       b.user = a.numlist("user");
     }
     a.finish();
@@ -401,6 +457,12 @@ class Parser {
         j.src = c;
         e.str("name", j.name);
         read_joint(e, j, cs);
+        if (j.type == kJointFree) {
+          // A free joint has no position or axis: 2.2.2 stores 0 and z whatever the attributes say.
+          j.pos[0] = j.pos[1] = j.pos[2] = 0;
+          j.axis[0] = j.axis[1] = 0;
+          j.axis[2] = 1;
+        }
         b.joints.push_back(j);
       } else if (c.name == "freejoint" && !world) {
         JointSpec j;  // defaults do not apply to <freejoint>
@@ -438,8 +500,12 @@ class Parser {
         parse_body(c, b.children.back(), cc, false);
         continue;
       } else if (c.name == "composite") {
+        if (cs.global) e.error("<composite> requires compiler coordinate=\"local\" (as in MuJoCo 2.2.2)");
         parse_composite(c, e, b, cc);
         continue;
+      } else if (c.name == "frame") {
+        e.error("element <frame> is newer than MuJoCo 2.2.2 and not supported: place its children in the body "
+                "with their poses composed");
       } else {
         e.error("unknown element <" + c.name + "> in <" + n.name + ">");
       }

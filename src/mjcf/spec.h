@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/lengthrange.h"
 #include "mjcf/xml_reader.h"
 #include "moreau/model.h"
 
@@ -21,7 +22,8 @@ struct CompilerSpec {
   double boundmass = 0, boundinertia = 0, settotalmass = -1;
   bool balanceinertia = false;
   bool discardvisual = false, fusestatic = false, strippath = false;
-  std::string meshdir, texturedir, assetdir;
+  std::string meshdir, texturedir;
+  LengthRangeOptions lengthrange;  // <compiler><lengthrange .../>
 };
 
 struct JointSpec {
@@ -200,12 +202,16 @@ struct InertialSpec {
   double mass = 0;
   bool full = false;
   double inertia[6] = {0, 0, 0, 0, 0, 0};  // diag (3) or full (xx yy zz xy xz yz)
+  // Set by fusestatic: the inertia the compiler computed for the body and its fused static
+  // children; used as given, whatever compiler/inertiafromgeom says.
+  bool compiled = false;
 };
 
 struct BodySpec {
   Node src;
   std::string name;
   double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0};
+  bool pos_set = false;  // coordinate="global": without pos, the body frame is its inertial frame
   bool mocap = false;
   double gravcomp = 0;
   InertialSpec inertial;
@@ -249,6 +255,8 @@ struct Spec {
   CompilerSpec compiler;
   Option opt;
   Statistic stat;
+  bool meaninertia_set = false;  // <statistic meaninertia>: overrides the computed value (it scales
+                                 // the solver's tolerance)
   int nconmax = -1, njmax = -1, nuserdata = 0, nkey = 0;
   long long nstack = -1, memory = -1;
   int nuser_body = -1, nuser_jnt = -1, nuser_geom = -1, nuser_site = -1, nuser_cam = -1,

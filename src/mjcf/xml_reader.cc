@@ -36,9 +36,19 @@ void convert(const tinyxml2::XMLElement* e, const std::string& file, Node& out, 
 
 void parse_doc(tinyxml2::XMLDocument& doc, const std::string& text, const std::string& file) {
   if (doc.Parse(text.c_str(), text.size()) != tinyxml2::XML_SUCCESS) {
-    const char* s = doc.ErrorStr();
-    throw LoadError(file, doc.ErrorLineNum(), "xml",
-                    std::string("malformed XML: ") + (s ? s : "parse error"));
+    // tinyxml2's message ends with "XMLElement name=NAME" when it knows the element
+    const std::string detail = doc.ErrorStr() ? doc.ErrorStr() : "parse error";
+    std::string element = "xml";
+    const auto at = detail.find("XMLElement name=");
+    if (at != std::string::npos) element = detail.substr(at + 16, detail.find_first_of(" \n", at + 16) - at - 16);
+    std::string what;
+    switch (doc.ErrorID()) {
+      case tinyxml2::XML_ERROR_MISMATCHED_ELEMENT: what = "the element is not closed where its parent ends"; break;
+      case tinyxml2::XML_ERROR_PARSING_ATTRIBUTE: what = "an attribute is malformed or repeated"; break;
+      case tinyxml2::XML_ERROR_EMPTY_DOCUMENT: what = "the document is empty"; break;
+      default: what = "not well-formed XML"; break;
+    }
+    throw LoadError(file, doc.ErrorLineNum(), element, "malformed XML: " + what + " (tinyxml2: " + detail + ")");
   }
   if (!doc.RootElement()) throw LoadError(file, 1, "xml", "no root element");
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "differential/known_differences.h"
+#include "differential/model_compare.h"
 #include "math/vec.h"
 #include "mesh/mesh.h"
 #include "moreau/moreau.h"
@@ -110,19 +111,10 @@ void tensor(const double* quat, const double* diag, double* out) {
     }
 }
 
-class ModelCompare : public ::testing::TestWithParam<std::string> {};
+}  // namespace
 
-void compare_with_mujoco(const std::string& path) {
-  char err[1024] = "";
-  mjModel* mj = mj_loadXML(path.c_str(), nullptr, err, sizeof(err));
-  ASSERT_NE(mj, nullptr) << "MuJoCo failed: " << err;
-  moreau::Model m;
-  try {
-    m = moreau::load_model(path);
-  } catch (const std::exception& e) {
-    mj_deleteModel(mj);
-    FAIL() << "moreau::load_model threw: " << e.what();
-  }
+// The comparison itself, shared with compiler_flags_test.cc (differential/model_compare.h).
+std::string moreau::testing::compare_compiled(moreau::Model& m, const mjModel* mj) {
   Checker c;
 #define SIZE(f) if (m.f != mj->f) c.report(#f, std::to_string(m.f) + " vs " + std::to_string(mj->f))
   SIZE(nq); SIZE(nv); SIZE(nu); SIZE(na); SIZE(nbody); SIZE(njnt); SIZE(ngeom); SIZE(nsite); SIZE(neq);
@@ -131,10 +123,7 @@ void compare_with_mujoco(const std::string& path) {
   SIZE(nuser_body); SIZE(nuser_jnt); SIZE(nuser_geom); SIZE(nuser_site); SIZE(nuser_tendon);
   SIZE(nuser_actuator); SIZE(nuser_sensor);
 #undef SIZE
-  if (c.failures) {
-    mj_deleteModel(mj);
-    FAIL() << path << ": sizes differ:\n" << c.log.str();
-  }
+  if (c.failures) return "sizes differ:\n" + c.log.str();
   const size_t nb = m.nbody, nj = m.njnt, nv = m.nv, ng = m.ngeom, ns = m.nsite, nu = m.nu;
   // Meshes: MuJoCo 2.2.2 stores mesh vertices in single precision and derives the mesh frame,
   // volume and inertia from them, so mesh-derived values (mesh geoms' pos/quat/size/rbound, the
@@ -377,8 +366,27 @@ void compare_with_mujoco(const std::string& path) {
 #undef R
 #undef I
 #undef Q
+  return c.log.str();
+}
+
+namespace {
+
+class ModelCompare : public ::testing::TestWithParam<std::string> {};
+
+void compare_with_mujoco(const std::string& path) {
+  char err[1024] = "";
+  mjModel* mj = mj_loadXML(path.c_str(), nullptr, err, sizeof(err));
+  ASSERT_NE(mj, nullptr) << "MuJoCo failed: " << err;
+  moreau::Model m;
+  try {
+    m = moreau::load_model(path);
+  } catch (const std::exception& e) {
+    mj_deleteModel(mj);
+    FAIL() << "moreau::load_model threw: " << e.what();
+  }
+  const std::string diff = moreau::testing::compare_compiled(m, mj);
   mj_deleteModel(mj);
-  EXPECT_EQ(c.failures, 0) << path << ":\n" << c.log.str();
+  EXPECT_EQ(diff, "") << path << ":\n" << diff;
 }
 
 TEST_P(ModelCompare, MatchesMuJoCo222) {
