@@ -186,11 +186,13 @@ CollisionTable make_default_table() {
   set(kGeomCapsule, kGeomCapsule, capsule_capsule);
   set(kGeomCapsule, kGeomBox, capsule_box);
   set(kGeomBox, kGeomBox, box_box);
-  // general convex pairs
-  const int convex[] = {kGeomSphere, kGeomCapsule, kGeomEllipsoid, kGeomCylinder, kGeomBox};
+  // general convex pairs (MPR), meshes included
+  const int convex[] = {kGeomSphere, kGeomCapsule, kGeomEllipsoid, kGeomCylinder, kGeomBox, kGeomMesh};
   for (int a : convex)
     for (int b : convex)
       if (a <= b && !t.fn[a][b]) t.fn[a][b] = convex_convex;
+  set(kGeomPlane, kGeomMesh, plane_mesh);
+  for (int b : convex) set(kGeomHField, b, hfield_convex);
   return t;
 }
 
