@@ -180,6 +180,9 @@ bool convex_penetration(const Model& m, const ConvexObject& o1, const ConvexObje
   ccd_real_t dep = 0;
   ccd_vec3_t vdir, vpos;
   if (ccdMPRPenetration(&o1, &o2, &ccd, &dep, &vdir, &vpos) != 0) return false;
+  // MPR reports exactly touching shapes with a zero direction; 2.2.2 drops such frameless
+  // contacts (its collision_convex/frameless_contact*.xml tests: 0 contacts where MPR answers so)
+  if (vdir.v[0] * vdir.v[0] + vdir.v[1] * vdir.v[1] + vdir.v[2] * vdir.v[2] < kMinVal) return false;
   *depth = dep;
   math::copy3(dir, vdir.v);
   math::copy3(pos, vpos.v);

@@ -45,8 +45,9 @@ void convex_support(const ConvexObject& o, const double* dir, double* out);
 void convex_center(const ConvexObject& o, double* out);
 
 // MPR penetration of two objects (libccd, mpr_tolerance and mpr_iterations of the model). True
-// if they intersect; then depth >= 0, dir (unit) points from object 1 to object 2, and pos lies
-// between the two surfaces.
+// if they intersect with a defined direction (exact touching, which MPR reports without one, counts
+// as no contact, as in 2.2.2); then depth >= 0, dir (unit) points from object 1 to object 2, and
+// pos lies between the two surfaces.
 bool convex_penetration(const Model& m, const ConvexObject& o1, const ConvexObject& o2, double* depth,
                         double* dir, double* pos);
 

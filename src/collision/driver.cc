@@ -7,6 +7,7 @@
 // chapter describes (and in the order 2.2.2 produces).
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "collision/broadphase.h"
 #include "collision/filter.h"
@@ -210,6 +211,9 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
   using namespace col;
   d.ncon = 0;
   if (m.opt.disableflags & (kDsblContact | kDsblConstraint)) return;
+  // the loader and the CLI refuse it; a Model assembled by hand must not get one contact silently
+  if (m.opt.enableflags & kEnblMulticcd)
+    throw std::runtime_error("collision: the multiccd flag (multi-point convex collision) is not implemented");
   if (d.contact.empty() || m.ngeom == 0) return;
   Collector col(m, d, table);
   Params p;

@@ -27,6 +27,14 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "uses fluidshape=\"ellipsoid\": the ellipsoid fluid model is not implemented (inertia-box model is)"},
     {"Pipeline", "derivative/tumbling_thin_object_ellipsoid.xml",
      "uses fluidshape=\"ellipsoid\": the ellipsoid fluid model is not implemented (inertia-box model is)"},
+    // flag multiccd (2.2.2's multi-point convex collision: 4 more MPR calls with both geoms turned by
+    // 1e-3 rad about the tangent axes) is not described by the reference documents; Moreau's loader
+    // refuses it (issue 3)
+    {"ModelCompare", "collision_convex/capsule_mesh.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
+    {"ModelCompare", "collision_convex/cylinder_box.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
+    {"ModelCompare", "collision_convex/edge_edge.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
+    {"ModelCompare", "collision_convex/long_box.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
+    {"ModelCompare", "collision_convex/multiple_objects.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
     {"Pipeline", "dm_control/dog.xml",
      "at one of three trajectory states (step 100, 3 contacts, all pair types exact) efc_force differs by "
      "0.5% while the contacts, efc_pos and efc_R agree to 1e-8; suspected cause, not yet confirmed: 8 tiny "
