@@ -35,6 +35,12 @@ inline constexpr KnownDifference kKnownDifferences[] = {
     {"ModelCompare", "collision_convex/edge_edge.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
     {"ModelCompare", "collision_convex/long_box.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
     {"ModelCompare", "collision_convex/multiple_objects.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
+    {"Pipeline", "collision_convex/conemesh_box.xml",
+     "the cone has two equal principal moments, so its mesh frame (and the single-precision vertices "
+     "stored in it) is 2.2.2's eigen-solver's choice, not reproduced to the bit; the cone's base lies "
+     "flat on the box, where MPR's contact point depends on the last bits: dist differs by 1e-8, "
+     "efc_force by 1% (with 2.2.2's own vertices the mesh-box contact is bit-identical, "
+     "collision_primitives_test)"},
     {"Pipeline", "dm_control/dog.xml",
      "at one of three trajectory states (step 100, 3 contacts, all pair types exact) efc_force differs by "
      "0.5% while the contacts, efc_pos and efc_R agree to 1e-8; suspected cause, not yet confirmed: 8 tiny "
