@@ -34,54 +34,71 @@ int plane_mesh(const Model& m, const Data& d, int g1, int g2, double margin, Con
     math::mulmatvec3(w, mmat, vl);
     math::add3(w, w, mpos);
   };
-  auto dist_of = [&](const double* w) {
-    double t[3];
-    math::sub3(t, w, ppos);
-    return math::dot3(n, t);
+  // distance to the plane of mesh vertex g: n.(R v + p - p0) = (R'n).v + n.(p - p0)
+  double nl[3], t[3];
+  math::mulmatTvec3(nl, mmat, n);
+  math::sub3(t, mpos, ppos);
+  const double offset = math::dot3(n, t);
+  auto vdist = [&](int g) {
+    const float* v = vert + 3 * g;
+    return nl[0] * v[0] + nl[1] * v[1] + nl[2] * v[2] + offset;
   };
-  // deepest hull vertex
+  // deepest vertex: hill climbing down the hull graph from vertex 0 (as the support function),
+  // or the first minimum over all vertices without a graph
   int best = 0;
-  double bestdist = 1e300;
-  for (int i = 0; i < nhull; ++i) {
-    double w[3];
-    world(globalid ? globalid[i] : i, w);
-    const double dd = dist_of(w);
-    if (dd < bestdist) {
-      bestdist = dd;
-      best = i;
+  if (globalid) {
+    double bd = vdist(globalid[0]);
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const int* e = edges + edgeadr[best]; *e >= 0; ++e) {
+        const double dd = vdist(globalid[*e]);
+        if (dd < bd) {
+          bd = dd;
+          best = *e;
+          moved = true;
+        }
+      }
+    }
+  } else {
+    double bd = 1e300;
+    for (int i = 0; i < nhull; ++i) {
+      const double dd = vdist(i);
+      if (dd < bd) {
+        bd = dd;
+        best = i;
+      }
     }
   }
-  if (bestdist > margin) return 0;
   double pts[3][3];
   int cnt = 0;
-  auto add = [&](const double* w, double dd) {
+  auto add = [&](int g) {
+    double w[3], pos[3], r[3];
+    world(g, w);
+    math::sub3(r, w, ppos);
+    const double dd = math::dot3(n, r);
     math::copy3(pts[cnt], w);
-    double pos[3];
     math::copy3(pos, w);
     math::addscl3(pos, n, -0.5 * dd);
     set_point(out[cnt], dd, pos, n);
     ++cnt;
   };
-  {
-    double w[3];
-    world(globalid ? globalid[best] : best, w);
-    add(w, bestdist);
-  }
+  if (vdist(globalid ? globalid[best] : best) > margin) return 0;
+  add(globalid ? globalid[best] : best);
   if (!edges) return cnt;
   const double* size = &m.geom_size[3 * g2];
   const double tol = 0.3 * std::max(size[0], size[1]);
   for (int e = edgeadr[best]; edges[e] >= 0 && cnt < 3; ++e) {
+    const int g = globalid[edges[e]];
+    if (vdist(g) > margin) continue;
     double w[3];
-    world(globalid[edges[e]], w);
-    const double dd = dist_of(w);
-    if (dd > margin) continue;
+    world(g, w);
     bool far = true;
     for (int k = 0; k < cnt && far; ++k) {
-      double t[3];
-      math::sub3(t, w, pts[k]);
-      far = math::norm3(t) > tol;
+      double dv[3];
+      math::sub3(dv, w, pts[k]);
+      far = math::norm3(dv) > tol;
     }
-    if (far) add(w, dd);
+    if (far) add(g);
   }
   return cnt;
 }

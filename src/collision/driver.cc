@@ -11,6 +11,7 @@
 
 #include "collision/broadphase.h"
 #include "collision/filter.h"
+#include "collision/midphase.h"
 #include "collision/narrowphase.h"
 #include "moreau/moreau.h"
 
@@ -236,10 +237,26 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
     for (int i = 0; i < npairs && !col.full(); ++i) {
       const int b1 = pairs[i] >> 16, b2 = pairs[i] & 0xFFFF;
       if (use_pairs) explicit_upto(((b1 + 1) << 16) + b2 + 1);  // Model's signature convention
-      const int a1 = m.body_geomadr[b1], n1 = m.body_geomnum[b1];
-      const int a2 = m.body_geomadr[b2], n2 = m.body_geomnum[b2];
-      for (int g1 = a1; g1 < a1 + n1; ++g1) {
-        for (int g2 = a2; g2 < a2 + n2; ++g2) {
+      // geoms of each body, all of them or, for a body with a tree, those near the other body
+      // (mid phase: the same pairs pass the bounding-sphere test, in the same order)
+      const int* l1 = nullptr;
+      const int* l2 = nullptr;
+      int n1 = m.body_geomnum[b1], n2 = m.body_geomnum[b2];
+      if (midphase_has_tree(d, b1)) {
+        int* out = midphase_list(d, 0);
+        n1 = midphase_query(m, d, b1, &d.col_bound[6 * b2], out);
+        l1 = out;
+      }
+      if (midphase_has_tree(d, b2)) {
+        int* out = midphase_list(d, 1);
+        n2 = midphase_query(m, d, b2, &d.col_bound[6 * b1], out);
+        l2 = out;
+      }
+      const int a1 = m.body_geomadr[b1], a2 = m.body_geomadr[b2];
+      for (int i1 = 0; i1 < n1; ++i1) {
+        const int g1 = l1 ? l1[i1] : a1 + i1;
+        for (int i2 = 0; i2 < n2; ++i2) {
+          const int g2 = l2 ? l2[i2] : a2 + i2;
           if (!compatible(m.geom_contype[g1], m.geom_conaffinity[g1], m.geom_contype[g2],
                           m.geom_conaffinity[g2]))
             continue;

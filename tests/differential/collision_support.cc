@@ -45,6 +45,8 @@ Model collision_model_from_mj(const mjModel* mm) {
   m.geom_solref = vec<double>(mm->geom_solref, ng * mjNREF);
   m.geom_solimp = vec<double>(mm->geom_solimp, ng * mjNIMP);
   m.geom_size = vec<double>(mm->geom_size, ng * 3);
+  m.geom_pos = vec<double>(mm->geom_pos, ng * 3);  // geom frames in their bodies (mid phase)
+  m.geom_quat = vec<double>(mm->geom_quat, ng * 4);
   m.geom_rbound = vec<double>(mm->geom_rbound, ng);
   m.geom_friction = vec<double>(mm->geom_friction, ng * 3);
   m.geom_margin = vec<double>(mm->geom_margin, ng);
