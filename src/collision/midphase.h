@@ -16,8 +16,10 @@
 
 namespace moreau::col {
 
-// Bodies with at least this many collidable geoms get a tree (measured: bench/collision_bench.cc,
-// midphase.xml; below it the plain double loop over geom pairs is as fast).
+// Bodies with at least this many collidable geoms get a tree. Measured (a body of N boxes among 10
+// capsules, collision() per call, same process): N = 4: 4.4-6.1 us with a tree vs 4.7-7.8 without
+// (equal within the noise), N = 8: 9.8 vs 11.4-14.8, N = 32: 13-17 vs 31-33; midphase.xml (1000
+// boxes in one body): 7.5x faster. 8 keeps compact bodies (limbs of 1-3 geoms) on the plain loop.
 inline constexpr int kMidphaseMinGeoms = 8;
 
 // Builds the trees of all bodies with kMidphaseMinGeoms or more collidable geoms into d.
