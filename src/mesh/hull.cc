@@ -66,18 +66,20 @@ std::vector<int> graph_of(std::vector<coordT>& pts) {
   // neighbours of each hull vertex: the other vertices of the facets around it, in qhull's order
   // of the vertex's facet neighbours and of each facet's vertices, each once
   std::vector<std::vector<int>> nbr(nv);
+  std::vector<int> seen(nv, -1);  // seen[j] == i: j is already a neighbour of i
   qh_vertexneighbors(qh);
   FORALLvertices {
-    auto& l = nbr[local[qh_pointid(qh, vertex->point)]];
+    const int i = local[qh_pointid(qh, vertex->point)];
+    auto& l = nbr[i];
     facetT *neighbor, **neighborp;
     FOREACHneighbor_(vertex) {
       vertexT *vv, **vvp;
       FOREACHsetelement_(vertexT, neighbor->vertices, vv) {
         if (vv == vertex) continue;
         const int lb = local[qh_pointid(qh, vv->point)];
-        bool seen = false;
-        for (int x : l) seen = seen || x == lb;
-        if (!seen) l.push_back(lb);
+        if (seen[lb] == i) continue;
+        seen[lb] = i;
+        l.push_back(lb);
       }
     }
   }
