@@ -33,6 +33,7 @@ States* load_states(const std::string& path) {
   char err[1000] = "";
   s->mm = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
   if (!s->mm) return nullptr;
+  s->mm->opt.enableflags &= ~mjENBL_MULTICCD;  // not implemented in Moreau
   s->m = moreau::coltest::collision_model_from_mj(s->mm);
   mjData* run = mj_makeData(s->mm);
   std::mt19937 rng(1);
@@ -56,8 +57,18 @@ States* load_states(const std::string& path) {
   return cache.back().get();
 }
 
-const char* kModels[] = {"/usr/share/mujoco/model/humanoid100/humanoid100.xml",
-                         "/usr/share/mujoco/model/humanoid/22_humanoids.xml"};
+// The source folder of this file (bench/), for the scenes kept beside it.
+std::string bench_dir() {
+  const std::string f = __FILE__;
+  return f.substr(0, f.find_last_of('/'));
+}
+const std::string kModels[] = {
+    "/usr/share/mujoco/model/humanoid100/humanoid100.xml", "/usr/share/mujoco/model/humanoid/22_humanoids.xml",
+    // 1000 boxes in one body under a humanoid: where the mid phase matters (src/collision/midphase.h)
+    std::string(MOREAU_SHARED_DIR) + "/models/mujoco/test/engine/testdata/collision_driver/midphase.xml",
+    // 36 mesh bodies (bunnies, cones) on a plane and boxes: mesh-mesh, mesh-box, mesh-plane
+    bench_dir() + "/models/mesh_pile.xml"};
+std::string short_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
 
 void BM_MujocoCollision(benchmark::State& state) {
   States* s = load_states(kModels[state.range(0)]);
@@ -68,7 +79,7 @@ void BM_MujocoCollision(benchmark::State& state) {
     mj_collision(s->mm, d);
     benchmark::DoNotOptimize(d->ncon);
   }
-  state.SetLabel(std::string(kModels[state.range(0)]).substr(24) + ", mean ncon " +
+  state.SetLabel(short_name(kModels[state.range(0)]) + ", mean ncon " +
                  std::to_string(s->ncon / static_cast<int>(s->md.size())));
 }
 
@@ -81,10 +92,26 @@ void BM_MoreauCollision(benchmark::State& state) {
     moreau::collision(s->m, d);
     benchmark::DoNotOptimize(d.ncon);
   }
-  state.SetLabel(std::string(kModels[state.range(0)]).substr(24));
+  state.SetLabel(short_name(kModels[state.range(0)]));
 }
 
-BENCHMARK(BM_MujocoCollision)->Arg(0)->Arg(1);
-BENCHMARK(BM_MoreauCollision)->Arg(0)->Arg(1);
+// The same without the mid phase (trees removed from Data): what the mid phase saves.
+void BM_MoreauCollisionNoMidphase(benchmark::State& state) {
+  States* s = load_states(kModels[state.range(0)]);
+  if (!s) { state.SkipWithError("model did not load"); return; }
+  std::vector<moreau::Data> d = s->d;
+  for (auto& x : d) x.col_bvh_adr.assign(s->m.nbody, -1);
+  size_t i = 0;
+  for (auto _ : state) {
+    moreau::Data& di = d[i++ % d.size()];
+    moreau::collision(s->m, di);
+    benchmark::DoNotOptimize(di.ncon);
+  }
+  state.SetLabel(short_name(kModels[state.range(0)]));
+}
+
+BENCHMARK(BM_MujocoCollision)->DenseRange(0, 3);
+BENCHMARK(BM_MoreauCollision)->DenseRange(0, 3);
+BENCHMARK(BM_MoreauCollisionNoMidphase)->Arg(2)->Arg(3);
 
 }  // namespace

@@ -38,7 +38,9 @@ struct CollisionTable {
   void* user[kNGeomTypes][kNGeomTypes] = {};
 };
 
-// The built-in functions (analytic for primitive pairs; null where not implemented yet).
+// The built-in functions: analytic for primitive pairs, MPR (libccd) for the other convex pairs,
+// meshes (their convex hulls) and height fields against convex geoms; null for pairs that never
+// collide (plane-plane, plane-hfield, hfield-hfield).
 const CollisionTable& default_collision_table();
 
 // Collision detection with a caller-supplied table (collision(m, d) uses the default table).

@@ -226,6 +226,11 @@ struct Data {
   // them only if a state yields more candidate body pairs than reserved.
   std::vector<double> col_bound;                 // 6*nbody: body bounding boxes (min xyz, max xyz)
   std::vector<int> col_work;                     // sort order, candidate body pairs
+  // Mid phase (src/collision/midphase.h): per-body trees of geom bounds, built by collision_reserve.
+  std::vector<int> col_bvh_adr;                  // nbody: first node of the body's tree, -1: none
+  std::vector<int> col_bvh_node;                 // 3 per node
+  std::vector<double> col_bvh_box;               // 7 per node
+  std::vector<int> col_mid_work;                 // candidate geom lists, traversal stack
 
   // ------------------------------------------------------------------ diagnostics
   std::array<WarningStat, kNWarning> warning{};

@@ -332,7 +332,7 @@ struct Model {
   std::vector<int> mesh_graphadr;     // convex hull data address, -1 if none
   std::vector<float> mesh_vert;       // 3 per vertex, in the mesh's (inertial) frame
   std::vector<int> mesh_face;         // 3 per face
-  std::vector<int> mesh_graph;        // convex hull graph
+  std::vector<int> mesh_graph;        // convex hull graph (qhull; layout as 2.2.2: src/mesh/mesh.h hull_graph)
 
   // ------------------------------------------------------------------ height fields
   std::vector<double> hfield_size;    // 4: x, y, z_top, z_bottom

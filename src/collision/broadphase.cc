@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "collision/filter.h"
+#include "collision/midphase.h"
 #include "moreau/collision.h"
 
 namespace moreau {
@@ -27,6 +28,7 @@ void collision_reserve(const Model& m, Data& d) {
   const size_t worst_pairs = nb * (nb > 0 ? nb - 1 : 0) / 2;
   const size_t need = 3 * nb + std::max<size_t>(8 * nb, std::min<size_t>(worst_pairs, size_t{1} << 22)) + 64;
   if (d.col_work.size() < need) d.col_work.resize(need);
+  if (d.col_bvh_adr.size() != nb) col::midphase_build(m, d);
 }
 
 }  // namespace moreau

@@ -7,9 +7,11 @@
 // chapter describes (and in the order 2.2.2 produces).
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "collision/broadphase.h"
 #include "collision/filter.h"
+#include "collision/midphase.h"
 #include "collision/narrowphase.h"
 #include "moreau/moreau.h"
 
@@ -186,11 +188,13 @@ CollisionTable make_default_table() {
   set(kGeomCapsule, kGeomCapsule, capsule_capsule);
   set(kGeomCapsule, kGeomBox, capsule_box);
   set(kGeomBox, kGeomBox, box_box);
-  // general convex pairs
-  const int convex[] = {kGeomSphere, kGeomCapsule, kGeomEllipsoid, kGeomCylinder, kGeomBox};
+  // general convex pairs (MPR), meshes included
+  const int convex[] = {kGeomSphere, kGeomCapsule, kGeomEllipsoid, kGeomCylinder, kGeomBox, kGeomMesh};
   for (int a : convex)
     for (int b : convex)
       if (a <= b && !t.fn[a][b]) t.fn[a][b] = convex_convex;
+  set(kGeomPlane, kGeomMesh, plane_mesh);
+  for (int b : convex) set(kGeomHField, b, hfield_convex);
   return t;
 }
 
@@ -208,6 +212,9 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
   using namespace col;
   d.ncon = 0;
   if (m.opt.disableflags & (kDsblContact | kDsblConstraint)) return;
+  // the loader and the CLI refuse it; a Model assembled by hand must not get one contact silently
+  if (m.opt.enableflags & kEnblMulticcd)
+    throw std::runtime_error("collision: the multiccd flag (multi-point convex collision) is not implemented");
   if (d.contact.empty() || m.ngeom == 0) return;
   Collector col(m, d, table);
   Params p;
@@ -230,10 +237,26 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
     for (int i = 0; i < npairs && !col.full(); ++i) {
       const int b1 = pairs[i] >> 16, b2 = pairs[i] & 0xFFFF;
       if (use_pairs) explicit_upto(((b1 + 1) << 16) + b2 + 1);  // Model's signature convention
-      const int a1 = m.body_geomadr[b1], n1 = m.body_geomnum[b1];
-      const int a2 = m.body_geomadr[b2], n2 = m.body_geomnum[b2];
-      for (int g1 = a1; g1 < a1 + n1; ++g1) {
-        for (int g2 = a2; g2 < a2 + n2; ++g2) {
+      // geoms of each body, all of them or, for a body with a tree, those near the other body
+      // (mid phase: the same pairs pass the bounding-sphere test, in the same order)
+      const int* l1 = nullptr;
+      const int* l2 = nullptr;
+      int n1 = m.body_geomnum[b1], n2 = m.body_geomnum[b2];
+      if (midphase_has_tree(d, b1)) {
+        int* out = midphase_list(d, 0);
+        n1 = midphase_query(m, d, b1, &d.col_bound[6 * b2], out);
+        l1 = out;
+      }
+      if (midphase_has_tree(d, b2)) {
+        int* out = midphase_list(d, 1);
+        n2 = midphase_query(m, d, b2, &d.col_bound[6 * b1], out);
+        l2 = out;
+      }
+      const int a1 = m.body_geomadr[b1], a2 = m.body_geomadr[b2];
+      for (int i1 = 0; i1 < n1; ++i1) {
+        const int g1 = l1 ? l1[i1] : a1 + i1;
+        for (int i2 = 0; i2 < n2; ++i2) {
+          const int g2 = l2 ? l2[i2] : a2 + i2;
           if (!compatible(m.geom_contype[g1], m.geom_conaffinity[g1], m.geom_contype[g2],
                           m.geom_conaffinity[g2]))
             continue;

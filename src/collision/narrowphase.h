@@ -66,7 +66,9 @@ MOREAU_COLLIDE(sphere_box);
 MOREAU_COLLIDE(capsule_capsule);
 MOREAU_COLLIDE(capsule_box);
 MOREAU_COLLIDE(box_box);
-MOREAU_COLLIDE(convex_convex);  // general convex pairs (support-function based); may be null-op
+MOREAU_COLLIDE(convex_convex);  // general convex pairs by MPR (libccd), meshes included (convex.cc)
+MOREAU_COLLIDE(plane_mesh);     // collide_mesh.cc
+MOREAU_COLLIDE(hfield_convex);  // height field against the convex types (collide_hfield.cc)
 #undef MOREAU_COLLIDE
 
 }  // namespace moreau::col

@@ -32,6 +32,7 @@ Model Compiler::run() {
   if (s_.world.name.empty()) body_names_.ids.emplace("world", 0);
   m_.nbody = static_cast<int>(bodies_.size());
   compile_tree();
+  compile_mesh_graphs();
   compile_tree_structure();
   for (const auto* j : joints_) m_.jnt_names.push_back(j->name);
   for (const auto* g : geoms_) m_.geom_names.push_back(g->name);

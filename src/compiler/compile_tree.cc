@@ -5,6 +5,7 @@
 
 #include "compiler/compiler.h"
 #include "math/vec.h"
+#include "mesh/mesh.h"
 
 namespace moreau::compiler {
 
@@ -28,6 +29,28 @@ void Compiler::flatten(const mjcf::BodySpec& b, int parent) {
 }
 
 // ------------------------------------------------------------------------------ assets
+
+// Convex hull graphs (collision detection walks them), computed from the stored single-precision
+// vertices. As 2.2.2 (established by loading models in it): a mesh gets a graph when its faces
+// came from its hull (no faces given) or when some geom using it can collide (contype or
+// conaffinity non-zero); purely visual meshes (the dog's bones, the mug) get none.
+void Compiler::compile_mesh_graphs() {
+  std::vector<char> needed(m_.nmesh, 0);
+  for (int i = 0; i < m_.nmesh; ++i) needed[i] = meshes_[i].faces_from_hull;
+  for (int g = 0; g < m_.ngeom; ++g)
+    if (m_.geom_type[g] == kGeomMesh && (m_.geom_contype[g] || m_.geom_conaffinity[g])) needed[m_.geom_dataid[g]] = 1;
+  for (int i = 0; i < m_.nmesh; ++i) {
+    if (!needed[i]) continue;
+    try {
+      const std::vector<float>& v = meshes_[i].raw_vert;
+      const std::vector<int> graph = mesh::hull_graph(v.data(), static_cast<int>(v.size() / 3));
+      m_.mesh_graphadr[i] = static_cast<int>(m_.mesh_graph.size());
+      m_.mesh_graph.insert(m_.mesh_graph.end(), graph.begin(), graph.end());
+    } catch (const std::exception& e) {
+      fail(s_.meshes[i].src, std::string("mesh convex hull: ") + e.what());
+    }
+  }
+}
 
 void Compiler::compile_assets() {
   for (size_t i = 0; i < s_.materials.size(); ++i)
@@ -57,7 +80,7 @@ void Compiler::compile_assets() {
     m_.mesh_vertnum.push_back(static_cast<int>(mi.vert.size() / 3));
     m_.mesh_faceadr.push_back(m_.nmeshface);
     m_.mesh_facenum.push_back(static_cast<int>(mi.face.size() / 3));
-    m_.mesh_graphadr.push_back(-1);
+    m_.mesh_graphadr.push_back(-1);  // compile_mesh_graphs, once the geoms are known
     for (double v : mi.vert) m_.mesh_vert.push_back(static_cast<float>(v));
     for (int f : mi.face) m_.mesh_face.push_back(f);
     m_.nmeshvert += static_cast<int>(mi.vert.size() / 3);

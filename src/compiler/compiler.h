@@ -81,6 +81,7 @@ class Compiler {
 
   void flatten(const mjcf::BodySpec& b, int parent);
   void compile_assets();
+  void compile_mesh_graphs();
   void compile_tree();
   void compile_geom(const mjcf::GeomSpec& g, int body);
   void compile_site(const mjcf::SiteSpec& g, int body);

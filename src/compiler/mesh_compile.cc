@@ -70,7 +70,10 @@ HFieldInfo load_hfield(const mjcf::HFieldSpec& h, const mjcf::Spec& spec) {
     hi_v = *std::max_element(raw.begin(), raw.end());
   }
   hi.data.resize(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) hi.data[i] = static_cast<float>(hi_v > lo ? (raw[i] - lo) / (hi_v - lo) : 0);
+  // in single precision, as 2.2.2 (its hfield_data equals (raw - min) / (max - min) computed in
+  // float, bit for bit; the double quotient differs in the last bit for 11 of 63 random samples)
+  const float flo = static_cast<float>(lo), frange = static_cast<float>(hi_v) - flo;
+  for (size_t i = 0; i < raw.size(); ++i) hi.data[i] = hi_v > lo ? (static_cast<float>(raw[i]) - flo) / frange : 0.0f;
   return hi;
 }
 
@@ -97,6 +100,11 @@ MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec) {
       if (f < 0 || f >= nv) mjcf::fail(ms.src, "attribute 'face' has a vertex index out of range");
   }
   if (tm.vert.size() < 12) mjcf::fail(ms.src, "mesh needs at least 4 vertices");
+  MeshInfo mi;
+  // 2.2.2 computes the convex hull graph from the vertices as read, before refpos/refquat/scale
+  // (qhull's vertex and face order depend on the coordinates; established by comparing
+  // mesh_graph with 2.2.2's, see compile_mesh_graphs)
+  mi.raw_vert.assign(tm.vert.begin(), tm.vert.end());
   // reference frame (refpos/refquat, in the file's units), then scale; vertices are stored in
   // single precision as in MuJoCo.
   double rq[4];
@@ -113,18 +121,22 @@ MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec) {
   // a mirroring scale turns the faces inside out
   if (ms.scale[0] * ms.scale[1] * ms.scale[2] < 0)
     for (size_t f = 0; f < tm.face.size(); f += 3) std::swap(tm.face[f + 1], tm.face[f + 2]);
-  if (tm.face.empty()) {
+  const bool faces_from_hull = tm.face.empty();
+  if (faces_from_hull) {
+    // the hull of the vertices as read, as 2.2.2 (its mesh_face then equals ours); a mirroring
+    // scale turns these faces inside out too
     try {
-      tm.face = mesh::convex_hull(tm.vert);
+      tm.face = mesh::convex_hull(std::vector<double>(mi.raw_vert.begin(), mi.raw_vert.end()));
     } catch (const std::exception& e) {
       mjcf::fail(ms.src, e.what());
     }
+    if (ms.scale[0] * ms.scale[1] * ms.scale[2] < 0)
+      for (size_t f = 0; f < tm.face.size(); f += 3) std::swap(tm.face[f + 1], tm.face[f + 2]);
   }
   // MuJoCo 2.2.2's default (legacy) mesh mass properties: absolute-volume tetrahedra, for convex
   // and non-convex meshes alike (the rule and how it was established: mesh.h/mesh.cc).
   const mesh::MassProperties mp = mesh::legacy_mass_properties(tm);
   if (mp.volume < 1e-15) mjcf::fail(ms.src, "mesh volume is too small (is the mesh closed?)");
-  MeshInfo mi;
   double I[3];
   if (!principal_axes(mp.inertia, I, mi.quat)) mjcf::fail(ms.src, "mesh inertia is not positive definite");
   copy3(mi.pos, mp.com);
@@ -154,6 +166,7 @@ MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec) {
   for (int k = 0; k < 3; ++k) mi.aamm_half[k] = std::max(std::fabs(lo[k]), std::fabs(hi[k]));
   mi.rbound = norm3(mi.aamm_half);  // 2.2.2: the bounding sphere of that box
   mi.face = tm.face;
+  mi.faces_from_hull = faces_from_hull;
   return mi;
 }
 

@@ -8,7 +8,6 @@
 #include <map>
 #include <sstream>
 #include <tuple>
-#include <array>
 
 namespace moreau::mesh {
 
@@ -108,6 +107,19 @@ TriMesh read_obj(const std::string& path) {
     }
   }
   if (m.vert.empty()) throw std::runtime_error("OBJ '" + path + "' has no vertices");
+  // As 2.2.2 (stanford_bunny.obj: 2503 'v' lines, 4968 faces -> 14904 vertices, face i = (3i,
+  // 3i+1, 3i+2)): a mesh with faces gets one vertex per face corner, in face order. The vertex
+  // order matters for the convex hull graph (qhull's output order follows the input).
+  if (!m.face.empty()) {
+    std::vector<double> corners;
+    corners.reserve(3 * m.face.size());
+    for (size_t i = 0; i < m.face.size(); ++i) {
+      const double* v = &m.vert[3 * static_cast<size_t>(m.face[i])];
+      corners.insert(corners.end(), v, v + 3);
+      m.face[i] = static_cast<int>(i);
+    }
+    m.vert.swap(corners);
+  }
   return m;
 }
 
@@ -149,78 +161,6 @@ TriMesh read_mesh_file(const std::string& path) {
 }
 
 // ------------------------------------------------------------------------------ convex hull
-
-std::vector<int> convex_hull(const std::vector<double>& v) {
-  // Incremental hull: start from a tetrahedron, add points one at a time, replacing the faces
-  // they see by a cone to the horizon. O(n * faces): meant for the small point sets of MJCF
-  // meshes given without faces.
-  const int n = static_cast<int>(v.size() / 3);
-  auto P = [&](int i) { return &v[3 * i]; };
-  double scale = 0;
-  for (double x : v) scale = std::max(scale, std::fabs(x));
-  const double eps = 1e-10 * std::max(scale, 1e-300);
-  auto sub = [](const double* a, const double* b, double* r) { for (int k = 0; k < 3; ++k) r[k] = a[k] - b[k]; };
-  auto cross = [](const double* a, const double* b, double* r) {
-    r[0] = a[1] * b[2] - a[2] * b[1]; r[1] = a[2] * b[0] - a[0] * b[2]; r[2] = a[0] * b[1] - a[1] * b[0];
-  };
-  auto orient = [&](int a, int b, int c, int d) {  // > 0: d above plane abc (ccw normal)
-    double u[3], w[3], nrm[3], x[3];
-    sub(P(b), P(a), u); sub(P(c), P(a), w); cross(u, w, nrm); sub(P(d), P(a), x);
-    return nrm[0] * x[0] + nrm[1] * x[1] + nrm[2] * x[2];
-  };
-  if (n < 4) throw std::runtime_error("convex hull needs at least 4 vertices");
-  // initial tetrahedron: two far points, the farthest from their line, the farthest from that plane
-  int i0 = 0, i1 = -1, i2 = -1, i3 = -1;
-  double best = 0;
-  for (int i = 1; i < n; ++i) {
-    double d[3]; sub(P(i), P(i0), d);
-    const double l = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    if (l > best) { best = l; i1 = i; }
-  }
-  if (i1 < 0 || std::sqrt(best) < eps) throw std::runtime_error("mesh vertices are all at one point");
-  best = 0;
-  for (int i = 0; i < n; ++i) {
-    double a[3], b[3], c[3]; sub(P(i1), P(i0), a); sub(P(i), P(i0), b); cross(a, b, c);
-    const double l = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-    if (l > best) { best = l; i2 = i; }
-  }
-  if (i2 < 0 || best < eps * eps) throw std::runtime_error("mesh vertices are collinear");
-  best = 0;
-  for (int i = 0; i < n; ++i) {
-    const double o = std::fabs(orient(i0, i1, i2, i));
-    if (o > best) { best = o; i3 = i; }
-  }
-  if (i3 < 0 || best < eps * eps * eps) throw std::runtime_error("mesh vertices are coplanar (no volume)");
-  std::vector<std::array<int, 3>> faces;
-  if (orient(i0, i1, i2, i3) > 0) std::swap(i1, i2);  // make i3 lie below (outward normals)
-  faces = {{i0, i1, i2}, {i0, i3, i1}, {i1, i3, i2}, {i2, i3, i0}};
-  const double tol = eps * eps * eps;
-  for (int p = 0; p < n; ++p) {
-    if (p == i0 || p == i1 || p == i2 || p == i3) continue;
-    std::vector<char> visible(faces.size(), 0);
-    bool any = false;
-    for (size_t f = 0; f < faces.size(); ++f)
-      if (orient(faces[f][0], faces[f][1], faces[f][2], p) > tol) visible[f] = 1, any = true;
-    if (!any) continue;
-    // horizon edges: edges of visible faces whose twin belongs to an invisible face
-    std::map<std::pair<int, int>, int> edge_owner;
-    for (size_t f = 0; f < faces.size(); ++f)
-      for (int k = 0; k < 3; ++k) edge_owner[{faces[f][k], faces[f][(k + 1) % 3]}] = static_cast<int>(f);
-    std::vector<std::array<int, 3>> next;
-    for (size_t f = 0; f < faces.size(); ++f) {
-      if (!visible[f]) { next.push_back(faces[f]); continue; }
-      for (int k = 0; k < 3; ++k) {
-        const int a = faces[f][k], b = faces[f][(k + 1) % 3];
-        auto it = edge_owner.find({b, a});
-        if (it != edge_owner.end() && !visible[it->second]) next.push_back({a, b, p});
-      }
-    }
-    faces.swap(next);
-  }
-  std::vector<int> out;
-  for (const auto& f : faces) out.insert(out.end(), f.begin(), f.end());
-  return out;
-}
 
 // ------------------------------------------------------------------------------ mass properties
 

@@ -17,9 +17,20 @@ struct TriMesh {
 // Throws std::runtime_error with a message that says what is wrong.
 TriMesh read_mesh_file(const std::string& path);
 
-// Triangles of the convex hull of the points (outward, counter-clockwise). Throws
-// std::runtime_error when the points span no volume.
+// Triangles of the convex hull of the points (outward, counter-clockwise), as qhull lists them
+// (the face part of hull_graph). Throws std::runtime_error when the points span no volume.
 std::vector<int> convex_hull(const std::vector<double>& vert);
+
+// The convex hull of a mesh's vertices as the graph that collision detection walks, in MuJoCo
+// 2.2.2's mesh_graph layout (established by comparing with 2.2.2's compiled models):
+//   numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert],
+//   edge_localid[numvert + 3*numface], face_globalid[3*numface].
+// Hull vertices are numbered locally (0..numvert-1) in qhull's vertex-list order; vert_globalid
+// maps them to mesh vertex indices; edge_localid holds, from vert_edgeadr[i], the local ids of
+// the hull neighbours of vertex i followed by -1; face_globalid the hull triangles (mesh vertex
+// indices, counter-clockwise seen from outside). Computed with qhull (option Qt: triangulated).
+// Throws std::runtime_error when qhull fails (fewer than 4 points, no volume).
+std::vector<int> hull_graph(const float* vert, int nvert);
 
 // Volume, center of mass and inertia about the center of mass (xx, yy, zz, xy, xz, yz) of the
 // solid bounded by a closed, consistently oriented triangle mesh, for unit density (signed

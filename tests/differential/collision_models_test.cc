@@ -1,8 +1,8 @@
 // Differential test of collision() on every model MuJoCo 2.2.2 loads (tests/models_mujoco222.txt):
 // states along a short random-control rollout in MuJoCo; at each, MuJoCo's geom poses are copied
 // into our Data (independent of our kinematics), then collision() is compared with mj_collision per
-// geom pair. Pairs involving meshes and height fields are not compared (not implemented yet) and are
-// counted separately.
+// geom pair. Pairs that do not reproduce 2.2.2 exactly yet (box-box, capsule-box, ellipsoid and
+// cylinder normals, mesh-plane) are counted separately.
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
@@ -31,10 +31,15 @@ std::vector<std::string> model_list() {
   return out;
 }
 
-// Pairs whose 2.2.2 narrow phase we reproduce to 1e-6 (the analytic functions), by type.
+// Pairs whose 2.2.2 narrow phase we reproduce to 1e-6 (the analytic functions; MPR pairs among
+// sphere, capsule, box and mesh, and height fields against those, whose libccd calls are
+// bit-identical to 2.2.2's, see collision_primitives_test.cc), by type.
 bool exact_pair(int t1, int t2) {
   if (t1 > t2) std::swap(t1, t2);
   if (t1 == mjGEOM_PLANE) return t2 != mjGEOM_MESH && t2 != mjGEOM_HFIELD;
+  const auto mpr_exact = [](int t) { return t == mjGEOM_SPHERE || t == mjGEOM_CAPSULE || t == mjGEOM_BOX || t == mjGEOM_MESH; };
+  if (t2 == mjGEOM_MESH) return mpr_exact(t1);
+  if (t1 == mjGEOM_HFIELD) return mpr_exact(t2);
   if (t1 == mjGEOM_SPHERE) return t2 == mjGEOM_SPHERE || t2 == mjGEOM_CAPSULE || t2 == mjGEOM_BOX;
   if (t1 == mjGEOM_CAPSULE) return t2 == mjGEOM_CAPSULE;
   return false;
@@ -45,18 +50,23 @@ TEST(CollisionModelsDiff, AllModels) {
   ASSERT_FALSE(models.empty());
   int total_contacts = 0, total_states = 0, nmodels = 0;
   int exact_count_mm = 0, exact_value_mm = 0, param_mm = 0, other_mm = 0, order_mm = 0;
-  int exact_pairs = 0, other_pairs = 0, skipped_models = 0;
+  int exact_pairs = 0, other_pairs = 0, skipped_models = 0, multiccd_models = 0;
   bool skip_exact[8][8] = {}, skip_other[8][8] = {};
   for (int a = 0; a < 8; ++a)
     for (int b = 0; b < 8; ++b) {
       skip_exact[a][b] = !exact_pair(a, b);
-      skip_other[a][b] = exact_pair(a, b) || a == mjGEOM_MESH || b == mjGEOM_MESH || a == mjGEOM_HFIELD ||
-                         b == mjGEOM_HFIELD;
+      skip_other[a][b] = exact_pair(a, b);
     }
   for (const auto& path : models) {
     char err[1000] = "";
     mjModel* mm = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
     if (!mm) { ++skipped_models; continue; }
+    if (mm->opt.enableflags & mjENBL_MULTICCD) {  // refused by Moreau (not implemented)
+      printf("%s: uses multiccd (multi-point convex collision), not implemented: skipped\n", path.c_str());
+      ++multiccd_models;
+      mj_deleteModel(mm);
+      continue;
+    }
     ++nmodels;
     mjData* md = mj_makeData(mm);
     Model m = testing::model_from_mujoco(mm);  // the shared bridge (all fields)
@@ -102,10 +112,10 @@ TEST(CollisionModelsDiff, AllModels) {
     mj_deleteData(md);
     mj_deleteModel(mm);
   }
-  printf("SUMMARY: %d models (%d failed to load in MuJoCo), %d states, %d MuJoCo contacts; analytic geom-pair "
+  printf("SUMMARY: %d models (%d failed to load in MuJoCo, %d use multiccd), %d states, %d MuJoCo contacts; analytic geom-pair "
          "comparisons %d: count mismatch %d, value mismatch %d; parameter mismatches %d; other primitive "
          "pair comparisons %d: mismatches %d; models with different geom-pair order %d\n",
-         nmodels, skipped_models, total_states, total_contacts, exact_pairs, exact_count_mm, exact_value_mm,
+         nmodels, skipped_models, multiccd_models, total_states, total_contacts, exact_pairs, exact_count_mm, exact_value_mm,
          param_mm, other_pairs, other_mm, order_mm);
   EXPECT_EQ(exact_count_mm, 0);
   EXPECT_EQ(exact_value_mm, 0);

@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "differential/collision_support.h"
 #include "differential/known_differences.h"
@@ -49,24 +51,82 @@ bool same_in_order(const mjData* md, const Data& d, double tol) {
   return true;
 }
 
-// Runs `trials` random states for geoms of types t1, t2; returns the accumulated report.
+
+// A random convex point cloud (the mesh's hull is what collides), 8 to 20 points in a box of
+// half sizes 0.08..0.4, as an MJCF vertex list.
+std::string mesh_vertices(std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1, 1), us(0.08, 0.4);
+  std::uniform_int_distribution<int> un(8, 20);
+  const double s[3] = {us(rng), us(rng), us(rng)};
+  std::string v;
+  char buf[96];
+  for (int i = 0, n = un(rng); i < n; ++i) {
+    snprintf(buf, sizeof buf, "%.4f %.4f %.4f ", s[0] * u(rng), s[1] * u(rng), s[2] * u(rng));
+    v += buf;
+  }
+  return v;
+}
+
+// A geom of type t with a random size (mesh "m", height field "h" refer to the model's assets).
+std::string geom_xml(int t, double margin, std::mt19937& rng) {
+  std::string g = "<geom type=\"" + std::string(kTypeName[t]) + "\" margin=\"" + std::to_string(margin) + "\"";
+  if (t == mjGEOM_MESH) g += " mesh=\"m\"";
+  else if (t == mjGEOM_HFIELD) g += " hfield=\"h\"";
+  else g += " size=\"" + size_str(t, rng) + "\"";
+  return g;
+}
+
+// Runs `trials` random states for geoms of types t1, t2; returns the accumulated report. Planes
+// and height fields are static (world body, tilted); the other geoms float freely. Meshes and
+// height fields get random data per model (4 models).
 PairStats run_pair(int t1, int t2, double margin, int trials, unsigned seed) {
   std::mt19937 rng(seed);
   PairStats st;
   const int kModels = 4;
   for (int im = 0; im < kModels; ++im) {
-    char xml[2048];
+    // (random draws in the same order as before meshes and height fields were added, so that the
+    // primitive pairs see the same states)
     std::uniform_real_distribution<double> ang(-180, 180);
-    const std::string ga = t1 == mjGEOM_PLANE
-        ? "<geom type=\"plane\" size=\"0 0 1\" euler=\"" + std::to_string(ang(rng) / 6) + " " + std::to_string(ang(rng) / 6) + " 0\" margin=\"" + std::to_string(margin) + "\"/>"
-        : "<body name=\"a\"><freejoint/><geom type=\"" + std::string(kTypeName[t1]) + "\" size=\"" + size_str(t1, rng) + "\" margin=\"" + std::to_string(margin) + "\"/></body>";
-    const std::string gb = "<body name=\"b\"><freejoint/><geom type=\"" + std::string(kTypeName[t2]) + "\" size=\"" + size_str(t2, rng) + "\" margin=\"" + std::to_string(margin) + "\"/></body>";
-    snprintf(xml, sizeof xml, "<mujoco><option gravity=\"0 0 0\"/><worldbody>%s%s</worldbody></mujoco>", ga.c_str(), gb.c_str());
+    const bool fixed1 = t1 == mjGEOM_PLANE || t1 == mjGEOM_HFIELD;
+    std::string ga;
+    if (fixed1) {
+      const double ax = ang(rng) / 6, ay = ang(rng) / 6;
+      ga = geom_xml(t1, margin, rng) + " euler=\"" + std::to_string(ax) + " " + std::to_string(ay) + " 0\"/>";
+    } else {
+      ga = "<body name=\"a\"><freejoint/>" + geom_xml(t1, margin, rng) + "/></body>";
+    }
+    const std::string gb = "<body name=\"b\"><freejoint/>" + geom_xml(t2, margin, rng) + "/></body>";
+    std::string assets;
+    if (t1 == mjGEOM_MESH || t2 == mjGEOM_MESH) assets += "<mesh name=\"m\" vertex=\"" + mesh_vertices(rng) + "\"/>";
+    // height field: 2.2.2 reads it from a file (binary: int32 nrow, ncol, float32 data), here in the VFS
+    std::vector<char> hfile;
+    if (t1 == mjGEOM_HFIELD) {
+      std::uniform_int_distribution<int> un(3, 9);
+      std::uniform_real_distribution<double> u01(0, 1), usz(0.3, 0.8);
+      const int32_t nrow = un(rng), ncol = un(rng);
+      hfile.resize(8 + 4 * static_cast<size_t>(nrow) * ncol);
+      std::memcpy(hfile.data(), &nrow, 4);
+      std::memcpy(hfile.data() + 4, &ncol, 4);
+      for (int i = 0; i < nrow * ncol; ++i) {
+        const float v = static_cast<float>(u01(rng));
+        std::memcpy(hfile.data() + 8 + 4 * i, &v, 4);
+      }
+      char h[200];
+      snprintf(h, sizeof h, "<hfield name=\"h\" file=\"h.bin\" size=\"%.3f %.3f %.3f %.3f\"/>", usz(rng), usz(rng),
+               0.4 * usz(rng), 0.2 * usz(rng));
+      assets += h;
+    }
+    const std::string xml = "<mujoco><option gravity=\"0 0 0\"/><asset>" + assets + "</asset><worldbody>" + ga + gb +
+                            "</worldbody></mujoco>";
     char err[1000] = "";
     mjVFS vfs;
     mj_defaultVFS(&vfs);
-    mj_makeEmptyFileVFS(&vfs, "pair.xml", static_cast<int>(strlen(xml)));
-    std::memcpy(vfs.filedata[0], xml, strlen(xml));
+    mj_makeEmptyFileVFS(&vfs, "pair.xml", static_cast<int>(xml.size()));
+    std::memcpy(vfs.filedata[vfs.nfile - 1], xml.data(), xml.size());
+    if (!hfile.empty()) {
+      mj_makeEmptyFileVFS(&vfs, "h.bin", static_cast<int>(hfile.size()));
+      std::memcpy(vfs.filedata[vfs.nfile - 1], hfile.data(), hfile.size());
+    }
     mjModel* mm = mj_loadXML("pair.xml", &vfs, err, sizeof err);
     mj_deleteVFS(&vfs);
     if (!mm) { ADD_FAILURE() << err << "\n" << xml; return st; }
@@ -166,17 +226,45 @@ TEST(CollisionPrimitivesDiff, CapsuleBoxKnownDifference) {
 
 namespace moreau {
 namespace {
-// Pairs both engines solve with MPR (2.2.2's general convex path).
-TEST(CollisionPrimitivesDiff, ConvexPairs) {
-  const int pairs[][2] = {{mjGEOM_SPHERE, mjGEOM_ELLIPSOID},   {mjGEOM_SPHERE, mjGEOM_CYLINDER},
-                          {mjGEOM_CAPSULE, mjGEOM_ELLIPSOID},  {mjGEOM_CAPSULE, mjGEOM_CYLINDER},
-                          {mjGEOM_ELLIPSOID, mjGEOM_ELLIPSOID}, {mjGEOM_ELLIPSOID, mjGEOM_CYLINDER},
-                          {mjGEOM_ELLIPSOID, mjGEOM_BOX},      {mjGEOM_CYLINDER, mjGEOM_CYLINDER},
-                          {mjGEOM_CYLINDER, mjGEOM_BOX}};
-  // Both sides iterate (MPR, tolerance 1e-6): counts must agree; dist and pos agree to ~1e-13 in
-  // most states and to ~1e-2 at worst where the iterations end on different portals; normals agree
-  // for sphere/capsule/cylinder pairs and differ for ellipsoid pairs (printed).
-  for (const auto& p : pairs) check_pair(p[0], p[1], kCounts);
+// Pairs both engines solve with MPR (libccd, the same library): with support functions that give
+// 2.2.2's values to the bit (src/collision/convex.h), MPR takes the same steps, so counts, dist and
+// pos agree exactly (max error 0 in every run) and the 1e-6 tolerance of the other pairs applies.
+// Where a pair involves a sphere, capsule, box or mesh only, the normal agrees too (kExact).
+// Ellipsoids and cylinders: 2.2.2 replaces MPR's normal by the surface normal at the contact
+// (fix_normal, convex.cc); reproduced for spheres and capsules, for cylinders where the point lies
+// beside the wall (|z| < 0.95 h), but 2.2.2 keeps MPR's normal in some deeper configurations
+// (mostly flat cylinders) by a rule not identified, and its ellipsoid normal comes from an
+// iteration that stops ~1e-7 from the nearest surface point (or on the far side near the medial
+// plane) -- known difference: the fully matching states are asserted not to decrease.
+TEST(CollisionPrimitivesDiff, ConvexPairsExact) {
+  const int pairs[][2] = {{mjGEOM_SPHERE, mjGEOM_MESH}, {mjGEOM_CAPSULE, mjGEOM_MESH}, {mjGEOM_BOX, mjGEOM_MESH},
+                          {mjGEOM_MESH, mjGEOM_MESH}};
+  for (const auto& p : pairs) check_pair(p[0], p[1], kExact);
+}
+TEST(CollisionPrimitivesDiff, HFieldExact) {
+  const int types[] = {mjGEOM_SPHERE, mjGEOM_CAPSULE, mjGEOM_BOX, mjGEOM_MESH};
+  for (int t : types) check_pair(mjGEOM_HFIELD, t, kExact);
+}
+struct ReportPair {
+  int t1, t2;
+  int min_matching[2];  // fully matching states (margin 0, 0.1) measured on 2026-11-23; of about 100-400
+};
+TEST(CollisionPrimitivesDiff, ConvexPairsNormals) {
+  const ReportPair pairs[] = {
+      {mjGEOM_SPHERE, mjGEOM_ELLIPSOID, {118, 185}},   {mjGEOM_SPHERE, mjGEOM_CYLINDER, {133, 250}},
+      {mjGEOM_CAPSULE, mjGEOM_ELLIPSOID, {192, 233}},  {mjGEOM_CAPSULE, mjGEOM_CYLINDER, {198, 233}},
+      {mjGEOM_ELLIPSOID, mjGEOM_ELLIPSOID, {102, 180}}, {mjGEOM_ELLIPSOID, mjGEOM_CYLINDER, {175, 226}},
+      {mjGEOM_ELLIPSOID, mjGEOM_BOX, {175, 171}},      {mjGEOM_CYLINDER, mjGEOM_CYLINDER, {219, 228}},
+      {mjGEOM_CYLINDER, mjGEOM_BOX, {189, 219}},       {mjGEOM_ELLIPSOID, mjGEOM_MESH, {92, 167}},
+      {mjGEOM_CYLINDER, mjGEOM_MESH, {160, 158}},      {mjGEOM_HFIELD, mjGEOM_ELLIPSOID, {232, 130}},
+      {mjGEOM_HFIELD, mjGEOM_CYLINDER, {271, 264}}};
+  for (const auto& p : pairs) check_pair(p.t1, p.t2, kCounts, p.min_matching);
+}
+// Mesh-plane: several contacts at hull vertices (collide_mesh.cc); the choice of the second and
+// third vertex among close neighbours is not fully reproduced (known difference).
+TEST(CollisionPrimitivesDiff, PlaneMesh) {
+  const int min_matching[2] = {272, 318};  // of 296 and 357 states in contact
+  check_pair(mjGEOM_PLANE, mjGEOM_MESH, kReport, min_matching);
 }
 }  // namespace
 }  // namespace moreau

@@ -45,6 +45,8 @@ Model collision_model_from_mj(const mjModel* mm) {
   m.geom_solref = vec<double>(mm->geom_solref, ng * mjNREF);
   m.geom_solimp = vec<double>(mm->geom_solimp, ng * mjNIMP);
   m.geom_size = vec<double>(mm->geom_size, ng * 3);
+  m.geom_pos = vec<double>(mm->geom_pos, ng * 3);  // geom frames in their bodies (mid phase)
+  m.geom_quat = vec<double>(mm->geom_quat, ng * 4);
   m.geom_rbound = vec<double>(mm->geom_rbound, ng);
   m.geom_friction = vec<double>(mm->geom_friction, ng * 3);
   m.geom_margin = vec<double>(mm->geom_margin, ng);
@@ -60,6 +62,21 @@ Model collision_model_from_mj(const mjModel* mm) {
   m.pair_friction = vec<double>(mm->pair_friction, np * 5);
   m.pair_signature = vec<int>(mm->pair_signature, np);
   m.exclude_signature = vec<int>(mm->exclude_signature, mm->nexclude);
+  // meshes and height fields as 2.2.2 compiled them (its mesh frame and hull graph)
+  m.nmesh = mm->nmesh;
+  m.nmeshvert = mm->nmeshvert;
+  m.mesh_vertadr = vec<int>(mm->mesh_vertadr, mm->nmesh);
+  m.mesh_vertnum = vec<int>(mm->mesh_vertnum, mm->nmesh);
+  m.mesh_graphadr = vec<int>(mm->mesh_graphadr, mm->nmesh);
+  m.mesh_vert = vec<float>(mm->mesh_vert, 3 * mm->nmeshvert);
+  m.mesh_graph = vec<int>(mm->mesh_graph, mm->nmeshgraph);
+  m.nhfield = mm->nhfield;
+  m.nhfielddata = mm->nhfielddata;
+  m.hfield_size = vec<double>(mm->hfield_size, 4 * mm->nhfield);
+  m.hfield_nrow = vec<int>(mm->hfield_nrow, mm->nhfield);
+  m.hfield_ncol = vec<int>(mm->hfield_ncol, mm->nhfield);
+  m.hfield_adr = vec<int>(mm->hfield_adr, mm->nhfield);
+  m.hfield_data = vec<float>(mm->hfield_data, mm->nhfielddata);
   return m;
 }
 

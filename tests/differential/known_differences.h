@@ -32,6 +32,20 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "uses fluidshape=\"ellipsoid\": the ellipsoid fluid model is not implemented (inertia-box model is)"},
     {"Pipeline", "derivative/tumbling_thin_object_ellipsoid.xml",
      "uses fluidshape=\"ellipsoid\": the ellipsoid fluid model is not implemented (inertia-box model is)"},
+    // flag multiccd (2.2.2's multi-point convex collision: 4 more MPR calls with both geoms turned by
+    // 1e-3 rad about the tangent axes) is not described by the reference documents; Moreau's loader
+    // refuses it (issue 3)
+    {"ModelCompare", "collision_convex/capsule_mesh.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
+    {"ModelCompare", "collision_convex/cylinder_box.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
+    {"ModelCompare", "collision_convex/edge_edge.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
+    {"ModelCompare", "collision_convex/long_box.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
+    {"ModelCompare", "collision_convex/multiple_objects.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
+    {"Pipeline", "collision_convex/conemesh_box.xml",
+     "the cone has two equal principal moments, so its mesh frame (and the single-precision vertices "
+     "stored in it) is 2.2.2's eigen-solver's choice, not reproduced to the bit; the cone's base lies "
+     "flat on the box, where MPR's contact point depends on the last bits: dist differs by 1e-8, "
+     "efc_force by 1% (with 2.2.2's own vertices the mesh-box contact is bit-identical, "
+     "collision_primitives_test)"},
     {"Pipeline", "dm_control/dog.xml",
      "at step 100 (3 contacts, one a condim-6 pyramidal plane-capsule contact) 2.2.2 returns a constraint "
      "solution that is not optimal for its own problem: with its own M, J, D and aref, |M (qacc - "

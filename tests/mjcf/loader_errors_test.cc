@@ -200,3 +200,10 @@ TEST(LoaderErrors, UserActuatorTypesAreRejected) {
       "</mujoco>\n";
   expect_error(xml, 4, "general", "'user' needs user callbacks");
 }
+
+// multiccd (MuJoCo's multi-point convex collision) is not implemented: refused, not ignored.
+TEST(LoaderErrors, MulticcdRefused) {
+  expect_error("<mujoco>\n<option>\n<flag multiccd=\"enable\"/>\n</option>\n</mujoco>", 3, "flag",
+               "multiccd");
+  EXPECT_NO_THROW(moreau::load_model_from_string("<mujoco><option><flag multiccd=\"disable\"/></option></mujoco>"));
+}

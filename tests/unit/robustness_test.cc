@@ -40,7 +40,8 @@ std::string shared_model(const std::string& rel) { return std::string(MOREAU_SHA
 const std::string kHumanoid = std::string(MOREAU_SOURCE_DIR) + "/models/humanoid.xml";
 
 // Models for the allocation test: every bundled model plus a spread of the shared ones (contacts,
-// tendons, actuators with state, sensors, equality constraints).
+// tendons, actuators with state, sensors, equality constraints, a height field (quadruped), a mesh
+// and a body with a mid-phase tree).
 std::vector<std::string> allocation_models() {
   return {kHumanoid,
           std::string(MOREAU_SOURCE_DIR) + "/models/double_pendulum.xml",
@@ -50,6 +51,8 @@ std::vector<std::string> allocation_models() {
           shared_model("dm_control/manipulator.xml"),
           shared_model("dm_control/swimmer.xml"),
           shared_model("dm_control/stacker.xml"),
+          shared_model("mujoco/test/engine/testdata/collision_convex/conemesh_box.xml"),  // mesh (MPR)
+          shared_model("mujoco/test/engine/testdata/collision_driver/midphase.xml"),      // mid-phase trees
           "/usr/share/mujoco/model/tendon_arm/arm26.xml",
           "/usr/share/mujoco/model/humanoid/22_humanoids.xml"};
 }
