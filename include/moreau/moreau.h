@@ -110,6 +110,9 @@ void inverse_constraint(const Model& m, Data& d);
 // solver_fwdinv = (|qfrc_constraint(fwd) - qfrc_constraint(inv)|, |efc_force(fwd) - efc_force(inv)|)
 // at the current qacc; called by solve_constraint when the fwdinv enable flag is set.
 void compare_fwdinv(const Model& m, Data& d);
+// efc_J as a dense row-major nefc x nv matrix in out, whatever the jacobian option (with the
+// sparse jacobian efc_J is compressed: see Data::efc_J_rownnz).
+void efc_J_dense(const Model& m, const Data& d, double* out);
 // Force of contact `id` in its contact frame (normal, tangent1, tangent2, spin, roll1, roll2) from
 // efc_force; zeros for a contact that is not in the solver.
 void contact_force(const Model& m, const Data& d, int id, double result[6]);

@@ -14,7 +14,7 @@ void cg(const Model& m, Data& d) {
   const int nv = m.nv;
   Work w = constraint::carve(m, d);
   Primal p = primal_setup(m, d, w);
-  primal_init(m, d, p);
+  primal_init(m, d, p, false);
   primal_gradient(m, d, p);
   std::copy_n(p.grad, nv, p.Mgrad);
   solve_m(m, d, p.Mgrad);
@@ -31,7 +31,7 @@ void cg(const Model& m, Data& d) {
     for (int i = 0; i < d.nefc; ++i) oldstate[i] = d.efc_state[i];
     double decrease = 0;
     linesearch(m, d, p, &neval, &slope, &decrease);
-    primal_eval(m, d, p, false);
+    primal_cost(m, d, p, false);
     std::copy_n(p.grad, nv, p.gradold);
     std::copy_n(p.Mgrad, nv, p.Mgradold);
     primal_gradient(m, d, p);

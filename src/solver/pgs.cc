@@ -58,8 +58,8 @@ void set_state(const Model& m, Data& d) {
 
 void pgs(const Model& m, Data& d) {
   const int nv = m.nv, nefc = d.nefc;
-  const bool sparse = constraint::use_sparse(m);
   Work w = constraint::carve(m, d);
+  const double* J = constraint::J_values(m, d);
   double* v = w.v[0];
   double* JTf = w.v[1];
   double* x = w.v[2];
@@ -72,9 +72,11 @@ void pgs(const Model& m, Data& d) {
   double* hi = w.quad + nefc;
   for (int i = 0; i < nefc; ++i) {
     double* col = w.MinvJT + static_cast<size_t>(i) * nv;
-    std::copy_n(&d.efc_J[static_cast<size_t>(i) * nv], nv, col);
+    std::fill_n(col, nv, 0.0);
+    const constraint::SparseRow r = constraint::row_of(d, J, i);
+    for (int k = 0; k < r.nnz; ++k) col[r.col[k]] = r.val[k];
     solve_m(m, d, col);
-    Adiag[i] = constraint::dot_row(m, d, i, col, sparse);
+    Adiag[i] = constraint::dot_row(J, d, i, col);
     int a = 0, b = nv;
     while (a < nv && col[a] == 0) ++a;
     while (b > a && col[b - 1] == 0) --b;
@@ -115,12 +117,12 @@ void pgs(const Model& m, Data& d) {
         double A[36], g[6], f[6], fold[6];
         for (int a = 0; a < dim; ++a) {
           const double* col = w.MinvJT + static_cast<size_t>(i + a) * nv;
-          for (int b = 0; b < dim; ++b) A[a * dim + b] = constraint::dot_row(m, d, i + b, col, sparse);
+          for (int b = 0; b < dim; ++b) A[a * dim + b] = constraint::dot_row(J, d, i + b, col);
           A[a * dim + a] += d.efc_R[i + a];
           fold[a] = f[a] = force[i + a];
         }
         for (int a = 0; a < dim; ++a) {
-          double r = constraint::dot_row(m, d, i + a, v, sparse) + d.efc_b[i + a] +
+          double r = constraint::dot_row(J, d, i + a, v) + d.efc_b[i + a] +
                      d.efc_R[i + a] * fold[a];
           for (int b = 0; b < dim; ++b) r -= A[a * dim + b] * fold[b];
           g[a] = r;
@@ -151,7 +153,7 @@ void pgs(const Model& m, Data& d) {
         i += dim - 1;
         continue;
       }
-      const double res = constraint::dot_row(m, d, i, v, sparse) + d.efc_b[i] + d.efc_R[i] * force[i];
+      const double res = constraint::dot_row(J, d, i, v) + d.efc_b[i] + d.efc_R[i] * force[i];
       double fi = force[i] - res / (Adiag[i] + d.efc_R[i]);
       if (type == kCnstrFrictionDof || type == kCnstrFrictionTendon) {
         const double eta = d.efc_frictionloss[i];

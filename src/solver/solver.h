@@ -48,10 +48,13 @@ struct Primal {
 };
 Primal primal_setup(const Model& m, Data& d, const Work& w);
 // Start point: qacc_warmstart when warmstart is enabled and its cost is lower, else qacc_smooth.
-// Sets x, Ma, Jaref, efc_force, efc_state, cost.
-void primal_init(const Model& m, Data& d, Primal& p);
+// Sets x, Ma, Jaref, efc_force, efc_state, cost (and cone Hessians).
+void primal_init(const Model& m, Data& d, Primal& p, bool cone_hessian);
 // Ma, Jaref from x; force, state, cost (and cone Hessians).
 void primal_eval(const Model& m, Data& d, Primal& p, bool cone_hessian);
+// force, state, cost (and cone Hessians) from the current x, Ma, Jaref (after the line search has
+// moved them along the search direction).
+void primal_cost(const Model& m, Data& d, Primal& p, bool cone_hessian);
 // grad = Ma - qfrc_smooth - J' force.
 void primal_gradient(const Model& m, Data& d, Primal& p);
 // Exact line search along p.search (jv, Mv computed here); moves x, Ma, Jaref; returns alpha.
@@ -66,6 +69,16 @@ void primal_finish(const Model& m, Data& d, Primal& p);
 inline double stat_scale(const Model& m) {
   return 1.0 / (m.stat.meaninertia * (m.nv > 1 ? m.nv : 1));
 }
+
+// Newton Hessian H = M + J'DJ (+ cone terms) at the current states, factored sparsely as L'DL
+// into w.L / w.first (hessian.cc); returns the non-zeros of H's factor (L + D + L'). Solve:
+// x <- H^-1 x.
+int hessian_factor(const Model& m, Data& d, const Work& w);
+// Rank-1 update of that factor: H + sigma D_i J_i J_i' for row i (sigma = +-D_i), along the
+// elimination tree. False when row i does not fit the factor's pattern or a downdate loses
+// definiteness: the factor is then invalid and must be refactored.
+bool hessian_update(const Model& m, const Data& d, const Work& w, int i, double sigma);
+void hessian_solve(const Model& m, const Work& w, double* x);
 
 void newton(const Model& m, Data& d);  // newton.cc
 void cg(const Model& m, Data& d);      // cg.cc
