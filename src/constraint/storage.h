@@ -26,7 +26,8 @@ inline bool dense_values(const Model& m) { return !use_sparse(m); }
 //           M^-1 J' (PGS).
 //   Jc:     cap*nv, dense jacobian only: the compressed values of efc_J's rows (the solvers read
 //           rows through efc_J_rowadr/colind in both jacobian modes; see J_values).
-//   ints:   chain (4*nv), the Newton factor's row patterns (nv*(nv+1)/2) and bookkeeping (8*nv + cap).
+//   ints:   chain (4*nv), the Newton factor's row patterns (nv*(nv+1)/2) and bookkeeping
+//           (8*nv + cap); the dual rows' columns (cap+1 + cap*nv).
 struct Work {
   double* jac;       // 18*nv
   double* Jaref;     // cap
@@ -43,6 +44,8 @@ struct Work {
   int* pattern;      // nv*(nv+1)/2: row patterns of the Newton factor
   int* iv[8];        // 8 int vectors of nv
   int* rowlist;      // cap: active rows grouped by their largest column
+  int* dualadr;      // cap+1: start of each row's u = D^-1/2 L'^-1 J' (dual solvers, dual.cc)
+  int* dualcol;      // cap*nv: its columns (values in MinvJT)
 };
 inline long long work_size(const Model& m, int cap) {
   const long long nv = m.nv;
@@ -51,7 +54,7 @@ inline long long work_size(const Model& m, int cap) {
 }
 inline long long iwork_size(const Model& m, int cap) {
   const long long nv = m.nv;
-  return 4 * nv + nv * (nv + 1) / 2 + 8 * nv + cap + 16;
+  return 4 * nv + nv * (nv + 1) / 2 + 8 * nv + cap + (cap + 1) + 1LL * cap * nv + 16;
 }
 inline Work carve(const Model& m, Data& d) {
   const int nv = m.nv, cap = capacity(d);
@@ -72,7 +75,9 @@ inline Work carve(const Model& m, Data& d) {
   w.chain = q; q += 4 * nv;
   w.pattern = q; q += static_cast<long long>(nv) * (nv + 1) / 2;
   for (auto& v : w.iv) { v = q; q += nv; }
-  w.rowlist = q;
+  w.rowlist = q; q += cap;
+  w.dualadr = q; q += cap + 1;
+  w.dualcol = q;
   return w;
 }
 

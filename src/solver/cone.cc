@@ -164,7 +164,10 @@ void elliptic_block(int dim, const double* friction, const double* A, const doub
   const double t = uAu > kMinVal ? std::max(0.0, -ug / uAu) : 0.0;
   for (int j = 0; j < dim; ++j) f[j] = t * u[j];
   if (dim == 1) return;
+  elliptic_friction(dim, friction, A, g, f);
+}
 
+void elliptic_friction(int dim, const double* friction, const double* A, const double* g, double* f) {
   // (2) friction forces within the ellipse, normal force fixed
   const int n = dim - 1;
   const double f0 = f[0];

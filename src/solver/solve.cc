@@ -31,6 +31,7 @@ void solve_constraint(const Model& m, Data& d) {
       throw std::runtime_error("solver " + std::to_string(m.opt.solver) +
                                " is not implemented yet (available: PGS, CG, Newton)");
   }
+  if (m.opt.noslip_iterations > 0) solver::noslip(m, d);
   // the next call starts from this solution (MuJoCo 2.2.2 does this copy in its forward pass too)
   std::copy_n(d.qacc.data(), nv, d.qacc_warmstart.data());
   if (m.opt.enableflags & kEnblFwdinv) compare_fwdinv(m, d);

@@ -28,6 +28,9 @@ void elliptic_line(const Model& m, const Data& d, int i0, const double* Jaref, c
 // Dual block update of an elliptic contact for PGS: minimize 0.5 f'Af + f'g over the elliptic cone
 // of `friction` (dim), starting from f (in/out). A is dim x dim (row-major, includes R).
 void elliptic_block(int dim, const double* friction, const double* A, const double* g, double* f);
+// Its second step alone: the friction forces f[1..dim) minimizing the same cost with the normal
+// force f[0] fixed, inside the ellipse sum (f_j / friction_j)^2 <= f0^2.
+void elliptic_friction(int dim, const double* friction, const double* A, const double* g, double* f);
 
 // State of the primal iteration (pointers into Data::efc_work).
 struct Primal {
@@ -80,8 +83,37 @@ int hessian_factor(const Model& m, Data& d, const Work& w);
 bool hessian_update(const Model& m, const Data& d, const Work& w, int i, double sigma);
 void hessian_solve(const Model& m, const Work& w, double* x);
 
+// Rows in the dual form (dual.cc): u_i = D^-1/2 L'^-1 J_i' (M = L'DL), so that
+// A = J M^-1 J' has A_ij = u_i . u_j. Row i: values val[adr[i]..adr[i+1]) at columns col[...]
+// (ascending). Stored in w.MinvJT / w.dualcol / w.dualadr.
+struct DualRows {
+  double* val;
+  int* col;
+  int* adr;
+};
+DualRows dual_rows(const Model& m, Data& d, const Work& w);
+// u_i . u_j
+double dual_pair(const DualRows& u, int i, int j);
+// u_i . x and x += a u_i (x: nv)
+inline double dual_dot(const DualRows& u, int i, const double* x) {
+  double s = 0;
+  for (int k = u.adr[i], e = u.adr[i + 1]; k < e; ++k) s += u.val[k] * x[u.col[k]];
+  return s;
+}
+inline void dual_axpy(const DualRows& u, int i, double a, double* x) {
+  for (int k = u.adr[i], e = u.adr[i + 1]; k < e; ++k) x[u.col[k]] += a * u.val[k];
+}
+// x <- L^-1 D^-1/2 x: from w = sum_i u_i f_i to M^-1 J' f.
+void dual_to_acc(const Model& m, const Data& d, double* x);
+// End of a dual solver, from x = sum_i u_i f_i (overwritten): efc_state from efc_force,
+// qacc = qacc_smooth + M^-1 J' f, qfrc_constraint = J' f.
+void dual_finish(const Model& m, Data& d, double* x);
+
+void pgs(const Model& m, Data& d);     // pgs.cc
+// The noslip post-pass after the main solver (opt.noslip_iterations > 0; noslip.cc).
+void noslip(const Model& m, Data& d);
+
 void newton(const Model& m, Data& d);  // newton.cc
 void cg(const Model& m, Data& d);      // cg.cc
-void pgs(const Model& m, Data& d);     // pgs.cc
 
 }  // namespace moreau::solver
