@@ -203,6 +203,12 @@ struct Data {
   // src/constraint/storage.h; nothing in make/solve/inverse allocates.
   std::vector<double> efc_work;
   std::vector<int> efc_iwork;                    // integer work space of the same stages
+  // A + R = J M^-1 J' + R (the dual problem's matrix), computed on demand by project_constraint
+  // (moreau.h), never by step: dense nefc x nefc with the dense jacobian; with the sparse
+  // jacobian compressed rows as efc_J (row i: efc_AR_rownnz[i] entries at
+  // efc_AR_colind/efc_AR[efc_AR_rowadr[i] + k], ascending columns).
+  std::vector<double> efc_AR;
+  std::vector<int> efc_AR_rownnz, efc_AR_rowadr, efc_AR_colind;
 
   // ------------------------------------------------------------------ collision work space (issue 3)
   // Broad-phase buffers. collision_reserve(m, d) (moreau/collision.h) sizes them; collision() grows

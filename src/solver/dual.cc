@@ -7,6 +7,7 @@
 // change M^-1 J' f = L^-1 D^-1/2 w.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "solver/solver.h"
 
@@ -117,3 +118,66 @@ void dual_finish(const Model& m, Data& d, double* x) {
 }
 
 }  // namespace moreau::solver
+
+namespace moreau {
+
+void project_constraint(const Model& m, Data& d) {
+  const int nefc = d.nefc, nv = m.nv;
+  if (nefc == 0) {
+    d.efc_AR.clear();
+    d.efc_AR_rownnz.clear();
+    d.efc_AR_rowadr.clear();
+    d.efc_AR_colind.clear();
+    return;
+  }
+  constraint::Work w = constraint::carve(m, d);
+  const solver::DualRows u = solver::dual_rows(m, d, w);
+  if (!constraint::use_sparse(m)) {
+    d.efc_AR.assign(static_cast<size_t>(nefc) * nefc, 0.0);
+    for (int i = 0; i < nefc; ++i) {
+      for (int j = i; j < nefc; ++j)
+        d.efc_AR[static_cast<size_t>(i) * nefc + j] = d.efc_AR[static_cast<size_t>(j) * nefc + i] =
+            solver::dual_pair(u, i, j);
+      d.efc_AR[static_cast<size_t>(i) * nefc + i] += d.efc_R[i];
+    }
+    return;
+  }
+  // A_ij is structurally non-zero when rows i and j touch a common kinematic tree, that is when
+  // u_i and u_j share a root dof (u holds the ancestor closure of the row's columns)
+  std::vector<int> count(nv + 1, 0), start(nv + 1, 0), rows, mark(nefc, -1);
+  for (int i = 0; i < nefc; ++i)
+    for (int k = u.adr[i]; k < u.adr[i + 1]; ++k)
+      if (m.dof_parentid[u.col[k]] < 0) count[u.col[k]]++;
+  for (int c = 0; c < nv; ++c) start[c + 1] = start[c] + count[c];
+  rows.resize(start[nv]);
+  std::fill(count.begin(), count.end(), 0);
+  for (int i = 0; i < nefc; ++i)
+    for (int k = u.adr[i]; k < u.adr[i + 1]; ++k) {
+      const int c = u.col[k];
+      if (m.dof_parentid[c] < 0) rows[start[c] + count[c]++] = i;
+    }
+  d.efc_AR_rownnz.assign(nefc, 0);
+  d.efc_AR_rowadr.assign(nefc, 0);
+  d.efc_AR_colind.clear();
+  d.efc_AR.clear();
+  for (int i = 0; i < nefc; ++i) {
+    d.efc_AR_rowadr[i] = static_cast<int>(d.efc_AR_colind.size());
+    for (int k = u.adr[i]; k < u.adr[i + 1]; ++k) {
+      const int c = u.col[k];
+      if (m.dof_parentid[c] >= 0) continue;
+      for (int a = start[c]; a < start[c + 1]; ++a)
+        if (mark[rows[a]] != i) {
+          mark[rows[a]] = i;
+          d.efc_AR_colind.push_back(rows[a]);
+        }
+    }
+    if (mark[i] != i) d.efc_AR_colind.push_back(i);  // a row without columns: R alone
+    const auto first = d.efc_AR_colind.begin() + d.efc_AR_rowadr[i];
+    std::sort(first, d.efc_AR_colind.end());
+    d.efc_AR_rownnz[i] = static_cast<int>(d.efc_AR_colind.end() - first);
+    for (auto it = first; it != d.efc_AR_colind.end(); ++it)
+      d.efc_AR.push_back(solver::dual_pair(u, i, *it) + (*it == i ? d.efc_R[i] : 0.0));
+  }
+}
+
+}  // namespace moreau

@@ -1,5 +1,6 @@
-// The noslip post-pass (opt.noslip_iterations > 0) against MuJoCo 2.2.2, on models with resting and
-// sliding contacts, friction loss and limits, for both cones.
+// The dual-side extras against MuJoCo 2.2.2, on models with resting and sliding contacts, friction
+// loss and limits, for both cones: the noslip post-pass (opt.noslip_iterations > 0) and efc_AR
+// (project_constraint; 2.2.2 fills it in forward when its dual solvers run).
 //
 // States: MuJoCo simulates from keyframe 0 (or qpos0) with constant controls; at a few steps its
 // constraint inputs are copied into Moreau (constraint_bridge.h, as the ConstraintDiff suite does),
@@ -168,6 +169,71 @@ TEST_P(Noslip, MatchesMuJoCo) {
   }
   M->opt = saved;
   std::printf("[noslip] %s: %d comparisons, worst error %.2e\n", c.name.c_str(), compared, worst);
+}
+
+// efc_AR = J M^-1 J' + R from project_constraint against the efc_AR that MuJoCo 2.2.2's forward
+// computes with the PGS solver, for both jacobians (dense: nefc x nefc; sparse: compressed rows,
+// compared as dense matrices) and both cones, at the states of the noslip test. 1e-9 relative:
+// both are sums of a few products of the same factor of M.
+TEST_P(Noslip, EfcARMatchesMuJoCo) {
+  const Case& c = GetParam();
+  std::string err;
+  MjModelPtr mj = load_mujoco(c.path, &err);
+  ASSERT_TRUE(mj) << err;
+  mjModel* M = mj.get();
+  MjDataPtr md(mj_makeData(M));
+  const mjOption saved = M->opt;
+  double worst = 0;
+  for (int cone : {mjCONE_PYRAMIDAL, mjCONE_ELLIPTIC})
+    for (int jacobian : {mjJAC_DENSE, mjJAC_SPARSE}) {
+      if (jacobian == mjJAC_DENSE && M->nv > 100) continue;  // dense 600 x 600 costs seconds
+      M->opt = saved;
+      M->opt.cone = cone;
+      mj_resetData(M, md.get());
+      if (M->nkey > 0) mj_resetDataKeyframe(M, md.get(), 0);
+      for (int s = 0; s < c.steps[0]; ++s) {
+        for (int i = 0; i < M->nu; ++i) md->ctrl[i] = c.ctrl;
+        mj_step(M, md.get());
+      }
+      M->opt.solver = mjSOL_PGS;  // 2.2.2 fills efc_AR for its dual solver
+      M->opt.jacobian = jacobian;
+      mj_forward(M, md.get());
+      const Model m = model_from_mujoco(M);
+      Data d = make_data(m);
+      copy_constraint_inputs(M, md.get(), m, d);
+      make_constraint(m, d);
+      ASSERT_EQ(d.nefc, md->nefc);
+      project_constraint(m, d);
+      const int n = d.nefc;
+      std::vector<double> ours(static_cast<size_t>(n) * n, 0.0), theirs(ours.size(), 0.0);
+      if (jacobian == mjJAC_SPARSE) {
+        ASSERT_EQ(d.efc_AR_rownnz.size(), static_cast<size_t>(n));
+        for (int i = 0; i < n; ++i) {
+          for (int k = 0; k < d.efc_AR_rownnz[i]; ++k) {
+            const int a = d.efc_AR_rowadr[i] + k;
+            ours[static_cast<size_t>(i) * n + d.efc_AR_colind[a]] = d.efc_AR[a];
+          }
+          for (int k = 0; k < md->efc_AR_rownnz[i]; ++k) {
+            const int a = md->efc_AR_rowadr[i] + k;
+            theirs[static_cast<size_t>(i) * n + md->efc_AR_colind[a]] = md->efc_AR[a];
+          }
+        }
+      } else {
+        ASSERT_EQ(d.efc_AR.size(), ours.size());
+        ours = d.efc_AR;
+        std::copy_n(md->efc_AR, ours.size(), theirs.begin());
+      }
+      const double e = max_rel_err(ours.data(), theirs.data(), n * n);
+      int nonzero = 0;
+      for (double x : theirs) nonzero += x != 0;
+      std::printf("[efc_AR] %s %s %s: nefc %d, non-zeros %d, error %.1e\n", c.name.c_str(),
+                  cone ? "elliptic" : "pyramidal", jacobian ? "sparse" : "dense", n, nonzero, e);
+      EXPECT_GT(nonzero, 0);
+      EXPECT_LE(e, 1e-9) << (cone ? "elliptic" : "pyramidal") << (jacobian ? " sparse" : " dense");
+      worst = std::max(worst, e);
+    }
+  M->opt = saved;
+  std::printf("[efc_AR] %s: worst error %.2e\n", c.name.c_str(), worst);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Noslip, ::testing::ValuesIn(cases()),
