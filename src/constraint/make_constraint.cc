@@ -15,8 +15,9 @@ void make_constraint(const Model& m, Data& d) {
   // later calls do not allocate
   const size_t cap = d.efc_type.size();
   if (cap == 0 || d.efc_J_rownnz.size() != cap || d.efc_KBIP.size() != 4 * cap ||
-      d.efc_work.size() < static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap))) ||
-      d.efc_iwork.size() < static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap))))
+      d.efc_J_colind.empty() ||
+      d.efc_work.size() < static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap), constraint::nnz_capacity(d))) ||
+      d.efc_iwork.size() < static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), constraint::nnz_capacity(d))))
     allocate_constraint_storage(m, d);
   constraint::equality_rows(m, d);
   d.ne = d.nefc;

@@ -39,9 +39,10 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   }
   cap = std::max<long long>(cap, 1);
   const size_t n = static_cast<size_t>(cap);
+  const long long nnz = constraint::nnz_bound(m, cap);
   d.efc_type.assign(n, 0);
   d.efc_id.assign(n, 0);
-  d.efc_J.assign(n * nv, 0.0);
+  d.efc_J.assign(constraint::dense_values(m) ? n * nv : static_cast<size_t>(nnz), 0.0);
   for (auto* v : {&d.efc_pos, &d.efc_margin, &d.efc_frictionloss, &d.efc_diagApprox, &d.efc_D,
                   &d.efc_R, &d.efc_vel, &d.efc_aref, &d.efc_b, &d.efc_force})
     v->assign(n, 0.0);
@@ -49,9 +50,9 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   d.efc_state.assign(n, 0);
   d.efc_J_rownnz.assign(n, 0);
   d.efc_J_rowadr.assign(n, 0);
-  d.efc_J_colind.assign(n * std::max(nv, 1), 0);
-  d.efc_work.assign(static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap))), 0.0);
-  d.efc_iwork.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap))), 0);
+  d.efc_J_colind.assign(static_cast<size_t>(nnz), 0);
+  d.efc_work.assign(static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap), nnz)), 0.0);
+  d.efc_iwork.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
   if (d.solver.size() < static_cast<size_t>(kNSolverStat)) d.solver.resize(kNSolverStat);
   if (static_cast<int>(d.qfrc_constraint.size()) < nv) d.qfrc_constraint.assign(nv, 0.0);
   d.ne = d.nf = d.nefc = 0;
@@ -68,6 +69,26 @@ void efc_J_dense(const Model& m, const Data& d, double* out) {
 }
 
 namespace constraint {
+
+// A row's non-zeros are the dofs of at most two bodies' chains (contact, connect, weld: the two
+// bodies; joint equality: two joints; friction loss and limits: one joint), except the rows of
+// tendons, which can touch every dof. The same bound holds for the dual rows (the ancestor
+// closure of those columns, dual.cc).
+long long nnz_bound(const Model& m, long long cap) {
+  const int nv = m.nv;
+  int chain = 0;
+  for (int i = 0; i < nv; ++i) {
+    int n = 0;
+    for (int a = i; a >= 0; a = m.dof_parentid[a]) ++n;
+    chain = std::max(chain, n);
+  }
+  long long tendon_rows = 0;
+  for (int t = 0; t < m.ntendon; ++t)
+    tendon_rows += (m.tendon_frictionloss[t] > 0) + 2 * (m.tendon_limited[t] != 0);
+  for (int e = 0; e < m.neq; ++e) tendon_rows += m.eq_type[e] == kEqTendon;
+  const long long per_row = std::max(1, std::min(nv, 2 * chain));
+  return std::max<long long>(1, cap * per_row + std::min(tendon_rows, cap) * nv);
+}
 
 bool reserve_rows(Data& d, int n) {
   if (d.nefc + n <= capacity(d)) return true;
@@ -91,11 +112,21 @@ int start_row(Data& d, int type, int id, double pos, double margin, double frict
   return i;
 }
 double* values(const Model& m, Data& d) { return const_cast<double*>(J_values(m, d)); }
+
+// Whether nnz more values fit the compressed rows; if not (nnz_bound broken: never expected),
+// the row keeps no columns and the overflow is reported as a full constraint storage.
+bool fits(Data& d, int i, int nnz) {
+  if (d.efc_J_rowadr[i] + static_cast<long long>(nnz) <= nnz_capacity(d)) return true;
+  d.warning[kWarnCnstrFull].lastinfo = i;
+  d.warning[kWarnCnstrFull].number++;
+  return false;
+}
 }  // namespace
 
 int add_row(const Model& m, Data& d, int type, int id, int nnz, const int* cols,
             const double* vals, double pos, double margin, double frictionloss) {
   const int i = start_row(d, type, id, pos, margin, frictionloss);
+  if (!fits(d, i, nnz)) nnz = 0;
   const int adr = d.efc_J_rowadr[i];
   std::copy_n(cols, nnz, d.efc_J_colind.data() + adr);
   std::copy_n(vals, nnz, values(m, d) + adr);
@@ -116,6 +147,13 @@ int add_row_dense(const Model& m, Data& d, int type, int id, const double* jrow,
   int* col = d.efc_J_colind.data() + adr;
   double* val = values(m, d) + adr;
   int nnz = 0;
+  int count = 0;
+  for (int k = 0; k < nv; ++k) count += jrow[k] != 0;
+  if (!fits(d, i, count)) {
+    d.efc_J_rownnz[i] = 0;
+    if (dense_values(m)) std::fill_n(d.efc_J.data() + static_cast<size_t>(i) * nv, nv, 0.0);
+    return i;
+  }
   for (int k = 0; k < nv; ++k) {
     if (jrow[k] == 0) continue;
     col[nnz] = k;

@@ -24,10 +24,10 @@ inline bool dense_values(const Model& m) { return !use_sparse(m); }
 //   solver: per-row vectors (Jaref, jv, quad[3], force0, tmp[2]); per-dof vectors; nv*nv Hessian /
 //           factor (entries addressed densely, only the sparse pattern touched); cap*nv for
 //           M^-1 J' (PGS).
-//   Jc:     cap*nv, dense jacobian only: the compressed values of efc_J's rows (the solvers read
+//   Jc:     nnz_capacity, dense jacobian only: the compressed values of efc_J's rows (the solvers read
 //           rows through efc_J_rowadr/colind in both jacobian modes; see J_values).
 //   ints:   chain (4*nv), the Newton factor's row patterns (nv*(nv+1)/2) and bookkeeping
-//           (8*nv + cap); the dual rows' columns (cap+1 + cap*nv).
+//           (8*nv + cap); the dual rows' columns (cap+1 + nnz_capacity).
 struct Work {
   double* jac;       // 18*nv
   double* Jaref;     // cap
@@ -39,22 +39,26 @@ struct Work {
   double* first;     // nv: pivots D of the Newton factor H = L' D L
   double* L;         // nv*nv: Newton Hessian and its factor (sparse pattern, dense addressing)
   double* MinvJT;    // cap*nv
-  double* Jc;        // cap*nv (dense jacobian) or null
+  double* Jc;        // nnz_capacity (dense jacobian) or null
   int* chain;        // 4*nv: dof chains of the two bodies of a row
   int* pattern;      // nv*(nv+1)/2: row patterns of the Newton factor
   int* iv[8];        // 8 int vectors of nv
   int* rowlist;      // cap: active rows grouped by their largest column
   int* dualadr;      // cap+1: start of each row's u = D^-1/2 L'^-1 J' (dual solvers, dual.cc)
-  int* dualcol;      // cap*nv: its columns (values in MinvJT)
+  int* dualcol;      // nnz_capacity: its columns (values in MinvJT)
 };
-inline long long work_size(const Model& m, int cap) {
+// Non-zeros the compressed rows can hold (efc_J_colind.size(), from nnz_bound).
+inline long long nnz_capacity(const Data& d) { return static_cast<long long>(d.efc_J_colind.size()); }
+// The most non-zeros cap rows of this model can have (storage.cc).
+long long nnz_bound(const Model& m, long long cap);
+inline long long work_size(const Model& m, int cap, long long nnz) {
   const long long nv = m.nv;
   return 18LL * nv + 8LL * cap + 15LL * nv + nv * nv + 1LL * cap * nv +
-         (dense_values(m) ? 1LL * cap * nv : 0) + 16;
+         (dense_values(m) ? nnz : 0) + 16;
 }
-inline long long iwork_size(const Model& m, int cap) {
+inline long long iwork_size(const Model& m, int cap, long long nnz) {
   const long long nv = m.nv;
-  return 4 * nv + nv * (nv + 1) / 2 + 8 * nv + cap + (cap + 1) + 1LL * cap * nv + 16;
+  return 4 * nv + nv * (nv + 1) / 2 + 8 * nv + cap + (cap + 1) + nnz + 16;
 }
 inline Work carve(const Model& m, Data& d) {
   const int nv = m.nv, cap = capacity(d);

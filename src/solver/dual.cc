@@ -22,18 +22,27 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w) {
   std::fill_n(mark, nv, -1);
   DualRows u{w.MinvJT, w.dualcol, w.dualadr};
   int top = 0;
+  const long long capacity = constraint::nnz_capacity(d);
+  int* closure = w.chain;  // nv ints
   for (int i = 0; i < d.nefc; ++i) {
     u.adr[i] = top;
     const constraint::SparseRow r = constraint::row_of(d, J, i);
-    int* pat = u.col + top;
     int n = 0;
-    for (int k = 0; k < r.nnz; ++k) {
-      x[r.col[k]] = r.val[k];
+    for (int k = 0; k < r.nnz; ++k)
       for (int a = r.col[k]; a >= 0 && mark[a] != i; a = m.dof_parentid[a]) {
         mark[a] = i;
-        pat[n++] = a;
+        closure[n++] = a;
       }
+    // the closure of a row fits the rows' bound (constraint::nnz_bound); a row that would not fit
+    // is reported and left out of the dual problem (never expected)
+    if (top + static_cast<long long>(n) > capacity) {
+      d.warning[kWarnCnstrFull].lastinfo = i;
+      d.warning[kWarnCnstrFull].number++;
+      continue;
     }
+    for (int k = 0; k < r.nnz; ++k) x[r.col[k]] = r.val[k];
+    int* pat = u.col + top;
+    std::copy_n(closure, n, pat);
     std::sort(pat, pat + n);
     // L' y = J_i' from the deepest dof up (values move to ancestors), then D^-1/2
     for (int k = n - 1; k >= 0; --k) {

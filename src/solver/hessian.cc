@@ -181,10 +181,46 @@ bool eliminate(const Model& m, const Work& w, const Layout& t, bool clamp) {
 
 }  // namespace
 
-int hessian_factor(const Model& m, Data& d, const Work& w) {
+namespace {
+
+// Whether the pattern of the last symbolic step still holds every active row group: for each, its
+// columns lie in {j0} + pattern(j0), j0 its largest column (then the fill of the current H is
+// inside the old pattern, which is closed under elimination).
+bool pattern_holds(const Data& d, const Work& w, const Layout& t) {
+  for (int i = 0; i < d.nefc; i += group_rows(d, i)) {
+    if (!active(d, i)) continue;
+    for (int r = i, e = i + group_rows(d, i); r < e; ++r) {
+      const int n = d.efc_J_rownnz[r];
+      if (n == 0) continue;
+      const int* col = &d.efc_J_colind[d.efc_J_rowadr[r]];
+      // the group's largest column: the rows of one contact share their columns
+      int j0 = col[n - 1];
+      for (int q = i; q < e; ++q) {
+        const int nq = d.efc_J_rownnz[q];
+        if (nq > 0) j0 = std::max(j0, d.efc_J_colind[d.efc_J_rowadr[q] + nq - 1]);
+      }
+      const int* p0 = w.pattern + t.adr[j0];
+      for (int k = 0, a = 0, n0 = t.cnt[j0]; k < n; ++k) {
+        if (col[k] == j0) continue;
+        while (a < n0 && p0[a] < col[k]) ++a;
+        if (a == n0 || p0[a] != col[k]) return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int hessian_factor(const Model& m, Data& d, const Work& w, bool reuse_pattern) {
   const double* J = constraint::J_values(m, d);
   const Layout t = layout(w);
-  const long long nnz = symbolic(m, d, w, t, J);
+  long long nnz = 0;
+  if (reuse_pattern && pattern_holds(d, w, t)) {
+    for (int i = 0; i < m.nv; ++i) nnz += t.cnt[i];
+  } else {
+    nnz = symbolic(m, d, w, t, J);
+  }
   assemble(m, d, w, t, J, 0);
   if (!eliminate(m, w, t, false)) {
     // round-off made H indefinite: regularize the diagonal slightly and factor again

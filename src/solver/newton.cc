@@ -38,7 +38,7 @@ void update_factor(const Model& m, Data& d, const Work& w, const double* oldstat
       refactor = !hessian_update(m, d, w, i, add ? d.efc_D[i] : -d.efc_D[i]);
     }
   }
-  if (refactor) d.solver_nnz = hessian_factor(m, d, w);
+  if (refactor) d.solver_nnz = hessian_factor(m, d, w, true);
 }
 
 }  // namespace
@@ -50,7 +50,7 @@ void newton(const Model& m, Data& d) {
   Primal p = primal_setup(m, d, w);
   primal_init(m, d, p, true);
   primal_gradient(m, d, p);
-  d.solver_nnz = hessian_factor(m, d, w);
+  d.solver_nnz = hessian_factor(m, d, w, false);
   std::copy_n(p.grad, nv, p.Mgrad);
   hessian_solve(m, w, p.Mgrad);
   const double scale = stat_scale(m);

@@ -76,7 +76,9 @@ inline double stat_scale(const Model& m) {
 // Newton Hessian H = M + J'DJ (+ cone terms) at the current states, factored sparsely as L'DL
 // into w.L / w.first (hessian.cc); returns the non-zeros of H's factor (L + D + L'). Solve:
 // x <- H^-1 x.
-int hessian_factor(const Model& m, Data& d, const Work& w);
+// reuse_pattern: keep the previous factor's pattern when it still holds the active rows (a
+// refactorization within one solve; the first factorization of a solve must not reuse).
+int hessian_factor(const Model& m, Data& d, const Work& w, bool reuse_pattern);
 // Rank-1 update of that factor: H + sigma D_i J_i J_i' for row i (sigma = +-D_i), along the
 // elimination tree. False when row i does not fit the factor's pattern or a downdate loses
 // definiteness: the factor is then invalid and must be refactored.
