@@ -24,13 +24,22 @@ namespace moreau::solver {
 
 namespace {
 
-// Whether row i (or the elliptic contact starting at row i) contributes to the Hessian.
-inline bool active(const Data& d, int i) {
-  return d.efc_type[i] == kCnstrContactElliptic ? d.efc_state[i] != kCnstrSatisfied
-                                                : d.efc_state[i] == kCnstrQuadratic;
-}
+// Blocks of rows that share their columns: the rows of one contact (built over the same dof
+// chains, contact_rows.cc), else single rows. The symbolic step works per block.
 inline int group_rows(const Data& d, int i) {
-  return d.efc_type[i] == kCnstrContactElliptic ? d.contact[d.efc_id[i]].dim : 1;
+  switch (d.efc_type[i]) {
+    case kCnstrContactPyramidal: return 2 * (d.contact[d.efc_id[i]].dim - 1);
+    case kCnstrContactElliptic: return d.contact[d.efc_id[i]].dim;
+    default: return 1;
+  }
+}
+// Whether the block at row i contributes to the Hessian: an elliptic contact not in the top zone,
+// else any of its rows in the quadratic state.
+inline bool active(const Data& d, int i) {
+  if (d.efc_type[i] == kCnstrContactElliptic) return d.efc_state[i] != kCnstrSatisfied;
+  for (int r = i, e = i + group_rows(d, i); r < e; ++r)
+    if (d.efc_state[r] == kCnstrQuadratic) return true;
+  return false;
 }
 
 struct Layout {
@@ -57,12 +66,9 @@ long long symbolic(const Model& m, const Data& d, const Work& w, const Layout& t
   // active row groups, keyed by their largest column
   for (int i = 0; i < d.nefc; i += group_rows(d, i)) {
     if (!active(d, i)) continue;
-    int last = -1;
-    for (int r = i, e = i + group_rows(d, i); r < e; ++r) {
-      const int n = d.efc_J_rownnz[r];
-      if (n > 0) last = std::max(last, d.efc_J_colind[d.efc_J_rowadr[r] + n - 1]);
-    }
-    if (last < 0) continue;
+    const int n = d.efc_J_rownnz[i];
+    if (n == 0) continue;
+    const int last = d.efc_J_colind[d.efc_J_rowadr[i] + n - 1];
     t.groupnext[i] = t.grouphead[last];
     t.grouphead[last] = i;
   }
@@ -79,11 +85,10 @@ long long symbolic(const Model& m, const Data& d, const Work& w, const Layout& t
       }
     };
     for (int a = m.dof_parentid[i]; a >= 0; a = m.dof_parentid[a]) add(a);
-    for (int g = t.grouphead[i]; g >= 0; g = t.groupnext[g])
-      for (int r = g, e = g + group_rows(d, g); r < e; ++r) {
-        const int* col = &d.efc_J_colind[d.efc_J_rowadr[r]];
-        for (int k = 0, n = d.efc_J_rownnz[r]; k < n; ++k) add(col[k]);
-      }
+    for (int g = t.grouphead[i]; g >= 0; g = t.groupnext[g]) {
+      const int* col = &d.efc_J_colind[d.efc_J_rowadr[g]];
+      for (int k = 0, n = d.efc_J_rownnz[g]; k < n; ++k) add(col[k]);
+    }
     for (int c = t.child[i]; c >= 0; c = t.sibling[c]) {
       const int* p = pat + t.adr[c];
       for (int k = 0, n = t.cnt[c]; k < n; ++k) add(p[k]);
@@ -117,29 +122,49 @@ void assemble(const Model& m, const Data& d, const Work& w, const Layout& t, con
   for (int i = 0; i < d.nefc; i += group_rows(d, i)) {
     if (!active(d, i)) continue;
     if (d.efc_type[i] != kCnstrContactElliptic) {
-      const constraint::SparseRow r = constraint::row_of(d, J, i);
-      const double D = d.efc_D[i];
-      for (int a = 0; a < r.nnz; ++a) {
-        double* row = H + static_cast<size_t>(r.col[a]) * nv;
-        const double s = D * r.val[a];
-        for (int b = 0; b <= a; ++b) row[r.col[b]] += s * r.val[b];
+      // the quadratic rows of the block (same columns): sum_r D_r J_r J_r' in one pass over H
+      const constraint::SparseRow r0 = constraint::row_of(d, J, i);
+      const double* val[10];
+      double D[10];
+      int nq = 0;
+      for (int r = i, e = i + group_rows(d, i); r < e; ++r) {
+        if (d.efc_state[r] != kCnstrQuadratic) continue;
+        val[nq] = constraint::row_of(d, J, r).val;
+        D[nq++] = d.efc_D[r];
+      }
+      for (int a = 0; a < r0.nnz; ++a) {
+        double* row = H + static_cast<size_t>(r0.col[a]) * nv;
+        double sa[10];
+        for (int q = 0; q < nq; ++q) sa[q] = D[q] * val[q][a];
+        for (int b = 0; b <= a; ++b) {
+          double h = 0;
+          for (int q = 0; q < nq; ++q) h += sa[q] * val[q][b];
+          row[r0.col[b]] += h;
+        }
       }
       continue;
     }
+    // elliptic contact in the cone or bottom zone: J_c' H_c J_c over the block's shared columns,
+    // T = H_c J_c first (dim x n in w.jac), then the lower triangle
     const Contact& con = d.contact[d.efc_id[i]];
     const int dim = con.dim;
-    for (int a = 0; a < dim; ++a) {
-      const constraint::SparseRow ra = constraint::row_of(d, J, i + a);
-      for (int b = 0; b < dim; ++b) {
-        const double h = con.H[a * dim + b];
-        if (h == 0) continue;
-        const constraint::SparseRow rb = constraint::row_of(d, J, i + b);
-        for (int x = 0; x < ra.nnz; ++x) {
-          const int c = ra.col[x];
-          double* row = H + static_cast<size_t>(c) * nv;
-          const double s = h * ra.val[x];
-          for (int y = 0; y < rb.nnz && rb.col[y] <= c; ++y) row[rb.col[y]] += s * rb.val[y];
-        }
+    const constraint::SparseRow r0 = constraint::row_of(d, J, i);
+    const int n = r0.nnz;
+    const double* val[6];
+    for (int a = 0; a < dim; ++a) val[a] = constraint::row_of(d, J, i + a).val;
+    double* T = w.jac;
+    for (int a = 0; a < dim; ++a)
+      for (int y = 0; y < n; ++y) {
+        double s = 0;
+        for (int b = 0; b < dim; ++b) s += con.H[a * dim + b] * val[b][y];
+        T[a * n + y] = s;
+      }
+    for (int x = 0; x < n; ++x) {
+      double* row = H + static_cast<size_t>(r0.col[x]) * nv;
+      for (int y = 0; y <= x; ++y) {
+        double h = 0;
+        for (int a = 0; a < dim; ++a) h += val[a][x] * T[a * n + y];
+        row[r0.col[y]] += h;
       }
     }
   }
@@ -189,22 +214,14 @@ namespace {
 bool pattern_holds(const Data& d, const Work& w, const Layout& t) {
   for (int i = 0; i < d.nefc; i += group_rows(d, i)) {
     if (!active(d, i)) continue;
-    for (int r = i, e = i + group_rows(d, i); r < e; ++r) {
-      const int n = d.efc_J_rownnz[r];
-      if (n == 0) continue;
-      const int* col = &d.efc_J_colind[d.efc_J_rowadr[r]];
-      // the group's largest column: the rows of one contact share their columns
-      int j0 = col[n - 1];
-      for (int q = i; q < e; ++q) {
-        const int nq = d.efc_J_rownnz[q];
-        if (nq > 0) j0 = std::max(j0, d.efc_J_colind[d.efc_J_rowadr[q] + nq - 1]);
-      }
-      const int* p0 = w.pattern + t.adr[j0];
-      for (int k = 0, a = 0, n0 = t.cnt[j0]; k < n; ++k) {
-        if (col[k] == j0) continue;
-        while (a < n0 && p0[a] < col[k]) ++a;
-        if (a == n0 || p0[a] != col[k]) return false;
-      }
+    const int n = d.efc_J_rownnz[i];
+    if (n == 0) continue;
+    const int* col = &d.efc_J_colind[d.efc_J_rowadr[i]];
+    const int j0 = col[n - 1];
+    const int* p0 = w.pattern + t.adr[j0];
+    for (int k = 0, a = 0, n0 = t.cnt[j0]; k < n - 1; ++k) {
+      while (a < n0 && p0[a] < col[k]) ++a;
+      if (a == n0 || p0[a] != col[k]) return false;
     }
   }
   return true;
