@@ -22,10 +22,10 @@ inline bool dense_values(const Model& m) { return !use_sparse(m); }
 // nv dofs.
 //   make:   jac (18*nv): jacp1, jacr1, jacp2, jacr2, contact-frame rows (6 rows)
 //   solver: per-row vectors (Jaref, jv, quad[3], force0, tmp[2]); per-dof vectors; nv*nv Hessian /
-//           factor (entries addressed densely, only the sparse pattern touched); cap*nv for
-//           M^-1 J' (PGS).
-//   Jc:     nnz_capacity, dense jacobian only: the compressed values of efc_J's rows (the solvers read
-//           rows through efc_J_rowadr/colind in both jacobian modes; see J_values).
+//           factor (entries addressed densely, only the sparse pattern touched); cap*nv
+//           (MinvJT) holding the dual rows' values (dual.cc; at most nnz_capacity of them).
+//   Jc:     nnz_capacity, dense jacobian only: the compressed values of efc_J's rows (the solvers
+//           read rows through efc_J_rowadr/colind in both jacobian modes; see J_values).
 //   ints:   chain (4*nv), the Newton factor's row patterns (nv*(nv+1)/2) and bookkeeping
 //           (8*nv + cap); the dual rows' columns (cap+1 + nnz_capacity).
 struct Work {
@@ -38,7 +38,7 @@ struct Work {
   double* v[14];     // 14 vectors of nv
   double* first;     // nv: pivots D of the Newton factor H = L' D L
   double* L;         // nv*nv: Newton Hessian and its factor (sparse pattern, dense addressing)
-  double* MinvJT;    // cap*nv
+  double* MinvJT;    // cap*nv: values of the dual rows (dual.cc)
   double* Jc;        // nnz_capacity (dense jacobian) or null
   int* chain;        // 4*nv: dof chains of the two bodies of a row
   int* pattern;      // nv*(nv+1)/2: row patterns of the Newton factor
@@ -48,7 +48,9 @@ struct Work {
   int* dualcol;      // nnz_capacity: its columns (values in MinvJT)
 };
 // Non-zeros the compressed rows can hold (efc_J_colind.size(), from nnz_bound).
-inline long long nnz_capacity(const Data& d) { return static_cast<long long>(d.efc_J_colind.size()); }
+inline long long nnz_capacity(const Data& d) {
+  return static_cast<long long>(d.efc_J_colind.size());
+}
 // The most non-zeros cap rows of this model can have (storage.cc).
 long long nnz_bound(const Model& m, long long cap);
 inline long long work_size(const Model& m, int cap, long long nnz) {

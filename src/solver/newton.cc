@@ -33,7 +33,8 @@ void update_factor(const Model& m, Data& d, const Work& w, const double* oldstat
   for (int pass = 0; pass < 2 && !refactor; ++pass) {
     const bool add = pass == 0;
     for (int i = 0; i < d.nefc && !refactor; ++i) {
-      const bool was = static_cast<int>(oldstate[i]) == kCnstrQuadratic, is = d.efc_state[i] == kCnstrQuadratic;
+      const bool was = static_cast<int>(oldstate[i]) == kCnstrQuadratic;
+      const bool is = d.efc_state[i] == kCnstrQuadratic;
       if (was == is || is != add) continue;
       refactor = !hessian_update(m, d, w, i, add ? d.efc_D[i] : -d.efc_D[i]);
     }
