@@ -51,8 +51,9 @@ LineEval line_eval(const Model& m, const Data& d, const Primal& p, double alpha,
   double dummy = 0;
   for (int i = ne + nf; i < nefc; ++i) {
     if (d.efc_type[i] == kCnstrContactElliptic) {
-      elliptic_line(m, d, i, Jaref, jv, alpha, &dummy, &d1, &d2);
-      i += d.contact[d.efc_id[i]].dim - 1;
+      const Contact& con = d.contact[d.efc_id[i]];
+      elliptic_line(p.ecoef + 3 * i, con.mu, alpha, &dummy, &d1, &d2);
+      i += con.dim - 1;
       continue;
     }
     const double v = jv[i], z = Jaref[i] + alpha * v;
@@ -92,11 +93,12 @@ double line_delta(const Model& m, const Data& d, const Primal& p, double alpha, 
         break;
       }
       case kCnstrContactElliptic: {
+        const Contact& con = d.contact[d.efc_id[i]];
         double v1 = 0, v0 = 0, t1 = 0, t2 = 0;
-        elliptic_line(m, d, i, p.Jaref, p.jv, alpha, &v1, &t1, &t2);
-        elliptic_line(m, d, i, p.Jaref, p.jv, 0, &v0, &t1, &t2);
+        elliptic_line(p.ecoef + 3 * i, con.mu, alpha, &v1, &t1, &t2);
+        elliptic_line(p.ecoef + 3 * i, con.mu, 0, &v0, &t1, &t2);
         delta += v1 - v0;
-        i += d.contact[d.efc_id[i]].dim - 1;
+        i += con.dim - 1;
         break;
       }
       default:
@@ -113,8 +115,13 @@ double line_delta(const Model& m, const Data& d, const Primal& p, double alpha, 
 double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0,
                   double* decrease) {
   const int nv = m.nv;
-  mul_m(m, d, p.Mv, p.search);
+  if (!p.Mv_given) mul_m(m, d, p.Mv, p.search);
   constraint::mul_J(m, d, p.jv, p.search);
+  for (int i = d.ne + d.nf; i < d.nefc; ++i) {
+    if (d.efc_type[i] != kCnstrContactElliptic) continue;
+    elliptic_line_prepare(d, i, p.Jaref, p.jv, p.ecoef + 3 * i);
+    i += d.contact[d.efc_id[i]].dim - 1;
+  }
   double gq1 = 0, gq2 = 0;
   for (int k = 0; k < nv; ++k) {
     gq1 += p.search[k] * (p.Ma[k] - d.qfrc_smooth[k]);

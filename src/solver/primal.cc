@@ -81,6 +81,7 @@ Primal primal_setup(const Model& m, Data& d, const Work& w) {
   p.tmp = w.v[8];
   p.Jaref = w.Jaref;
   p.jv = w.jv;
+  p.ecoef = w.quad;
   return p;
 }
 

@@ -21,10 +21,14 @@ double eval_constraint(const Model& m, Data& d, const double* Jaref, double* for
 // Elliptic contact whose rows start at i0: cost, force and state of its rows (cone.cc).
 double elliptic_eval(const Model& m, Data& d, int i0, const double* Jaref, double* force,
                      int* state, bool hessian);
-// Cost along the line Jaref + alpha*jv for the elliptic contact at i0: adds value, first and
-// second derivative in alpha.
-void elliptic_line(const Model& m, const Data& d, int i0, const double* Jaref, const double* jv,
-                   double alpha, double* value, double* d1, double* d2);
+// Cost along the line Jaref + alpha*jv for the elliptic contact at i0, from 9 coefficients that
+// prepare computes once per line search (c: T^2(alpha) = c0 + 2 c1 alpha + c2 alpha^2 with
+// T = sqrt(sum mu_j^2 z_j^2), the normal c3 + c4 alpha, the bottom zone's quadratic c5..c7, and
+// Dm); elliptic_line adds value, first and second derivative in alpha (mu = contact.mu).
+void elliptic_line_prepare(const Data& d, int i0, const double* Jaref, const double* jv,
+                           double* c);
+void elliptic_line(const double* c, double mu, double alpha, double* value, double* d1,
+                   double* d2);
 // Dual block update of an elliptic contact for PGS: minimize 0.5 f'Af + f'g over the elliptic cone
 // of `friction` (dim), starting from f (in/out). A is dim x dim (row-major, includes R).
 void elliptic_block(int dim, const double* friction, const double* A, const double* g, double* f);
@@ -40,11 +44,13 @@ struct Primal {
   double* Mgrad;     // nv: preconditioned gradient (H^-1 grad or M^-1 grad)
   double* search;    // nv
   double* Mv;        // nv: M search
+  bool Mv_given = false;  // Mv already holds M search (CG's recurrence): the line search keeps it
   double* gradold;   // nv
   double* Mgradold;  // nv
   double* tmp;       // nv
   double* Jaref;     // nefc: J x - aref
   double* jv;        // nefc: J search
+  double* ecoef;     // 3*nefc: line coefficients of the elliptic contact at row i0 at 3*i0
   double cost = 0;   // gauss + constraint cost
   double gauss = 0;
   int nactive = 0;   // rows with non-zero force or curvature
@@ -60,7 +66,8 @@ void primal_eval(const Model& m, Data& d, Primal& p, bool cone_hessian);
 void primal_cost(const Model& m, Data& d, Primal& p, bool cone_hessian);
 // grad = Ma - qfrc_smooth - J' force.
 void primal_gradient(const Model& m, Data& d, Primal& p);
-// Exact line search along p.search (jv, Mv computed here); moves x, Ma, Jaref; returns alpha.
+// Exact line search along p.search (jv and, unless Mv_given, Mv computed here); moves x, Ma,
+// Jaref; returns alpha.
 // neval: cost evaluations; slope0: initial slope; decrease: cost(0) - cost(alpha), evaluated
 // without cancellation (the improvement of the iteration).
 double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0,
