@@ -213,13 +213,21 @@ struct Data {
   std::vector<double> efc_pos, efc_margin, efc_frictionloss, efc_diagApprox, efc_KBIP, efc_D,
       efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state_d;
   std::vector<int> efc_state;
-  // Row sparsity of efc_J (issue 4): efc_J is stored dense (row i at efc_J[i*nv]); row i has
-  // efc_J_rownnz[i] non-zeros in columns efc_J_colind[efc_J_rowadr[i] + k] (used when the jacobian
-  // option resolves to sparse).
+  // Row sparsity of efc_J (issue 4), filled in both jacobian modes: row i has efc_J_rownnz[i]
+  // non-zeros in columns efc_J_colind[efc_J_rowadr[i] + k] (ascending). Sparse jacobian (option
+  // sparse, or auto with nv >= 60): efc_J is compressed, the value of that entry is
+  // efc_J[efc_J_rowadr[i] + k]. Dense jacobian: efc_J is nefc x nv (row i at efc_J[i*nv]).
   std::vector<int> efc_J_rownnz, efc_J_rowadr, efc_J_colind;
   // Constraint-solver work space (issue 4): sized by allocate_constraint_storage, carved by
   // src/constraint/storage.h; nothing in make/solve/inverse allocates.
   std::vector<double> efc_work;
+  std::vector<int> efc_iwork;                    // integer work space of the same stages
+  // A + R = J M^-1 J' + R (the dual problem's matrix), computed on demand by project_constraint
+  // (moreau.h), never by step: dense nefc x nefc with the dense jacobian; with the sparse
+  // jacobian compressed rows as efc_J (row i: efc_AR_rownnz[i] entries at
+  // efc_AR_colind/efc_AR[efc_AR_rowadr[i] + k], ascending columns).
+  std::vector<double> efc_AR;
+  std::vector<int> efc_AR_rownnz, efc_AR_rowadr, efc_AR_colind;
 
   // ------------------------------------------------------------------ collision work space (issue 3)
   // Broad-phase buffers. collision_reserve(m, d) (moreau/collision.h) sizes them; collision() grows

@@ -110,6 +110,15 @@ void inverse_constraint(const Model& m, Data& d);
 // solver_fwdinv = (|qfrc_constraint(fwd) - qfrc_constraint(inv)|, |efc_force(fwd) - efc_force(inv)|)
 // at the current qacc; called by solve_constraint when the fwdinv enable flag is set.
 void compare_fwdinv(const Model& m, Data& d);
+// efc_AR = J M^-1 J' + R for the current rows (after make_constraint; needs qLD), dense or in
+// compressed rows as efc_J (see Data::efc_AR). MuJoCo 2.2.2 fills it inside forward for its dual
+// solvers; here it is on demand: step never needs it (the dual solvers work on sparse rows), and
+// storing it for every step would take capacity^2 doubles. Sizes the efc_AR arrays as needed
+// (this call may allocate).
+void project_constraint(const Model& m, Data& d);
+// efc_J as a dense row-major nefc x nv matrix in out, whatever the jacobian option (with the
+// sparse jacobian efc_J is compressed: see Data::efc_J_rownnz).
+void efc_J_dense(const Model& m, const Data& d, double* out);
 // Force of contact `id` in its contact frame (normal, tangent1, tangent2, spin, roll1, roll2) from
 // efc_force; zeros for a contact that is not in the solver.
 void contact_force(const Model& m, const Data& d, int id, double result[6]);

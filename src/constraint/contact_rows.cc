@@ -27,19 +27,64 @@ namespace moreau::constraint {
 
 using namespace math;
 
+namespace {
+
+// S (nS rows, row r at S + r*nv, n columns) for the dofs that move exactly one of the two bodies
+// (cols, ascending): a dof that moves both moves the two coincident contact points alike, so its
+// column of the relative velocity is exactly zero and is left out. Returns n.
+int contact_frame_rows(const Model& m, const Data& d, const Contact& con, int nS, int* chain,
+                       int* cols, double* S) {
+  const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
+  int* c1 = chain;
+  int* c2 = chain + m.nv;
+  const int n1 = dof_chain(m, b1, c1), n2 = dof_chain(m, b2, c2);
+  double r1[3], r2[3];
+  sub3(r1, con.pos, &d.subtree_com[3 * m.body_rootid[b1]]);
+  sub3(r2, con.pos, &d.subtree_com[3 * m.body_rootid[b2]]);
+  // merge the two ascending chains, keeping the dofs of one chain only; columns: velocity of the
+  // contact point (translation) and angular velocity (rotation) of each dof, projected on the
+  // frame axes; body 1 enters with a negative sign
+  int n = 0;
+  for (int a = 0, b = 0; a < n1 || b < n2;) {
+    bool on2;
+    if (b >= n2 || (a < n1 && c1[a] < c2[b])) {
+      on2 = false;
+    } else if (a >= n1 || c2[b] < c1[a]) {
+      on2 = true;
+    } else {
+      ++a, ++b;  // common ancestor
+      continue;
+    }
+    const int dof = on2 ? c2[b++] : c1[a++];
+    const double* r = on2 ? r2 : r1;
+    const double* cdof = &d.cdof[6 * dof];
+    double t[3], jp[3], jr[3];
+    cross3(t, cdof, r);
+    for (int c = 0; c < 3; ++c) {
+      jp[c] = on2 ? cdof[3 + c] + t[c] : 0 - (cdof[3 + c] + t[c]);
+      jr[c] = on2 ? cdof[c] : 0 - cdof[c];
+    }
+    for (int row = 0; row < nS; ++row) {
+      const double* axis = con.frame + 3 * (row % 3);
+      const double* j = row < 3 ? jp : jr;
+      S[row * m.nv + n] = axis[0] * j[0] + axis[1] * j[1] + axis[2] * j[2];
+    }
+    cols[n++] = dof;
+  }
+  return n;
+}
+
+}  // namespace
+
 void contact_rows(const Model& m, Data& d) {
   if (m.opt.disableflags & kDsblContact) return;
-  const int nv = m.nv;
   // the hard-contact solvers (issue 6) read each contact as (normal, tangent1, tangent2) rows and
   // define their own cone (src/solver/ncp/ncp.h), whatever opt.cone says
   const bool elliptic = m.opt.cone == kConeElliptic || is_hard_contact_solver(m.opt.solver);
-  double* work = carve(m, d).jac;
-  double* jacp1 = work;
-  double* jacr1 = work + 3 * nv;
-  double* jacp2 = work + 6 * nv;
-  double* jacr2 = work + 9 * nv;
-  double* S = work + 12 * nv;  // 6 rows in the contact frame
-  double* edge = jacp1;        // reused for pyramidal edges once S is built
+  const Work w = carve(m, d);
+  double* S = w.jac;                 // 6 rows in the contact frame
+  double* edge = w.jac + 6 * m.nv;  // a pyramidal edge
+  int* cols = w.chain + 2 * m.nv;
   for (int c = 0; c < d.ncon; ++c) {
     Contact& con = d.contact[c];
     // A contact in the gap (margin - gap <= dist < margin) stays in the contact list but makes no
@@ -51,36 +96,27 @@ void contact_rows(const Model& m, Data& d) {
     const int nrow = dim == 1 ? 1 : elliptic ? dim : 2 * (dim - 1);
     if (!reserve_rows(d, nrow)) return;
     const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
-    moreau::jac(m, d, jacp1, dim > 3 ? jacr1 : nullptr, con.pos, b1);
-    moreau::jac(m, d, jacp2, dim > 3 ? jacr2 : nullptr, con.pos, b2);
     const int nS = dim > 3 ? 6 : dim;
-    for (int r = 0; r < nS; ++r) {
-      const double* axis = con.frame + 3 * (r % 3);
-      const double* j1 = r < 3 ? jacp1 : jacr1;
-      const double* j2 = r < 3 ? jacp2 : jacr2;
-      double* out = S + r * nv;
-      for (int k = 0; k < nv; ++k)
-        out[k] = axis[0] * (j2[k] - j1[k]) + axis[1] * (j2[nv + k] - j1[nv + k]) +
-                 axis[2] * (j2[2 * nv + k] - j1[2 * nv + k]);
-    }
+    const int n = contact_frame_rows(m, d, con, nS, w.chain, cols, S);
     const double tran = m.body_invweight0[2 * b1] + m.body_invweight0[2 * b2];
     const double mu0 = con.friction[0];
     con.efc_address = d.nefc;
     if (dim == 1) {
-      const int i = add_row(m, d, kCnstrContactFrictionless, c, S, con.dist, con.includemargin, 0);
+      const int i = add_row(m, d, kCnstrContactFrictionless, c, n, cols, S, con.dist,
+                            con.includemargin, 0);
       d.efc_diagApprox[i] = tran;
     } else if (elliptic) {
       for (int r = 0; r < dim; ++r) {
-        const int i = add_row(m, d, kCnstrContactElliptic, c, S + r * nv, r == 0 ? con.dist : 0,
-                              r == 0 ? con.includemargin : 0, 0);
+        const int i = add_row(m, d, kCnstrContactElliptic, c, n, cols, S + r * m.nv,
+                              r == 0 ? con.dist : 0, r == 0 ? con.includemargin : 0, 0);
         d.efc_diagApprox[i] = tran;
       }
     } else {
       for (int k = 1; k < dim; ++k) {
         const double mu = con.friction[k - 1];
         for (int s = 1; s >= -1; s -= 2) {
-          for (int q = 0; q < nv; ++q) edge[q] = S[q] + s * mu * S[k * nv + q];
-          const int i = add_row(m, d, kCnstrContactPyramidal, c, edge, con.dist,
+          for (int q = 0; q < n; ++q) edge[q] = S[q] + s * mu * S[k * m.nv + q];
+          const int i = add_row(m, d, kCnstrContactPyramidal, c, n, cols, edge, con.dist,
                                 con.includemargin, 0);
           d.efc_diagApprox[i] = tran * (1 + mu0 * mu0);
         }

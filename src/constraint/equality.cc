@@ -33,15 +33,43 @@ inline void polynomial(const double* a, double dx, double* value, double* deriv)
   *deriv = a[1] + dx * (2 * a[2] + dx * (3 * a[3] + dx * 4 * a[4]));
 }
 
-void connect_or_weld(const Model& m, Data& d, int e, double* jac, bool weld) {
-  const int nv = m.nv;
+// Columns k of the translational (jacp, 3 x n) and rotational (jacr, 3 x n, may be null)
+// Jacobians at point of body, over the dofs chain[0..n) (ascending, a superset of the body's own
+// chain); columns of dofs that do not move the body are zero (simulation chapter, "Jacobians").
+void chain_jac(const Model& m, const Data& d, const double* point, int body, const int* chain,
+               int n, int* own, double* jacp, double* jacr) {
+  std::fill_n(jacp, 3 * n, 0.0);
+  if (jacr) std::fill_n(jacr, 3 * n, 0.0);
+  double r[3];
+  sub3(r, point, &d.subtree_com[3 * m.body_rootid[body]]);
+  const int no = dof_chain(m, body, own);
+  for (int a = no - 1, k = n - 1; a >= 0; --a) {
+    while (chain[k] != own[a]) --k;  // own is a subset of chain, both ascending
+    const double* cdof = &d.cdof[6 * own[a]];
+    double t[3];
+    cross3(t, cdof, r);
+    for (int c = 0; c < 3; ++c) jacp[c * n + k] = cdof[3 + c] + t[c];
+    if (jacr) for (int c = 0; c < 3; ++c) jacr[c * n + k] = cdof[c];
+  }
+}
+
+void connect_or_weld(const Model& m, Data& d, int e, double* jac, int* chain, bool weld) {
   const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
   const double* data = &m.eq_data[kNEQDATA * e];
+
+  // the dofs that move either body (union of the two chains, ascending)
+  int* c1 = chain + m.nv;  // chain: 4*nv ints (union, c1, c2, scratch)
+  int* c2 = chain + 2 * m.nv;
+  int* own = chain + 3 * m.nv;
+  const int n1 = dof_chain(m, b1, c1), n2 = dof_chain(m, b2, c2);
+  const int n = static_cast<int>(std::set_union(c1, c1 + n1, c2, c2 + n2, chain) - chain);
+  // no dof moves either body (both welded to the world): no rows, as MuJoCo 2.2.2
+  if (n == 0) return;
   double* jacp1 = jac;
-  double* jacr1 = jac + 3 * nv;
-  double* jacp2 = jac + 6 * nv;
-  double* jacr2 = jac + 9 * nv;
-  double* rows = jac + 12 * nv;  // 6 rows
+  double* jacr1 = jac + 3 * n;
+  double* jacp2 = jac + 6 * n;
+  double* jacr2 = jac + 9 * n;
+  double* rows = jac + 12 * n;  // 6 rows of n columns
 
   // anchor points in world coordinates
   const double* local1 = weld ? data + 3 : data;
@@ -53,9 +81,9 @@ void connect_or_weld(const Model& m, Data& d, int e, double* jac, bool weld) {
   add3(p2, p2, &d.xpos[3 * b2]);
   double pos[6];
   sub3(pos, p1, p2);
-  moreau::jac(m, d, jacp1, weld ? jacr1 : nullptr, p1, b1);
-  moreau::jac(m, d, jacp2, weld ? jacr2 : nullptr, p2, b2);
-  for (int k = 0; k < 3 * nv; ++k) rows[k] = jacp1[k] - jacp2[k];
+  chain_jac(m, d, p1, b1, chain, n, own, jacp1, weld ? jacr1 : nullptr);
+  chain_jac(m, d, p2, b2, chain, n, own, jacp2, weld ? jacr2 : nullptr);
+  for (int k = 0; k < 3 * n; ++k) rows[k] = jacp1[k] - jacp2[k];
 
   int nrow = 3;
   if (weld) {
@@ -66,22 +94,22 @@ void connect_or_weld(const Model& m, Data& d, int e, double* jac, bool weld) {
     negquat(q2inv, &d.xquat[4 * b2]);
     mulquat(err, q2inv, q1r);
     for (int k = 0; k < 3; ++k) pos[3 + k] = err[1 + k];  // 2.2.2: torquescale scales J only
-    for (int c = 0; c < nv; ++c) {
-      const double w[4] = {0, jacr1[c] - jacr2[c], jacr1[nv + c] - jacr2[nv + c],
-                           jacr1[2 * nv + c] - jacr2[2 * nv + c]};
+    for (int c = 0; c < n; ++c) {
+      const double w[4] = {0, jacr1[c] - jacr2[c], jacr1[n + c] - jacr2[n + c],
+                           jacr1[2 * n + c] - jacr2[2 * n + c]};
       double t[4], r[4];
       mulquat(t, q2inv, w);
       mulquat(r, t, q1r);
-      for (int k = 0; k < 3; ++k) rows[(3 + k) * nv + c] = 0.5 * r[1 + k] * torquescale;
+      for (int k = 0; k < 3; ++k) rows[(3 + k) * n + c] = 0.5 * r[1 + k] * torquescale;
     }
   }
-  // no dof moves either body (both welded to the world): no rows, as MuJoCo 2.2.2
+  // the columns of common ancestors can cancel exactly: no rows when nothing is left
   bool empty = true;
-  for (int k = 0; k < nrow * nv && empty; ++k) empty = rows[k] == 0;
+  for (int k = 0; k < nrow * n && empty; ++k) empty = rows[k] == 0;
   if (empty) return;
   if (!reserve_rows(d, nrow)) return;
   for (int k = 0; k < nrow; ++k) {
-    const int i = add_row(m, d, kCnstrEquality, e, rows + k * nv, pos[k], 0, 0);
+    const int i = add_row(m, d, kCnstrEquality, e, n, chain, rows + k * n, pos[k], 0, 0);
     // MuJoCo 2.2.2 uses the translational weights for all rows, the weld's rotation rows too
     d.efc_diagApprox[i] = m.body_invweight0[2 * b1] + m.body_invweight0[2 * b2];
   }
@@ -106,7 +134,7 @@ void joint_equality(const Model& m, Data& d, int e, double* row) {
     pos = d.qpos[q1] - m.qpos0[q1] - a[0];
   }
   if (!reserve_rows(d, 1)) return;
-  const int i = add_row(m, d, kCnstrEquality, e, row, pos, 0, 0);
+  const int i = add_row_dense(m, d, kCnstrEquality, e, row, pos, 0, 0);
   d.efc_diagApprox[i] = diag;
 }
 
@@ -128,7 +156,7 @@ void tendon_equality(const Model& m, Data& d, int e, double* row) {
     pos = d.ten_length[t1] - m.tendon_length0[t1] - a[0];
   }
   if (!reserve_rows(d, 1)) return;
-  const int i = add_row(m, d, kCnstrEquality, e, row, pos, 0, 0);
+  const int i = add_row_dense(m, d, kCnstrEquality, e, row, pos, 0, 0);
   d.efc_diagApprox[i] = diag;
 }
 
@@ -136,12 +164,13 @@ void tendon_equality(const Model& m, Data& d, int e, double* row) {
 
 void equality_rows(const Model& m, Data& d) {
   if (m.opt.disableflags & kDsblEquality) return;
-  double* jac = carve(m, d).jac;
+  const Work w = carve(m, d);
+  double* jac = w.jac;
   for (int e = 0; e < m.neq; ++e) {
     if (!m.eq_active[e]) continue;
     switch (m.eq_type[e]) {
-      case kEqConnect: connect_or_weld(m, d, e, jac, false); break;
-      case kEqWeld: connect_or_weld(m, d, e, jac, true); break;
+      case kEqConnect: connect_or_weld(m, d, e, jac, w.chain, false); break;
+      case kEqWeld: connect_or_weld(m, d, e, jac, w.chain, true); break;
       case kEqJoint: joint_equality(m, d, e, jac); break;
       case kEqTendon: tendon_equality(m, d, e, jac); break;
       default: break;  // distance: removed in 2.2.2

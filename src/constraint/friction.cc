@@ -12,19 +12,17 @@ namespace moreau::constraint {
 void friction_rows(const Model& m, Data& d) {
   if (m.opt.disableflags & kDsblFrictionloss) return;
   const int nv = m.nv;
-  double* row = carve(m, d).jac;
+  const double one = 1;
   for (int i = 0; i < nv; ++i) {
     if (m.dof_frictionloss[i] <= 0) continue;
     if (!reserve_rows(d, 1)) return;
-    std::fill_n(row, nv, 0.0);
-    row[i] = 1;
-    const int r = add_row(m, d, kCnstrFrictionDof, i, row, 0, 0, m.dof_frictionloss[i]);
+    const int r = add_row(m, d, kCnstrFrictionDof, i, 1, &i, &one, 0, 0, m.dof_frictionloss[i]);
     d.efc_diagApprox[r] = m.dof_invweight0[i];
   }
   for (int t = 0; t < m.ntendon; ++t) {
     if (m.tendon_frictionloss[t] <= 0) continue;
     if (!reserve_rows(d, 1)) return;
-    const int r = add_row(m, d, kCnstrFrictionTendon, t, &d.ten_J[static_cast<size_t>(t) * nv], 0,
+    const int r = add_row_dense(m, d, kCnstrFrictionTendon, t, &d.ten_J[static_cast<size_t>(t) * nv], 0,
                           0, m.tendon_frictionloss[t]);
     d.efc_diagApprox[r] = m.tendon_invweight0[t];
   }

@@ -26,9 +26,8 @@ void limit_rows(const Model& m, Data& d) {
         const double dist = side < 0 ? d.qpos[qadr] - range[0] : range[1] - d.qpos[qadr];
         if (dist >= margin) continue;
         if (!reserve_rows(d, 1)) return;
-        std::fill_n(row, nv, 0.0);
-        row[vadr] = -side;
-        const int r = add_row(m, d, kCnstrLimitJoint, j, row, dist, margin, 0);
+        const double value = -side;
+        const int r = add_row(m, d, kCnstrLimitJoint, j, 1, &vadr, &value, dist, margin, 0);
         d.efc_diagApprox[r] = m.dof_invweight0[vadr];
       }
     } else if (type == kJointBall) {
@@ -38,9 +37,9 @@ void limit_rows(const Model& m, Data& d) {
       const double dist = std::max(range[0], range[1]) - angle;
       if (dist >= margin) continue;
       if (!reserve_rows(d, 1)) return;
-      std::fill_n(row, nv, 0.0);
-      for (int k = 0; k < 3; ++k) row[vadr + k] = -v[k];
-      const int r = add_row(m, d, kCnstrLimitJoint, j, row, dist, margin, 0);
+      const int cols[3] = {vadr, vadr + 1, vadr + 2};
+      const double vals[3] = {-v[0], -v[1], -v[2]};
+      const int r = add_row(m, d, kCnstrLimitJoint, j, 3, cols, vals, dist, margin, 0);
       d.efc_diagApprox[r] = m.dof_invweight0[vadr];
     }
   }
@@ -55,7 +54,7 @@ void limit_rows(const Model& m, Data& d) {
       if (dist >= margin) continue;
       if (!reserve_rows(d, 1)) return;
       for (int k = 0; k < nv; ++k) row[k] = -side * J[k];
-      const int r = add_row(m, d, kCnstrLimitTendon, t, row, dist, margin, 0);
+      const int r = add_row_dense(m, d, kCnstrLimitTendon, t, row, dist, margin, 0);
       d.efc_diagApprox[r] = m.tendon_invweight0[t];
     }
   }

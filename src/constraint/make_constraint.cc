@@ -10,10 +10,15 @@ void make_constraint(const Model& m, Data& d) {
   d.ne = d.nf = d.nefc = 0;
   for (int c = 0; c < d.ncon; ++c) d.contact[c].efc_address = -1;
   if ((m.opt.disableflags & kDsblConstraint) || m.nv == 0) return;
-  // storage never sized by allocate_constraint_storage (e.g. a Data sized by another rule): size
-  // it once here; later calls do not allocate
+  // storage never sized by allocate_constraint_storage (e.g. a Data sized by another rule), or
+  // sized for other options (the work space depends on the jacobian option): size it once here;
+  // later calls do not allocate
   const size_t cap = d.efc_type.size();
-  if (cap == 0 || d.efc_J_rownnz.size() != cap || d.efc_KBIP.size() != 4 * cap || d.efc_work.empty())
+  const int icap = static_cast<int>(cap);
+  const long long nnz = constraint::nnz_capacity(d);
+  if (cap == 0 || d.efc_J_rownnz.size() != cap || d.efc_KBIP.size() != 4 * cap || nnz == 0 ||
+      d.efc_work.size() < static_cast<size_t>(constraint::work_size(m, icap, nnz)) ||
+      d.efc_iwork.size() < static_cast<size_t>(constraint::iwork_size(m, icap, nnz)))
     allocate_constraint_storage(m, d);
   constraint::equality_rows(m, d);
   d.ne = d.nefc;

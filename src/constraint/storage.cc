@@ -40,9 +40,10 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   }
   cap = std::max<long long>(cap, 1);
   const size_t n = static_cast<size_t>(cap);
+  const long long nnz = constraint::nnz_bound(m, cap);
   d.efc_type.assign(n, 0);
   d.efc_id.assign(n, 0);
-  d.efc_J.assign(n * nv, 0.0);
+  d.efc_J.assign(constraint::dense_values(m) ? n * nv : static_cast<size_t>(nnz), 0.0);
   for (auto* v : {&d.efc_pos, &d.efc_margin, &d.efc_frictionloss, &d.efc_diagApprox, &d.efc_D,
                   &d.efc_R, &d.efc_vel, &d.efc_aref, &d.efc_b, &d.efc_force})
     v->assign(n, 0.0);
@@ -50,8 +51,9 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   d.efc_state.assign(n, 0);
   d.efc_J_rownnz.assign(n, 0);
   d.efc_J_rowadr.assign(n, 0);
-  d.efc_J_colind.assign(n * std::max(nv, 1), 0);
-  d.efc_work.assign(static_cast<size_t>(constraint::work_size(static_cast<int>(cap), nv)), 0.0);
+  d.efc_J_colind.assign(static_cast<size_t>(nnz), 0);
+  d.efc_work.assign(static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap), nnz)), 0.0);
+  d.efc_iwork.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
   if (d.solver.size() < static_cast<size_t>(kNSolverStat)) d.solver.resize(kNSolverStat);
   if (static_cast<int>(d.qfrc_constraint.size()) < nv) d.qfrc_constraint.assign(nv, 0.0);
   // hard-contact solvers (issue 6): their work space, only when one of them is selected
@@ -59,7 +61,37 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   d.ne = d.nf = d.nefc = 0;
 }
 
+void efc_J_dense(const Model& m, const Data& d, double* out) {
+  const int nv = m.nv;
+  const double* J = constraint::J_values(m, d);
+  std::fill_n(out, static_cast<size_t>(d.nefc) * nv, 0.0);
+  for (int i = 0; i < d.nefc; ++i) {
+    const constraint::SparseRow r = constraint::row_of(d, J, i);
+    for (int k = 0; k < r.nnz; ++k) out[static_cast<size_t>(i) * nv + r.col[k]] = r.val[k];
+  }
+}
+
 namespace constraint {
+
+// A row's non-zeros are the dofs of at most two bodies' chains (contact, connect, weld: the two
+// bodies; joint equality: two joints; friction loss and limits: one joint), except the rows of
+// tendons, which can touch every dof. The same bound holds for the dual rows (the ancestor
+// closure of those columns, dual.cc).
+long long nnz_bound(const Model& m, long long cap) {
+  const int nv = m.nv;
+  int chain = 0;
+  for (int i = 0; i < nv; ++i) {
+    int n = 0;
+    for (int a = i; a >= 0; a = m.dof_parentid[a]) ++n;
+    chain = std::max(chain, n);
+  }
+  long long tendon_rows = 0;
+  for (int t = 0; t < m.ntendon; ++t)
+    tendon_rows += (m.tendon_frictionloss[t] > 0) + 2 * (m.tendon_limited[t] != 0);
+  for (int e = 0; e < m.neq; ++e) tendon_rows += m.eq_type[e] == kEqTendon;
+  const long long per_row = std::max(1, std::min(nv, 2 * chain));
+  return std::max<long long>(1, cap * per_row + std::min(tendon_rows, cap) * nv);
+}
 
 bool reserve_rows(Data& d, int n) {
   if (d.nefc + n <= capacity(d)) return true;
@@ -69,22 +101,12 @@ bool reserve_rows(Data& d, int n) {
   return false;
 }
 
-int add_row(const Model& m, Data& d, int type, int id, const double* jrow, double pos,
-            double margin, double frictionloss) {
-  const int nv = m.nv, i = d.nefc++;
-  double* J = d.efc_J.data() + static_cast<size_t>(i) * nv;
-  int* colind = d.efc_J_colind.data() + static_cast<size_t>(i) * nv;
-  int nnz = 0;
-  if (jrow) {
-    for (int k = 0; k < nv; ++k) {
-      J[k] = jrow[k];
-      if (jrow[k] != 0) colind[nnz++] = k;
-    }
-  } else {
-    std::fill_n(J, nv, 0.0);
-  }
-  d.efc_J_rownnz[i] = nnz;
-  d.efc_J_rowadr[i] = i * nv;
+namespace {
+// Common part of add_row and add_row_dense: the row's bookkeeping; returns the row index.
+int start_row(Data& d, int type, int id, double pos, double margin, double frictionloss) {
+  const int i = d.nefc++;
+  d.efc_J_rowadr[i] = i == 0 ? 0 : d.efc_J_rowadr[i - 1] + d.efc_J_rownnz[i - 1];
+  d.efc_J_rownnz[i] = 0;
   d.efc_type[i] = type;
   d.efc_id[i] = id;
   d.efc_pos[i] = pos;
@@ -92,39 +114,82 @@ int add_row(const Model& m, Data& d, int type, int id, const double* jrow, doubl
   d.efc_frictionloss[i] = frictionloss;
   return i;
 }
+double* values(const Model& m, Data& d) { return const_cast<double*>(J_values(m, d)); }
 
-double dot_row(const Model& m, const Data& d, int i, const double* vec, bool sparse) {
-  const int nv = m.nv;
-  const double* J = d.efc_J.data() + static_cast<size_t>(i) * nv;
-  double s = 0;
-  if (sparse) {
-    const int* c = d.efc_J_colind.data() + d.efc_J_rowadr[i];
-    for (int k = 0, n = d.efc_J_rownnz[i]; k < n; ++k) s += J[c[k]] * vec[c[k]];
-  } else {
-    for (int k = 0; k < nv; ++k) s += J[k] * vec[k];
+// Whether nnz more values fit the compressed rows; if not (nnz_bound broken: never expected),
+// the row keeps no columns and the overflow is reported as a full constraint storage.
+bool fits(Data& d, int i, int nnz) {
+  if (d.efc_J_rowadr[i] + static_cast<long long>(nnz) <= nnz_capacity(d)) return true;
+  d.warning[kWarnCnstrFull].lastinfo = i;
+  d.warning[kWarnCnstrFull].number++;
+  return false;
+}
+}  // namespace
+
+int add_row(const Model& m, Data& d, int type, int id, int nnz, const int* cols,
+            const double* vals, double pos, double margin, double frictionloss) {
+  const int i = start_row(d, type, id, pos, margin, frictionloss);
+  if (!fits(d, i, nnz)) nnz = 0;
+  const int adr = d.efc_J_rowadr[i];
+  std::copy_n(cols, nnz, d.efc_J_colind.data() + adr);
+  std::copy_n(vals, nnz, values(m, d) + adr);
+  d.efc_J_rownnz[i] = nnz;
+  if (dense_values(m)) {
+    double* J = d.efc_J.data() + static_cast<size_t>(i) * m.nv;
+    std::fill_n(J, m.nv, 0.0);
+    for (int k = 0; k < nnz; ++k) J[cols[k]] = vals[k];
   }
-  return s;
+  return i;
+}
+
+int add_row_dense(const Model& m, Data& d, int type, int id, const double* jrow, double pos,
+                  double margin, double frictionloss) {
+  const int nv = m.nv;
+  const int i = start_row(d, type, id, pos, margin, frictionloss);
+  const int adr = d.efc_J_rowadr[i];
+  int* col = d.efc_J_colind.data() + adr;
+  double* val = values(m, d) + adr;
+  int nnz = 0;
+  int count = 0;
+  for (int k = 0; k < nv; ++k) count += jrow[k] != 0;
+  if (!fits(d, i, count)) {
+    d.efc_J_rownnz[i] = 0;
+    if (dense_values(m)) std::fill_n(d.efc_J.data() + static_cast<size_t>(i) * nv, nv, 0.0);
+    return i;
+  }
+  for (int k = 0; k < nv; ++k) {
+    if (jrow[k] == 0) continue;
+    col[nnz] = k;
+    val[nnz++] = jrow[k];
+  }
+  d.efc_J_rownnz[i] = nnz;
+  if (dense_values(m)) std::copy_n(jrow, nv, d.efc_J.data() + static_cast<size_t>(i) * nv);
+  return i;
+}
+
+int dof_chain(const Model& m, int body, int* chain) {
+  int b = body;
+  while (b > 0 && m.body_dofnum[b] == 0) b = m.body_parentid[b];
+  if (b <= 0) return 0;
+  int n = 0;
+  for (int i = m.body_dofadr[b] + m.body_dofnum[b] - 1; i >= 0; i = m.dof_parentid[i]) chain[n++] = i;
+  std::reverse(chain, chain + n);
+  return n;
 }
 
 void mul_J(const Model& m, const Data& d, double* res, const double* vec) {
-  const bool sparse = use_sparse(m);
-  for (int i = 0; i < d.nefc; ++i) res[i] = dot_row(m, d, i, vec, sparse);
+  const double* J = J_values(m, d);
+  for (int i = 0; i < d.nefc; ++i) res[i] = dot_row(J, d, i, vec);
 }
 
 void mul_JT(const Model& m, const Data& d, double* res, const double* vec) {
-  const int nv = m.nv;
-  const bool sparse = use_sparse(m);
-  std::fill_n(res, nv, 0.0);
+  const double* J = J_values(m, d);
+  std::fill_n(res, m.nv, 0.0);
   for (int i = 0; i < d.nefc; ++i) {
     const double f = vec[i];
     if (f == 0) continue;
-    const double* J = d.efc_J.data() + static_cast<size_t>(i) * nv;
-    if (sparse) {
-      const int* c = d.efc_J_colind.data() + d.efc_J_rowadr[i];
-      for (int k = 0, n = d.efc_J_rownnz[i]; k < n; ++k) res[c[k]] += J[c[k]] * f;
-    } else {
-      for (int k = 0; k < nv; ++k) res[k] += J[k] * f;
-    }
+    const SparseRow r = row_of(d, J, i);
+    for (int k = 0; k < r.nnz; ++k) res[r.col[k]] += r.val[k] * f;
   }
 }
 

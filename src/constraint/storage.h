@@ -14,11 +14,20 @@ inline int capacity(const Data& d) { return static_cast<int>(d.efc_type.size());
 inline bool use_sparse(const Model& m) {
   return m.opt.jacobian == kJacSparse || (m.opt.jacobian == kJacAuto && m.nv >= 60);
 }
+// With the dense jacobian, efc_J holds the dense rows for the user and the solvers read a
+// compressed copy (Work::Jc); with the sparse jacobian efc_J itself is compressed.
+inline bool dense_values(const Model& m) { return !use_sparse(m); }
 
-// Work space carved from d.efc_work. Sizes: cap = capacity rows, nv dofs.
+// Work space carved from d.efc_work (doubles) and d.efc_iwork (ints). Sizes: cap = capacity rows,
+// nv dofs.
 //   make:   jac (18*nv): jacp1, jacr1, jacp2, jacr2, contact-frame rows (6 rows)
 //   solver: per-row vectors (Jaref, jv, quad[3], force0, tmp[2]); per-dof vectors; nv*nv Hessian /
-//           Cholesky factor; cap*nv for M^-1 J' (PGS).
+//           factor (entries addressed densely, only the sparse pattern touched); cap*nv
+//           (MinvJT) holding the dual rows' values (dual.cc; at most nnz_capacity of them).
+//   Jc:     nnz_capacity, dense jacobian only: the compressed values of efc_J's rows (the solvers
+//           read rows through efc_J_rowadr/colind in both jacobian modes; see J_values).
+//   ints:   chain (4*nv), the Newton factor's row patterns (nv*(nv+1)/2) and bookkeeping
+//           (8*nv + cap); the dual rows' columns (cap+1 + nnz_capacity).
 struct Work {
   double* jac;       // 18*nv
   double* Jaref;     // cap
@@ -27,12 +36,31 @@ struct Work {
   double* force0;    // cap
   double* etmp;      // 2*cap
   double* v[14];     // 14 vectors of nv
-  double* first;     // nv: first non-zero column of each row of the Newton Hessian (envelope)
-  double* L;         // nv*nv: Newton Hessian and its Cholesky factor (envelope used)
-  double* MinvJT;    // cap*nv
+  double* first;     // nv: pivots D of the Newton factor H = L' D L
+  double* L;         // nv*nv: Newton Hessian and its factor (sparse pattern, dense addressing)
+  double* MinvJT;    // cap*nv: values of the dual rows (dual.cc)
+  double* Jc;        // nnz_capacity (dense jacobian) or null
+  int* chain;        // 4*nv: dof chains of the two bodies of a row
+  int* pattern;      // nv*(nv+1)/2: row patterns of the Newton factor
+  int* iv[8];        // 8 int vectors of nv
+  int* rowlist;      // cap: active rows grouped by their largest column
+  int* dualadr;      // cap+1: start of each row's u = D^-1/2 L'^-1 J' (dual solvers, dual.cc)
+  int* dualcol;      // nnz_capacity: its columns (values in MinvJT)
 };
-inline long long work_size(int cap, int nv) {
-  return 18LL * nv + 8LL * cap + 15LL * nv + 1LL * nv * nv + 1LL * cap * nv + 16;
+// Non-zeros the compressed rows can hold (efc_J_colind.size(), from nnz_bound).
+inline long long nnz_capacity(const Data& d) {
+  return static_cast<long long>(d.efc_J_colind.size());
+}
+// The most non-zeros cap rows of this model can have (storage.cc).
+long long nnz_bound(const Model& m, long long cap);
+inline long long work_size(const Model& m, int cap, long long nnz) {
+  const long long nv = m.nv;
+  return 18LL * nv + 8LL * cap + 15LL * nv + nv * nv + 1LL * cap * nv +
+         (dense_values(m) ? nnz : 0) + 16;
+}
+inline long long iwork_size(const Model& m, int cap, long long nnz) {
+  const long long nv = m.nv;
+  return 4 * nv + nv * (nv + 1) / 2 + 8 * nv + cap + (cap + 1) + nnz + 16;
 }
 inline Work carve(const Model& m, Data& d) {
   const int nv = m.nv, cap = capacity(d);
@@ -47,22 +75,60 @@ inline Work carve(const Model& m, Data& d) {
   for (auto& v : w.v) { v = p; p += nv; }
   w.first = p; p += nv;
   w.L = p; p += static_cast<long long>(nv) * nv;
-  w.MinvJT = p;
+  w.MinvJT = p; p += static_cast<long long>(cap) * nv;
+  w.Jc = dense_values(m) ? p : nullptr;
+  int* q = d.efc_iwork.data();
+  w.chain = q; q += 4 * nv;
+  w.pattern = q; q += static_cast<long long>(nv) * (nv + 1) / 2;
+  for (auto& v : w.iv) { v = q; q += nv; }
+  w.rowlist = q; q += cap;
+  w.dualadr = q; q += cap + 1;
+  w.dualcol = q;
   return w;
+}
+
+// Compressed values of efc_J's rows: row i has efc_J_rownnz[i] non-zeros, at columns
+// efc_J_colind[efc_J_rowadr[i] + k] (ascending) with values J_values(m, d)[efc_J_rowadr[i] + k].
+inline const double* J_values(const Model& m, const Data& d) {
+  if (!dense_values(m)) return d.efc_J.data();
+  const long long nv = m.nv, cap = capacity(d);
+  return d.efc_work.data() + 18 * nv + 8 * cap + 15 * nv + nv * nv + cap * nv;
+}
+
+// One row of efc_J in compressed form.
+struct SparseRow {
+  const double* val;
+  const int* col;
+  int nnz;
+};
+inline SparseRow row_of(const Data& d, const double* values, int i) {
+  const int a = d.efc_J_rowadr[i];
+  return {values + a, d.efc_J_colind.data() + a, d.efc_J_rownnz[i]};
 }
 
 // Reserve n rows: false (and warning kWarnCnstrFull) when they do not fit.
 bool reserve_rows(Data& d, int n);
-// Append one row whose Jacobian is jrow (nv; null: all zero). Returns the row index. The caller
-// has reserved the row.
-int add_row(const Model& m, Data& d, int type, int id, const double* jrow, double pos,
-            double margin, double frictionloss);
+// Append one row with nnz non-zeros at columns cols (ascending) with values vals. Returns the row
+// index. The caller has reserved the row.
+int add_row(const Model& m, Data& d, int type, int id, int nnz, const int* cols,
+            const double* vals, double pos, double margin, double frictionloss);
+// The same for a dense row jrow (nv; its non-zeros are kept).
+int add_row_dense(const Model& m, Data& d, int type, int id, const double* jrow, double pos,
+                  double margin, double frictionloss);
 
-// res(nefc) = efc_J * vec(nv); res(nv) = efc_J' * vec(nefc) (dense or with the row sparsity).
+// Dofs that move body b, ascending (b's own dofs and its ancestors'); returns their number.
+int dof_chain(const Model& m, int body, int* chain);
+
+// res(nefc) = efc_J * vec(nv); res(nv) = efc_J' * vec(nefc) (compressed rows).
 void mul_J(const Model& m, const Data& d, double* res, const double* vec);
 void mul_JT(const Model& m, const Data& d, double* res, const double* vec);
 // Dot product of row i of efc_J with vec(nv).
-double dot_row(const Model& m, const Data& d, int i, const double* vec, bool sparse);
+inline double dot_row(const double* values, const Data& d, int i, const double* vec) {
+  const SparseRow r = row_of(d, values, i);
+  double s = 0;
+  for (int k = 0; k < r.nnz; ++k) s += r.val[k] * vec[r.col[k]];
+  return s;
+}
 
 // Impedance d(r) of the solimp sigmoid at violation |pos - margin| and its derivative with
 // respect to pos - margin (impedance.cc).

@@ -79,42 +79,52 @@ double elliptic_eval(const Model& m, Data& d, int i0, const double* Jaref, doubl
   return 0.5 * Dm * delta * delta;
 }
 
-void elliptic_line(const Model& m, const Data& d, int i0, const double* Jaref, const double* jv,
-                   double alpha, double* value, double* d1, double* d2) {
+void elliptic_line_prepare(const Data& d, int i0, const double* Jaref, const double* jv,
+                           double* c) {
   const Contact& con = d.contact[d.efc_id[i0]];
   const int dim = con.dim;
   const double* z = Jaref + i0;
   const double* v = jv + i0;
   const double* D = d.efc_D.data() + i0;
-  const double mu = con.mu;
-  double A = 0, B = 0, C = 0;
+  double A = 0, B = 0, C = 0, Dzz = 0, Dzv = 0, Dvv = 0;
   for (int j = 1; j < dim; ++j) {
     const double mj2 = con.friction[j - 1] * con.friction[j - 1];
     A += mj2 * z[j] * z[j];
     B += mj2 * z[j] * v[j];
     C += mj2 * v[j] * v[j];
   }
-  const double N = z[0] + alpha * v[0];
+  for (int j = 0; j < dim; ++j) {
+    Dzz += D[j] * z[j] * z[j];
+    Dzv += D[j] * z[j] * v[j];
+    Dvv += D[j] * v[j] * v[j];
+  }
+  c[0] = A; c[1] = B; c[2] = C; c[3] = z[0]; c[4] = v[0];
+  c[5] = Dzz; c[6] = Dzv; c[7] = Dvv;
+  c[8] = D[0] / (1 + con.mu * con.mu);
+}
+
+void elliptic_line(const double* c, double mu, double alpha, double* value, double* d1,
+                   double* d2) {
+  const double A = c[0], B = c[1], C = c[2], v0 = c[4];
+  const double N = c[3] + alpha * v0;
   const double T2 = std::max(0.0, A + alpha * (2 * B + alpha * C));
   const double T = std::sqrt(T2);
-  if (N >= T) return;
+  if (N >= T) return;  // top zone
   if (mu * mu * N + T <= 0) {
-    for (int j = 0; j < dim; ++j) {
-      const double zj = z[j] + alpha * v[j];
-      *value += 0.5 * D[j] * zj * zj;
-      *d1 += D[j] * zj * v[j];
-      *d2 += D[j] * v[j] * v[j];
-    }
+    // bottom zone: sum_j 0.5 D_j (z_j + alpha v_j)^2
+    *value += 0.5 * (c[5] + alpha * (2 * c[6] + alpha * c[7]));
+    *d1 += c[6] + alpha * c[7];
+    *d2 += c[7];
     return;
   }
-  const double Dm = D[0] / (1 + mu * mu);
+  const double Dm = c[8];
   const double Ts = std::max(T, kMinVal);
   const double Tp = (B + alpha * C) / Ts;
   const double Tpp = (C - Tp * Tp) / Ts;
   const double delta = N - T;
   *value += 0.5 * Dm * delta * delta;
-  *d1 += Dm * delta * (v[0] - Tp);
-  *d2 += Dm * ((v[0] - Tp) * (v[0] - Tp) - delta * Tpp);
+  *d1 += Dm * delta * (v0 - Tp);
+  *d2 += Dm * ((v0 - Tp) * (v0 - Tp) - delta * Tpp);
 }
 
 namespace {
@@ -164,7 +174,10 @@ void elliptic_block(int dim, const double* friction, const double* A, const doub
   const double t = uAu > kMinVal ? std::max(0.0, -ug / uAu) : 0.0;
   for (int j = 0; j < dim; ++j) f[j] = t * u[j];
   if (dim == 1) return;
+  elliptic_friction(dim, friction, A, g, f);
+}
 
+void elliptic_friction(int dim, const double* friction, const double* A, const double* g, double* f) {
   // (2) friction forces within the ellipse, normal force fixed
   const int n = dim - 1;
   const double f0 = f[0];

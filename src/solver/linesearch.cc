@@ -15,44 +15,56 @@ namespace moreau::solver {
 namespace {
 
 struct LineEval {
-  double value = 0, d1 = 0, d2 = 0;
+  double d1 = 0, d2 = 0;
 };
 
-// cost(alpha) - cost(0) up to a constant, with derivatives.
+// First and second derivative of the cost along the line at alpha (the search needs no values:
+// the decrease is computed once at the end, line_delta). Rows come in the order equality
+// [0, ne), friction loss [ne, ne + nf), then limits and contacts, so each range is a loop of its
+// own.
 LineEval line_eval(const Model& m, const Data& d, const Primal& p, double alpha, double gq1,
                    double gq2) {
   LineEval e;
   // gauss part: gq1 = p'(Ma - qfrc_smooth), gq2 = p'Mp
-  e.value = alpha * gq1 + 0.5 * alpha * alpha * gq2;
-  e.d1 = gq1 + alpha * gq2;
-  e.d2 = gq2;
-  for (int i = 0; i < d.nefc; ++i) {
-    const double z = p.Jaref[i] + alpha * p.jv[i], v = p.jv[i], D = d.efc_D[i];
-    switch (d.efc_type[i]) {
-      case kCnstrEquality:
-        e.value += 0.5 * D * z * z; e.d1 += D * z * v; e.d2 += D * v * v;
-        break;
-      case kCnstrFrictionDof:
-      case kCnstrFrictionTendon: {
-        const double eta = d.efc_frictionloss[i], R = d.efc_R[i];
-        if (z <= -R * eta) {
-          e.value += -eta * z - 0.5 * R * eta * eta; e.d1 += -eta * v;
-        } else if (z >= R * eta) {
-          e.value += eta * z - 0.5 * R * eta * eta; e.d1 += eta * v;
-        } else {
-          e.value += 0.5 * D * z * z; e.d1 += D * z * v; e.d2 += D * v * v;
-        }
-        break;
-      }
-      case kCnstrContactElliptic:
-        elliptic_line(m, d, i, p.Jaref, p.jv, alpha, &e.value, &e.d1, &e.d2);
-        i += d.contact[d.efc_id[i]].dim - 1;
-        break;
-      default:
-        if (z < 0) { e.value += 0.5 * D * z * z; e.d1 += D * z * v; e.d2 += D * v * v; }
-        break;
+  double d1 = gq1 + alpha * gq2, d2 = gq2;
+  const double* Jaref = p.Jaref;
+  const double* jv = p.jv;
+  const double* D = d.efc_D.data();
+  const int ne = d.ne, nf = d.nf, nefc = d.nefc;
+  for (int i = 0; i < ne; ++i) {
+    const double v = jv[i], Dv = D[i] * v;
+    d1 += Dv * (Jaref[i] + alpha * v);
+    d2 += Dv * v;
+  }
+  for (int i = ne; i < ne + nf; ++i) {
+    const double z = Jaref[i] + alpha * jv[i], v = jv[i];
+    const double eta = d.efc_frictionloss[i], Reta = d.efc_R[i] * eta;
+    if (z <= -Reta) {
+      d1 -= eta * v;
+    } else if (z >= Reta) {
+      d1 += eta * v;
+    } else {
+      d1 += D[i] * z * v;
+      d2 += D[i] * v * v;
     }
   }
+  double dummy = 0;
+  for (int i = ne + nf; i < nefc; ++i) {
+    if (d.efc_type[i] == kCnstrContactElliptic) {
+      const Contact& con = d.contact[d.efc_id[i]];
+      elliptic_line(p.ecoef + 3 * i, con.mu, alpha, &dummy, &d1, &d2);
+      i += con.dim - 1;
+      continue;
+    }
+    const double v = jv[i], z = Jaref[i] + alpha * v;
+    if (z < 0) {
+      const double Dv = D[i] * v;
+      d1 += Dv * z;
+      d2 += Dv * v;
+    }
+  }
+  e.d1 = d1;
+  e.d2 = d2;
   return e;
 }
 
@@ -81,11 +93,12 @@ double line_delta(const Model& m, const Data& d, const Primal& p, double alpha, 
         break;
       }
       case kCnstrContactElliptic: {
+        const Contact& con = d.contact[d.efc_id[i]];
         double v1 = 0, v0 = 0, t1 = 0, t2 = 0;
-        elliptic_line(m, d, i, p.Jaref, p.jv, alpha, &v1, &t1, &t2);
-        elliptic_line(m, d, i, p.Jaref, p.jv, 0, &v0, &t1, &t2);
+        elliptic_line(p.ecoef + 3 * i, con.mu, alpha, &v1, &t1, &t2);
+        elliptic_line(p.ecoef + 3 * i, con.mu, 0, &v0, &t1, &t2);
         delta += v1 - v0;
-        i += d.contact[d.efc_id[i]].dim - 1;
+        i += con.dim - 1;
         break;
       }
       default:
@@ -102,8 +115,13 @@ double line_delta(const Model& m, const Data& d, const Primal& p, double alpha, 
 double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0,
                   double* decrease) {
   const int nv = m.nv;
-  mul_m(m, d, p.Mv, p.search);
+  if (!p.Mv_given) mul_m(m, d, p.Mv, p.search);
   constraint::mul_J(m, d, p.jv, p.search);
+  for (int i = d.ne + d.nf; i < d.nefc; ++i) {
+    if (d.efc_type[i] != kCnstrContactElliptic) continue;
+    elliptic_line_prepare(d, i, p.Jaref, p.jv, p.ecoef + 3 * i);
+    i += d.contact[d.efc_id[i]].dim - 1;
+  }
   double gq1 = 0, gq2 = 0;
   for (int k = 0; k < nv; ++k) {
     gq1 += p.search[k] * (p.Ma[k] - d.qfrc_smooth[k]);

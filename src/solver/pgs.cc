@@ -2,9 +2,10 @@
 //   minimize 0.5 f'(A + R) f + f'(J qacc_smooth - aref),  A = J M^-1 J',  f in Omega
 // (equality: free; friction loss: |f| <= frictionloss; limits and pyramidal/frictionless
 // contacts: f >= 0; elliptic contacts: the cone, updated per contact as in cone.cc).
-// A is never formed: the columns M^-1 J_i' are computed once (cost: nefc solves with the factor
-// of M) and v = M^-1 J' f is kept up to date, so the residual of row i is J_i v + b_i + R_i f_i and
-// the diagonal A_ii = J_i M^-1 J_i'. qacc = qacc_smooth + v at the end.
+// A is never formed: with the rows in dual form (dual.cc, A_ij = u_i . u_j) the vector
+// w = sum_j u_j f_j is kept up to date, so the residual of row i is u_i . w + b_i + R_i f_i and
+// A_ii = |u_i|^2; each costs the length of u_i (the dof chains of the row). At the end
+// qacc = qacc_smooth + M^-1 J' f, with M^-1 J' f = L^-1 D^-1/2 w.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,71 +16,33 @@ namespace moreau::solver {
 
 namespace {
 
-// Dual cost 0.5 f'(A+R)f + f'b, with v = M^-1 J' f and JTf = J' f.
-double dual_cost(const Model& m, const Data& d, const double* f, const double* v, double* JTf) {
-  constraint::mul_JT(m, d, JTf, f);
+// Dual cost 0.5 f'(A+R)f + f'b = 0.5 |w|^2 + f'(0.5 R f + b), with w = sum_i u_i f_i.
+double dual_cost(const Model& m, const Data& d, const double* f, const double* w) {
   double c = 0;
-  for (int k = 0; k < m.nv; ++k) c += 0.5 * JTf[k] * v[k];
+  for (int k = 0; k < m.nv; ++k) c += 0.5 * w[k] * w[k];
   for (int i = 0; i < d.nefc; ++i) c += f[i] * (0.5 * d.efc_R[i] * f[i] + d.efc_b[i]);
   return c;
-}
-
-void set_state(const Model& m, Data& d) {
-  for (int i = 0; i < d.nefc; ++i) {
-    const double f = d.efc_force[i];
-    switch (d.efc_type[i]) {
-      case kCnstrEquality: d.efc_state[i] = kCnstrQuadratic; break;
-      case kCnstrFrictionDof:
-      case kCnstrFrictionTendon: {
-        const double eta = d.efc_frictionloss[i];
-        d.efc_state[i] = f >= eta ? kCnstrLinearNeg : f <= -eta ? kCnstrLinearPos : kCnstrQuadratic;
-        break;
-      }
-      case kCnstrContactElliptic: {
-        const Contact& con = d.contact[d.efc_id[i]];
-        const int dim = con.dim;
-        double t = 0;
-        for (int j = 1; j < dim; ++j) {
-          const double q = d.efc_force[i + j] / con.friction[j - 1];
-          t += q * q;
-        }
-        const int s = f <= 0 ? kCnstrSatisfied
-                      : std::sqrt(t) >= f * (1 - 1e-10) ? kCnstrCone : kCnstrQuadratic;
-        for (int j = 0; j < dim; ++j) d.efc_state[i + j] = s;
-        i += dim - 1;
-        break;
-      }
-      default: d.efc_state[i] = f > 0 ? kCnstrQuadratic : kCnstrSatisfied; break;
-    }
-  }
 }
 
 }  // namespace
 
 void pgs(const Model& m, Data& d) {
   const int nv = m.nv, nefc = d.nefc;
-  const bool sparse = constraint::use_sparse(m);
   Work w = constraint::carve(m, d);
-  double* v = w.v[0];
-  double* JTf = w.v[1];
-  double* x = w.v[2];
+  const DualRows u = dual_rows(m, d, w);
+  double* v = w.v[0];  // sum_i u_i f_i
   double* Adiag = w.etmp;
   double* force = d.efc_force.data();
-
-  // columns M^-1 J_i', and the range [lo, hi) of dofs where each is non-zero (a column only
-  // touches the kinematic trees that row i touches, so the updates of v cost that range, not nv)
-  double* lo = w.quad;
-  double* hi = w.quad + nefc;
+  for (int i = 0; i < nefc; ++i) Adiag[i] = dual_pair(u, i, i);
+  // off-diagonal blocks of elliptic contacts, once: dim(dim-1)/2 <= 3 dim values at 3*i0
+  double* Aoff = w.quad;
   for (int i = 0; i < nefc; ++i) {
-    double* col = w.MinvJT + static_cast<size_t>(i) * nv;
-    std::copy_n(&d.efc_J[static_cast<size_t>(i) * nv], nv, col);
-    solve_m(m, d, col);
-    Adiag[i] = constraint::dot_row(m, d, i, col, sparse);
-    int a = 0, b = nv;
-    while (a < nv && col[a] == 0) ++a;
-    while (b > a && col[b - 1] == 0) --b;
-    lo[i] = a;
-    hi[i] = b;
+    if (d.efc_type[i] != kCnstrContactElliptic) continue;
+    const int dim = d.contact[d.efc_id[i]].dim;
+    double* o = Aoff + 3 * i;
+    for (int a = 0; a < dim; ++a)
+      for (int b = a + 1; b < dim; ++b) *o++ = dual_pair(u, i + a, i + b);
+    i += dim - 1;
   }
   d.solver_nnz = nefc * nefc;
 
@@ -91,10 +54,9 @@ void pgs(const Model& m, Data& d) {
     constraint::mul_J(m, d, w.Jaref, d.qacc_warmstart.data());
     for (int i = 0; i < nefc; ++i) w.Jaref[i] -= d.efc_aref[i];
     eval_constraint(m, d, w.Jaref, force, d.efc_state.data(), false, nullptr);
-    constraint::mul_JT(m, d, v, force);
-    solve_m(m, d, v);
-    const double c = dual_cost(m, d, force, v, JTf);
-    if (c >= 0) {
+    for (int i = 0; i < nefc; ++i)
+      if (force[i] != 0) dual_axpy(u, i, force[i], v);
+    if (dual_cost(m, d, force, v) >= 0) {
       std::fill_n(force, nefc, 0.0);
       std::fill_n(v, nv, 0.0);
     }
@@ -113,15 +75,14 @@ void pgs(const Model& m, Data& d) {
         const int dim = con.dim;
         // block: A (dim x dim, with R), g = residual - A f_old, so q(f) = 0.5 f'Af + f'g
         double A[36], g[6], f[6], fold[6];
+        const double* o = Aoff + 3 * i;
         for (int a = 0; a < dim; ++a) {
-          const double* col = w.MinvJT + static_cast<size_t>(i + a) * nv;
-          for (int b = 0; b < dim; ++b) A[a * dim + b] = constraint::dot_row(m, d, i + b, col, sparse);
-          A[a * dim + a] += d.efc_R[i + a];
+          A[a * dim + a] = Adiag[i + a] + d.efc_R[i + a];
+          for (int b = a + 1; b < dim; ++b) A[a * dim + b] = A[b * dim + a] = *o++;
           fold[a] = f[a] = force[i + a];
         }
         for (int a = 0; a < dim; ++a) {
-          double r = constraint::dot_row(m, d, i + a, v, sparse) + d.efc_b[i + a] +
-                     d.efc_R[i + a] * fold[a];
+          double r = dual_dot(u, i + a, v) + d.efc_b[i + a] + d.efc_R[i + a] * fold[a];
           for (int b = 0; b < dim; ++b) r -= A[a * dim + b] * fold[b];
           g[a] = r;
         }
@@ -144,14 +105,12 @@ void pgs(const Model& m, Data& d) {
           const double delta = f[a] - fold[a];
           if (delta == 0) continue;
           force[i + a] = f[a];
-          const double* col = w.MinvJT + static_cast<size_t>(i + a) * nv;
-          for (int k = static_cast<int>(lo[i + a]), e = static_cast<int>(hi[i + a]); k < e; ++k)
-            v[k] += delta * col[k];
+          dual_axpy(u, i + a, delta, v);
         }
         i += dim - 1;
         continue;
       }
-      const double res = constraint::dot_row(m, d, i, v, sparse) + d.efc_b[i] + d.efc_R[i] * force[i];
+      const double res = dual_dot(u, i, v) + d.efc_b[i] + d.efc_R[i] * force[i];
       double fi = force[i] - res / (Adiag[i] + d.efc_R[i]);
       if (type == kCnstrFrictionDof || type == kCnstrFrictionTendon) {
         const double eta = d.efc_frictionloss[i];
@@ -163,9 +122,7 @@ void pgs(const Model& m, Data& d) {
       if (delta == 0) continue;
       decrease -= delta * res + 0.5 * delta * delta * (Adiag[i] + d.efc_R[i]);
       force[i] = fi;
-      const double* col = w.MinvJT + static_cast<size_t>(i) * nv;
-      for (int k = static_cast<int>(lo[i]), e = static_cast<int>(hi[i]); k < e; ++k)
-        v[k] += delta * col[k];
+      dual_axpy(u, i, delta, v);
     }
     const double improvement = scale * decrease;
     if (iter < kNSolverStat && static_cast<int>(d.solver.size()) > iter) {
@@ -180,10 +137,7 @@ void pgs(const Model& m, Data& d) {
     if (improvement < m.opt.tolerance) break;
   }
   d.solver_iter = iter;
-  set_state(m, d);
-  for (int k = 0; k < nv; ++k) d.qacc[k] = d.qacc_smooth[k] + v[k];
-  constraint::mul_JT(m, d, d.qfrc_constraint.data(), force);
-  (void)x;
+  dual_finish(m, d, v);
 }
 
 }  // namespace moreau::solver

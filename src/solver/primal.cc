@@ -81,14 +81,12 @@ Primal primal_setup(const Model& m, Data& d, const Work& w) {
   p.tmp = w.v[8];
   p.Jaref = w.Jaref;
   p.jv = w.jv;
+  p.ecoef = w.quad;
   return p;
 }
 
-void primal_eval(const Model& m, Data& d, Primal& p, bool cone_hessian) {
+void primal_cost(const Model& m, Data& d, Primal& p, bool cone_hessian) {
   const int nv = m.nv;
-  mul_m(m, d, p.Ma, p.x);
-  constraint::mul_J(m, d, p.Jaref, p.x);
-  for (int i = 0; i < d.nefc; ++i) p.Jaref[i] -= d.efc_aref[i];
   // gauss = 0.5 (x - a0)' M (x - a0) = 0.5 (Ma - qfrc_smooth)'(x - qacc_smooth)
   double gauss = 0;
   for (int k = 0; k < nv; ++k) gauss += 0.5 * (p.Ma[k] - d.qfrc_smooth[k]) * (p.x[k] - d.qacc_smooth[k]);
@@ -97,21 +95,35 @@ void primal_eval(const Model& m, Data& d, Primal& p, bool cone_hessian) {
                                    cone_hessian, &p.nactive);
 }
 
-void primal_init(const Model& m, Data& d, Primal& p) {
+void primal_eval(const Model& m, Data& d, Primal& p, bool cone_hessian) {
+  mul_m(m, d, p.Ma, p.x);
+  constraint::mul_J(m, d, p.Jaref, p.x);
+  for (int i = 0; i < d.nefc; ++i) p.Jaref[i] -= d.efc_aref[i];
+  primal_cost(m, d, p, cone_hessian);
+}
+
+void primal_init(const Model& m, Data& d, Primal& p, bool cone_hessian) {
   const int nv = m.nv;
   if (!(m.opt.disableflags & kDsblWarmstart) && static_cast<int>(d.qacc_warmstart.size()) >= nv) {
+    // the warm start wins if its cost is lower than qacc_smooth's; its x, Ma, Jaref are kept
+    // aside (tmp, gradold, jv are free here) so that it need not be evaluated twice
     std::copy_n(d.qacc_warmstart.data(), nv, p.x);
     primal_eval(m, d, p, false);
     const double cost_warm = p.cost;
+    std::copy_n(p.x, nv, p.tmp);
+    std::copy_n(p.Ma, nv, p.gradold);
+    std::copy_n(p.Jaref, d.nefc, p.jv);
     std::copy_n(d.qacc_smooth.data(), nv, p.x);
-    primal_eval(m, d, p, false);
+    primal_eval(m, d, p, cone_hessian);
     if (cost_warm < p.cost) {
-      std::copy_n(d.qacc_warmstart.data(), nv, p.x);
-      primal_eval(m, d, p, false);
+      std::copy_n(p.tmp, nv, p.x);
+      std::copy_n(p.gradold, nv, p.Ma);
+      std::copy_n(p.jv, d.nefc, p.Jaref);
+      primal_cost(m, d, p, cone_hessian);
     }
   } else {
     std::copy_n(d.qacc_smooth.data(), nv, p.x);
-    primal_eval(m, d, p, false);
+    primal_eval(m, d, p, cone_hessian);
   }
 }
 

@@ -34,8 +34,10 @@ void solve_constraint(const Model& m, Data& d) {
     default:
       throw std::runtime_error("unknown solver " + std::to_string(m.opt.solver));
   }
-  // the next call starts from this solution (MuJoCo 2.2.2 does this copy in its forward pass too)
+  // the next call starts from this solution (MuJoCo 2.2.2 does this copy in its forward pass too),
+  // the main solver's: the noslip pass below does not change the warm start (as 2.2.2, observed)
   std::copy_n(d.qacc.data(), nv, d.qacc_warmstart.data());
+  if (m.opt.noslip_iterations > 0) solver::noslip(m, d);
   if (m.opt.enableflags & kEnblFwdinv) compare_fwdinv(m, d);
 }
 

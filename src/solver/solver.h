@@ -21,13 +21,20 @@ double eval_constraint(const Model& m, Data& d, const double* Jaref, double* for
 // Elliptic contact whose rows start at i0: cost, force and state of its rows (cone.cc).
 double elliptic_eval(const Model& m, Data& d, int i0, const double* Jaref, double* force,
                      int* state, bool hessian);
-// Cost along the line Jaref + alpha*jv for the elliptic contact at i0: adds value, first and
-// second derivative in alpha.
-void elliptic_line(const Model& m, const Data& d, int i0, const double* Jaref, const double* jv,
-                   double alpha, double* value, double* d1, double* d2);
+// Cost along the line Jaref + alpha*jv for the elliptic contact at i0, from 9 coefficients that
+// prepare computes once per line search (c: T^2(alpha) = c0 + 2 c1 alpha + c2 alpha^2 with
+// T = sqrt(sum mu_j^2 z_j^2), the normal c3 + c4 alpha, the bottom zone's quadratic c5..c7, and
+// Dm); elliptic_line adds value, first and second derivative in alpha (mu = contact.mu).
+void elliptic_line_prepare(const Data& d, int i0, const double* Jaref, const double* jv,
+                           double* c);
+void elliptic_line(const double* c, double mu, double alpha, double* value, double* d1,
+                   double* d2);
 // Dual block update of an elliptic contact for PGS: minimize 0.5 f'Af + f'g over the elliptic cone
 // of `friction` (dim), starting from f (in/out). A is dim x dim (row-major, includes R).
 void elliptic_block(int dim, const double* friction, const double* A, const double* g, double* f);
+// Its second step alone: the friction forces f[1..dim) minimizing the same cost with the normal
+// force f[0] fixed, inside the ellipse sum (f_j / friction_j)^2 <= f0^2.
+void elliptic_friction(int dim, const double* friction, const double* A, const double* g, double* f);
 
 // State of the primal iteration (pointers into Data::efc_work).
 struct Primal {
@@ -37,24 +44,30 @@ struct Primal {
   double* Mgrad;     // nv: preconditioned gradient (H^-1 grad or M^-1 grad)
   double* search;    // nv
   double* Mv;        // nv: M search
+  bool Mv_given = false;  // Mv already holds M search (CG's recurrence): the line search keeps it
   double* gradold;   // nv
   double* Mgradold;  // nv
   double* tmp;       // nv
   double* Jaref;     // nefc: J x - aref
   double* jv;        // nefc: J search
+  double* ecoef;     // 3*nefc: line coefficients of the elliptic contact at row i0 at 3*i0
   double cost = 0;   // gauss + constraint cost
   double gauss = 0;
   int nactive = 0;   // rows with non-zero force or curvature
 };
 Primal primal_setup(const Model& m, Data& d, const Work& w);
 // Start point: qacc_warmstart when warmstart is enabled and its cost is lower, else qacc_smooth.
-// Sets x, Ma, Jaref, efc_force, efc_state, cost.
-void primal_init(const Model& m, Data& d, Primal& p);
+// Sets x, Ma, Jaref, efc_force, efc_state, cost (and cone Hessians).
+void primal_init(const Model& m, Data& d, Primal& p, bool cone_hessian);
 // Ma, Jaref from x; force, state, cost (and cone Hessians).
 void primal_eval(const Model& m, Data& d, Primal& p, bool cone_hessian);
+// force, state, cost (and cone Hessians) from the current x, Ma, Jaref (after the line search has
+// moved them along the search direction).
+void primal_cost(const Model& m, Data& d, Primal& p, bool cone_hessian);
 // grad = Ma - qfrc_smooth - J' force.
 void primal_gradient(const Model& m, Data& d, Primal& p);
-// Exact line search along p.search (jv, Mv computed here); moves x, Ma, Jaref; returns alpha.
+// Exact line search along p.search (jv and, unless Mv_given, Mv computed here); moves x, Ma,
+// Jaref; returns alpha.
 // neval: cost evaluations; slope0: initial slope; decrease: cost(0) - cost(alpha), evaluated
 // without cancellation (the improvement of the iteration).
 double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0,
@@ -67,8 +80,49 @@ inline double stat_scale(const Model& m) {
   return 1.0 / (m.stat.meaninertia * (m.nv > 1 ? m.nv : 1));
 }
 
+// Newton Hessian H = M + J'DJ (+ cone terms) at the current states, factored sparsely as L'DL
+// into w.L / w.first (hessian.cc); returns the non-zeros of H's factor (L + D + L'). Solve:
+// x <- H^-1 x.
+// reuse_pattern: keep the previous factor's pattern when it still holds the active rows (a
+// refactorization within one solve; the first factorization of a solve must not reuse).
+int hessian_factor(const Model& m, Data& d, const Work& w, bool reuse_pattern);
+// Rank-1 update of that factor: H + sigma D_i J_i J_i' for row i (sigma = +-D_i), along the
+// elimination tree. False when row i does not fit the factor's pattern or a downdate loses
+// definiteness: the factor is then invalid and must be refactored.
+bool hessian_update(const Model& m, const Data& d, const Work& w, int i, double sigma);
+void hessian_solve(const Model& m, const Work& w, double* x);
+
+// Rows in the dual form (dual.cc): u_i = D^-1/2 L'^-1 J_i' (M = L'DL), so that
+// A = J M^-1 J' has A_ij = u_i . u_j. Row i: values val[adr[i]..adr[i+1]) at columns col[...]
+// (ascending). Stored in w.MinvJT / w.dualcol / w.dualadr.
+struct DualRows {
+  double* val;
+  int* col;
+  int* adr;
+};
+DualRows dual_rows(const Model& m, Data& d, const Work& w);
+// u_i . u_j
+double dual_pair(const DualRows& u, int i, int j);
+// u_i . x and x += a u_i (x: nv)
+inline double dual_dot(const DualRows& u, int i, const double* x) {
+  double s = 0;
+  for (int k = u.adr[i], e = u.adr[i + 1]; k < e; ++k) s += u.val[k] * x[u.col[k]];
+  return s;
+}
+inline void dual_axpy(const DualRows& u, int i, double a, double* x) {
+  for (int k = u.adr[i], e = u.adr[i + 1]; k < e; ++k) x[u.col[k]] += a * u.val[k];
+}
+// x <- L^-1 D^-1/2 x: from w = sum_i u_i f_i to M^-1 J' f.
+void dual_to_acc(const Model& m, const Data& d, double* x);
+// End of a dual solver, from x = sum_i u_i f_i (overwritten): efc_state from efc_force,
+// qacc = qacc_smooth + M^-1 J' f, qfrc_constraint = J' f.
+void dual_finish(const Model& m, Data& d, double* x);
+
+void pgs(const Model& m, Data& d);     // pgs.cc
+// The noslip post-pass after the main solver (opt.noslip_iterations > 0; noslip.cc).
+void noslip(const Model& m, Data& d);
+
 void newton(const Model& m, Data& d);  // newton.cc
 void cg(const Model& m, Data& d);      // cg.cc
-void pgs(const Model& m, Data& d);     // pgs.cc
 
 }  // namespace moreau::solver

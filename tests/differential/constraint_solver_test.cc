@@ -115,9 +115,11 @@ class ConstraintDiff : public ::testing::TestWithParam<std::string> {
       }
       if (nefc > 0) {
         const std::vector<double> J = mj_dense_efc_J(M, md_.get());
+        std::vector<double> ourJ(static_cast<size_t>(nefc) * nv);
+        efc_J_dense(m, d, ourJ.data());
         struct A { const char* n; const double* ours; const double* theirs; int len; };
         const A arrays[] = {
-            {"efc_J", d.efc_J.data(), J.data(), nefc * nv},
+            {"efc_J", ourJ.data(), J.data(), nefc * nv},
             {"efc_pos", d.efc_pos.data(), md_->efc_pos, nefc},
             {"efc_margin", d.efc_margin.data(), md_->efc_margin, nefc},
             {"efc_frictionloss", d.efc_frictionloss.data(), md_->efc_frictionloss, nefc},

@@ -243,9 +243,11 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
       return e;
     };
     double jf_scale = 0;
+    std::vector<double> J(static_cast<size_t>(d.nefc) * m.nv);
+    efc_J_dense(m, d, J.data());
     for (int k = 0; k < m.nv; ++k) {
       double s = 0;
-      for (int i = 0; i < d.nefc; ++i) s += std::fabs(d.efc_J[static_cast<size_t>(i) * m.nv + k] * d.efc_force[i]);
+      for (int i = 0; i < d.nefc; ++i) s += std::fabs(J[static_cast<size_t>(i) * m.nv + k] * d.efc_force[i]);
       jf_scale = std::max(jf_scale, s);
     }
     double acc_scale = 0;

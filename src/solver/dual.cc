@@ -1,0 +1,192 @@
+// The constraint rows in the dual solvers' form (computation chapter, "Dual problem"):
+//   A = J M^-1 J' with M = L' D L (the factor qLD):  A_ij = u_i . u_j,  u_i = D^-1/2 L'^-1 J_i'.
+// u_i is non-zero on the ancestor closure of row i's columns (L'^-1 only moves values from a dof
+// to its ancestors): for a contact, the dof chains of its two bodies. So u_i is short and sparse
+// (a few tens of entries even in a 600-dof scene), A's rows need no nv-long products, and with
+// w = sum_j u_j f_j the dual residual of row i is u_i . w + b_i + R_i f_i, and the acceleration
+// change M^-1 J' f = L^-1 D^-1/2 w.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "solver/solver.h"
+
+namespace moreau::solver {
+
+DualRows dual_rows(const Model& m, Data& d, const Work& w) {
+  const int nv = m.nv;
+  const double* J = constraint::J_values(m, d);
+  double* x = w.v[11];      // dense accumulator, zero between rows
+  int* mark = w.iv[7];      // stamp: row that last added the dof to its closure
+  std::fill_n(x, nv, 0.0);
+  std::fill_n(mark, nv, -1);
+  DualRows u{w.MinvJT, w.dualcol, w.dualadr};
+  int top = 0;
+  const long long capacity = constraint::nnz_capacity(d);
+  int* closure = w.chain;  // nv ints
+  for (int i = 0; i < d.nefc; ++i) {
+    u.adr[i] = top;
+    const constraint::SparseRow r = constraint::row_of(d, J, i);
+    int n = 0;
+    for (int k = 0; k < r.nnz; ++k)
+      for (int a = r.col[k]; a >= 0 && mark[a] != i; a = m.dof_parentid[a]) {
+        mark[a] = i;
+        closure[n++] = a;
+      }
+    // the closure of a row fits the rows' bound (constraint::nnz_bound); a row that would not fit
+    // is reported and left out of the dual problem (never expected)
+    if (top + static_cast<long long>(n) > capacity) {
+      d.warning[kWarnCnstrFull].lastinfo = i;
+      d.warning[kWarnCnstrFull].number++;
+      continue;
+    }
+    for (int k = 0; k < r.nnz; ++k) x[r.col[k]] = r.val[k];
+    int* pat = u.col + top;
+    std::copy_n(closure, n, pat);
+    std::sort(pat, pat + n);
+    // L' y = J_i' from the deepest dof up (values move to ancestors), then D^-1/2
+    for (int k = n - 1; k >= 0; --k) {
+      const int c = pat[k];
+      const double xc = x[c];
+      if (xc == 0) continue;
+      const double* row = d.qLD.data() + m.dof_Madr[c];
+      int t = 1;
+      for (int a = m.dof_parentid[c]; a >= 0; a = m.dof_parentid[a], ++t) x[a] -= row[t] * xc;
+    }
+    double* val = u.val + top;
+    for (int k = 0; k < n; ++k) {
+      val[k] = x[pat[k]] * d.qLDiagSqrtInv[pat[k]];
+      x[pat[k]] = 0;
+    }
+    top += n;
+  }
+  u.adr[d.nefc] = top;
+  return u;
+}
+
+double dual_pair(const DualRows& u, int i, int j) {
+  const int* ci = u.col + u.adr[i];
+  const int* cj = u.col + u.adr[j];
+  const double* vi = u.val + u.adr[i];
+  const double* vj = u.val + u.adr[j];
+  const int ni = u.adr[i + 1] - u.adr[i], nj = u.adr[j + 1] - u.adr[j];
+  double s = 0;
+  for (int a = 0, b = 0; a < ni && b < nj;) {
+    if (ci[a] < cj[b]) ++a;
+    else if (cj[b] < ci[a]) ++b;
+    else s += vi[a++] * vj[b++];
+  }
+  return s;
+}
+
+void dual_to_acc(const Model& m, const Data& d, double* x) {
+  const int nv = m.nv;
+  for (int k = 0; k < nv; ++k) x[k] *= d.qLDiagSqrtInv[k];
+  // L x = y from the root to the leaves (the last stage of solve_m)
+  for (int k = 0; k < nv; ++k) {
+    const double* row = d.qLD.data() + m.dof_Madr[k];
+    double s = 0;
+    int t = 1;
+    for (int a = m.dof_parentid[k]; a >= 0; a = m.dof_parentid[a], ++t) s += row[t] * x[a];
+    x[k] -= s;
+  }
+}
+
+void dual_finish(const Model& m, Data& d, double* x) {
+  // efc_state from the forces, as MuJoCo 2.2.2 reports them after its dual solvers (observed:
+  // elliptic rows are satisfied unless the force lies on the cone surface, never quadratic)
+  for (int i = 0; i < d.nefc; ++i) {
+    const double f = d.efc_force[i];
+    switch (d.efc_type[i]) {
+      case kCnstrEquality: d.efc_state[i] = kCnstrQuadratic; break;
+      case kCnstrFrictionDof:
+      case kCnstrFrictionTendon: {
+        const double eta = d.efc_frictionloss[i];
+        d.efc_state[i] = f >= eta ? kCnstrLinearNeg : f <= -eta ? kCnstrLinearPos : kCnstrQuadratic;
+        break;
+      }
+      case kCnstrContactElliptic: {
+        const Contact& con = d.contact[d.efc_id[i]];
+        const int dim = con.dim;
+        double t = 0;
+        for (int j = 1; j < dim; ++j) {
+          const double q = d.efc_force[i + j] / con.friction[j - 1];
+          t += q * q;
+        }
+        const int s = f > 0 && std::sqrt(t) >= f * (1 - 1e-10) ? kCnstrCone : kCnstrSatisfied;
+        for (int j = 0; j < dim; ++j) d.efc_state[i + j] = s;
+        i += dim - 1;
+        break;
+      }
+      default: d.efc_state[i] = f > 0 ? kCnstrQuadratic : kCnstrSatisfied; break;
+    }
+  }
+  dual_to_acc(m, d, x);
+  for (int k = 0; k < m.nv; ++k) d.qacc[k] = d.qacc_smooth[k] + x[k];
+  constraint::mul_JT(m, d, d.qfrc_constraint.data(), d.efc_force.data());
+}
+
+}  // namespace moreau::solver
+
+namespace moreau {
+
+void project_constraint(const Model& m, Data& d) {
+  const int nefc = d.nefc, nv = m.nv;
+  if (nefc == 0) {
+    d.efc_AR.clear();
+    d.efc_AR_rownnz.clear();
+    d.efc_AR_rowadr.clear();
+    d.efc_AR_colind.clear();
+    return;
+  }
+  constraint::Work w = constraint::carve(m, d);
+  const solver::DualRows u = solver::dual_rows(m, d, w);
+  if (!constraint::use_sparse(m)) {
+    d.efc_AR.assign(static_cast<size_t>(nefc) * nefc, 0.0);
+    for (int i = 0; i < nefc; ++i) {
+      for (int j = i; j < nefc; ++j)
+        d.efc_AR[static_cast<size_t>(i) * nefc + j] = d.efc_AR[static_cast<size_t>(j) * nefc + i] =
+            solver::dual_pair(u, i, j);
+      d.efc_AR[static_cast<size_t>(i) * nefc + i] += d.efc_R[i];
+    }
+    return;
+  }
+  // A_ij is structurally non-zero when rows i and j touch a common kinematic tree, that is when
+  // u_i and u_j share a root dof (u holds the ancestor closure of the row's columns)
+  std::vector<int> count(nv + 1, 0), start(nv + 1, 0), rows, mark(nefc, -1);
+  for (int i = 0; i < nefc; ++i)
+    for (int k = u.adr[i]; k < u.adr[i + 1]; ++k)
+      if (m.dof_parentid[u.col[k]] < 0) count[u.col[k]]++;
+  for (int c = 0; c < nv; ++c) start[c + 1] = start[c] + count[c];
+  rows.resize(start[nv]);
+  std::fill(count.begin(), count.end(), 0);
+  for (int i = 0; i < nefc; ++i)
+    for (int k = u.adr[i]; k < u.adr[i + 1]; ++k) {
+      const int c = u.col[k];
+      if (m.dof_parentid[c] < 0) rows[start[c] + count[c]++] = i;
+    }
+  d.efc_AR_rownnz.assign(nefc, 0);
+  d.efc_AR_rowadr.assign(nefc, 0);
+  d.efc_AR_colind.clear();
+  d.efc_AR.clear();
+  for (int i = 0; i < nefc; ++i) {
+    d.efc_AR_rowadr[i] = static_cast<int>(d.efc_AR_colind.size());
+    for (int k = u.adr[i]; k < u.adr[i + 1]; ++k) {
+      const int c = u.col[k];
+      if (m.dof_parentid[c] >= 0) continue;
+      for (int a = start[c]; a < start[c + 1]; ++a)
+        if (mark[rows[a]] != i) {
+          mark[rows[a]] = i;
+          d.efc_AR_colind.push_back(rows[a]);
+        }
+    }
+    if (mark[i] != i) d.efc_AR_colind.push_back(i);  // a row without columns: R alone
+    const auto first = d.efc_AR_colind.begin() + d.efc_AR_rowadr[i];
+    std::sort(first, d.efc_AR_colind.end());
+    d.efc_AR_rownnz[i] = static_cast<int>(d.efc_AR_colind.end() - first);
+    for (auto it = first; it != d.efc_AR_colind.end(); ++it)
+      d.efc_AR.push_back(solver::dual_pair(u, i, *it) + (*it == i ? d.efc_R[i] : 0.0));
+  }
+}
+
+}  // namespace moreau

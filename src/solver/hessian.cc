@@ -1,0 +1,315 @@
+// The Newton solver's Hessian and its sparse factorization (computation chapter, "Algorithms":
+// Newton's method with the exact Hessian and a Cholesky factor):
+//   H = M + J' diag(D, quadratic rows) J + sum over elliptic contacts in the cone J_c' H_c J_c.
+//
+// H is factored as H = L' D L, L unit lower triangular, eliminating the dofs from the last to the
+// first: the order of the L'DL factor of M (factor_m), which leaves M's tree sparsity without fill
+// (row i of L holds i's ancestors). A constraint row couples the dofs of its non-zero columns (a
+// clique of H); eliminating its largest column first fills in exactly that clique, so the
+// pattern of L follows from the elimination tree (parent(i) = the largest column of row i of L):
+//   pattern(i) = ancestors(i) + the other columns of the active rows whose largest column is i
+//                + the patterns of i's children in the elimination tree, less i.
+// Contacts with the world or inside one tree touch only a chain of ancestors and add no fill;
+// contacts between trees add the columns of the other tree. The cost of a factorization is the
+// sum over rows of |pattern(i)|^2, that of a solve 2 sum |pattern(i)|.
+//
+// Storage: the entries of H and L are addressed densely (row i at H + i*nv) but only the pattern
+// is written or read, so the nv*nv array is touched where the factor is non-zero.
+#include <algorithm>
+#include <cmath>
+
+#include "solver/solver.h"
+
+namespace moreau::solver {
+
+namespace {
+
+// Blocks of rows that share their columns: the rows of one contact (built over the same dof
+// chains, contact_rows.cc), else single rows. The symbolic step works per block.
+inline int group_rows(const Data& d, int i) {
+  switch (d.efc_type[i]) {
+    case kCnstrContactPyramidal: return 2 * (d.contact[d.efc_id[i]].dim - 1);
+    case kCnstrContactElliptic: return d.contact[d.efc_id[i]].dim;
+    default: return 1;
+  }
+}
+// Whether the block at row i contributes to the Hessian: an elliptic contact not in the top zone,
+// else any of its rows in the quadratic state.
+inline bool active(const Data& d, int i) {
+  if (d.efc_type[i] == kCnstrContactElliptic) return d.efc_state[i] != kCnstrSatisfied;
+  for (int r = i, e = i + group_rows(d, i); r < e; ++r)
+    if (d.efc_state[r] == kCnstrQuadratic) return true;
+  return false;
+}
+
+struct Layout {
+  int* adr;         // start of row i's pattern in w.pattern
+  int* cnt;         // its length
+  int* parent;      // elimination tree
+  int* child;       // first child
+  int* sibling;     // next sibling
+  int* mark;        // stamp of the last row that added this column
+  int* grouphead;   // first active row group whose largest column is i
+  int* groupnext;   // (per row) next group with the same largest column
+};
+Layout layout(const Work& w) {
+  return {w.iv[0], w.iv[1], w.iv[2], w.iv[3], w.iv[4], w.iv[5], w.iv[6], w.rowlist};
+}
+
+// Row patterns of L (symbolic factorization); returns the number of off-diagonal entries.
+long long symbolic(const Model& m, const Data& d, const Work& w, const Layout& t,
+                   const double* J) {
+  const int nv = m.nv;
+  std::fill_n(t.child, nv, -1);
+  std::fill_n(t.mark, nv, -1);
+  std::fill_n(t.grouphead, nv, -1);
+  // active row groups, keyed by their largest column
+  for (int i = 0; i < d.nefc; i += group_rows(d, i)) {
+    if (!active(d, i)) continue;
+    const int n = d.efc_J_rownnz[i];
+    if (n == 0) continue;
+    const int last = d.efc_J_colind[d.efc_J_rowadr[i] + n - 1];
+    t.groupnext[i] = t.grouphead[last];
+    t.grouphead[last] = i;
+  }
+  (void)J;
+  int* pat = w.pattern;
+  long long top = 0;
+  for (int i = nv - 1; i >= 0; --i) {
+    t.adr[i] = static_cast<int>(top);
+    t.mark[i] = i;
+    auto add = [&](int c) {
+      if (t.mark[c] != i) {
+        t.mark[c] = i;
+        pat[top++] = c;
+      }
+    };
+    for (int a = m.dof_parentid[i]; a >= 0; a = m.dof_parentid[a]) add(a);
+    for (int g = t.grouphead[i]; g >= 0; g = t.groupnext[g]) {
+      const int* col = &d.efc_J_colind[d.efc_J_rowadr[g]];
+      for (int k = 0, n = d.efc_J_rownnz[g]; k < n; ++k) add(col[k]);
+    }
+    for (int c = t.child[i]; c >= 0; c = t.sibling[c]) {
+      const int* p = pat + t.adr[c];
+      for (int k = 0, n = t.cnt[c]; k < n; ++k) add(p[k]);
+    }
+    int* p = pat + t.adr[i];
+    t.cnt[i] = static_cast<int>(top - t.adr[i]);
+    std::sort(p, p + t.cnt[i]);
+    t.parent[i] = t.cnt[i] > 0 ? p[t.cnt[i] - 1] : -1;
+    if (t.parent[i] >= 0) {
+      t.sibling[i] = t.child[t.parent[i]];
+      t.child[t.parent[i]] = i;
+    }
+  }
+  return top;
+}
+
+// H on the pattern: M plus the active rows' J' D J (lower triangle: H[r][c], c <= r).
+void assemble(const Model& m, const Data& d, const Work& w, const Layout& t, const double* J,
+              double regularize) {
+  const int nv = m.nv;
+  double* H = w.L;
+  for (int i = 0; i < nv; ++i) {
+    double* row = H + static_cast<size_t>(i) * nv;
+    const int* p = w.pattern + t.adr[i];
+    for (int k = 0, n = t.cnt[i]; k < n; ++k) row[p[k]] = 0;
+    const double* q = d.qM.data() + m.dof_Madr[i];
+    row[i] = q[0];
+    int k = 1;
+    for (int a = m.dof_parentid[i]; a >= 0; a = m.dof_parentid[a], ++k) row[a] = q[k];
+  }
+  for (int i = 0; i < d.nefc; i += group_rows(d, i)) {
+    if (!active(d, i)) continue;
+    if (d.efc_type[i] != kCnstrContactElliptic) {
+      // the quadratic rows of the block (same columns): sum_r D_r J_r J_r' in one pass over H
+      const constraint::SparseRow r0 = constraint::row_of(d, J, i);
+      const double* val[10];
+      double D[10];
+      int nq = 0;
+      for (int r = i, e = i + group_rows(d, i); r < e; ++r) {
+        if (d.efc_state[r] != kCnstrQuadratic) continue;
+        val[nq] = constraint::row_of(d, J, r).val;
+        D[nq++] = d.efc_D[r];
+      }
+      for (int a = 0; a < r0.nnz; ++a) {
+        double* row = H + static_cast<size_t>(r0.col[a]) * nv;
+        double sa[10];
+        for (int q = 0; q < nq; ++q) sa[q] = D[q] * val[q][a];
+        for (int b = 0; b <= a; ++b) {
+          double h = 0;
+          for (int q = 0; q < nq; ++q) h += sa[q] * val[q][b];
+          row[r0.col[b]] += h;
+        }
+      }
+      continue;
+    }
+    // elliptic contact in the cone or bottom zone: J_c' H_c J_c over the block's shared columns,
+    // T = H_c J_c first (dim x n in w.jac), then the lower triangle
+    const Contact& con = d.contact[d.efc_id[i]];
+    const int dim = con.dim;
+    const constraint::SparseRow r0 = constraint::row_of(d, J, i);
+    const int n = r0.nnz;
+    const double* val[6];
+    for (int a = 0; a < dim; ++a) val[a] = constraint::row_of(d, J, i + a).val;
+    double* T = w.jac;
+    for (int a = 0; a < dim; ++a)
+      for (int y = 0; y < n; ++y) {
+        double s = 0;
+        for (int b = 0; b < dim; ++b) s += con.H[a * dim + b] * val[b][y];
+        T[a * n + y] = s;
+      }
+    for (int x = 0; x < n; ++x) {
+      double* row = H + static_cast<size_t>(r0.col[x]) * nv;
+      for (int y = 0; y <= x; ++y) {
+        double h = 0;
+        for (int a = 0; a < dim; ++a) h += val[a][x] * T[a * n + y];
+        row[r0.col[y]] += h;
+      }
+    }
+  }
+  if (regularize > 0)
+    for (int i = 0; i < nv; ++i) {
+      double& h = H[static_cast<size_t>(i) * nv + i];
+      h = h * (1 + regularize) + kMinVal;
+    }
+}
+
+// In-place H = L' D L from the last dof to the first; D into w.first. False if a pivot is not
+// positive (with clamp: the pivot is clamped to kMinVal instead).
+bool eliminate(const Model& m, const Work& w, const Layout& t, bool clamp) {
+  const int nv = m.nv;
+  double* H = w.L;
+  double* D = w.first;
+  for (int i = nv - 1; i >= 0; --i) {
+    double* row = H + static_cast<size_t>(i) * nv;
+    double piv = row[i];
+    if (!(piv > 0)) {
+      if (!clamp) return false;
+      piv = kMinVal;
+    }
+    D[i] = piv;
+    const int* p = w.pattern + t.adr[i];
+    const int n = t.cnt[i];
+    // H[j][k] -= H[i][j] H[i][k] / piv for k <= j in the pattern (pattern(i) below j is inside
+    // pattern(j): the symbolic step guarantees it)
+    for (int a = 0; a < n; ++a) {
+      const int j = p[a];
+      const double s = row[j] / piv;
+      double* rj = H + static_cast<size_t>(j) * nv;
+      for (int b = 0; b <= a; ++b) rj[p[b]] -= s * row[p[b]];
+    }
+    for (int a = 0; a < n; ++a) row[p[a]] /= piv;
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether the pattern of the last symbolic step still holds every active row group: for each, its
+// columns lie in {j0} + pattern(j0), j0 its largest column (then the fill of the current H is
+// inside the old pattern, which is closed under elimination).
+bool pattern_holds(const Data& d, const Work& w, const Layout& t) {
+  for (int i = 0; i < d.nefc; i += group_rows(d, i)) {
+    if (!active(d, i)) continue;
+    const int n = d.efc_J_rownnz[i];
+    if (n == 0) continue;
+    const int* col = &d.efc_J_colind[d.efc_J_rowadr[i]];
+    const int j0 = col[n - 1];
+    const int* p0 = w.pattern + t.adr[j0];
+    for (int k = 0, a = 0, n0 = t.cnt[j0]; k < n - 1; ++k) {
+      while (a < n0 && p0[a] < col[k]) ++a;
+      if (a == n0 || p0[a] != col[k]) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int hessian_factor(const Model& m, Data& d, const Work& w, bool reuse_pattern) {
+  const double* J = constraint::J_values(m, d);
+  const Layout t = layout(w);
+  long long nnz = 0;
+  if (reuse_pattern && pattern_holds(d, w, t)) {
+    for (int i = 0; i < m.nv; ++i) nnz += t.cnt[i];
+  } else {
+    nnz = symbolic(m, d, w, t, J);
+  }
+  assemble(m, d, w, t, J, 0);
+  if (!eliminate(m, w, t, false)) {
+    // round-off made H indefinite: regularize the diagonal slightly and factor again
+    assemble(m, d, w, t, J, 1e-10);
+    eliminate(m, w, t, true);
+  }
+  return static_cast<int>(std::min<long long>(m.nv + 2 * nnz, 0x7fffffff));
+}
+
+bool hessian_update(const Model& m, const Data& d, const Work& w, int i, double sigma) {
+  const Layout t = layout(w);
+  const constraint::SparseRow r = constraint::row_of(d, constraint::J_values(m, d), i);
+  if (r.nnz == 0) return true;
+  // the row must lie inside the pattern: its columns are its largest column j0 and a subset of
+  // pattern(j0) (both ascending), so that the update runs along the elimination-tree path of j0
+  const int j0 = r.col[r.nnz - 1];
+  const int* p0 = w.pattern + t.adr[j0];
+  for (int k = 0, a = 0, n0 = t.cnt[j0]; k < r.nnz - 1; ++k) {
+    while (a < n0 && p0[a] < r.col[k]) ++a;
+    if (a == n0 || p0[a] != r.col[k]) return false;
+  }
+  // Gill, Golub, Murray and Saunders' method C1 for L D L' + sigma v v', in elimination order
+  const int nv = m.nv;
+  double* x = w.v[12];  // zero outside an update
+  double* H = w.L;
+  double* D = w.first;
+  for (int k = 0; k < r.nnz; ++k) x[r.col[k]] = r.val[k];
+  double alpha = sigma;
+  bool ok = true;
+  for (int j = j0; j >= 0; j = t.parent[j]) {
+    const double pj = x[j];
+    x[j] = 0;
+    if (pj == 0 || !ok) continue;
+    const double dbar = D[j] + alpha * pj * pj;
+    if (!(dbar > kMinVal * std::fabs(D[j]) && dbar > 0)) {
+      ok = false;  // a downdate lost definiteness to round-off: the caller refactors
+      continue;
+    }
+    const double beta = pj * alpha / dbar;
+    alpha *= D[j] / dbar;
+    D[j] = dbar;
+    double* row = H + static_cast<size_t>(j) * nv;
+    const int* p = w.pattern + t.adr[j];
+    for (int k = 0, n = t.cnt[j]; k < n; ++k) {
+      const int c = p[k];
+      x[c] -= pj * row[c];
+      row[c] += beta * x[c];
+    }
+  }
+  return ok;
+}
+
+void hessian_solve(const Model& m, const Work& w, double* x) {
+  const int nv = m.nv;
+  const double* H = w.L;
+  const Layout t = layout(w);
+  // L' y = x (from the last dof), y / D, then L x = y (from the first)
+  for (int i = nv - 1; i >= 0; --i) {
+    const double* row = H + static_cast<size_t>(i) * nv;
+    const int* p = w.pattern + t.adr[i];
+    const double xi = x[i];
+    if (xi == 0) continue;
+    for (int k = 0, n = t.cnt[i]; k < n; ++k) x[p[k]] -= row[p[k]] * xi;
+  }
+  for (int i = 0; i < nv; ++i) x[i] /= w.first[i];
+  for (int i = 0; i < nv; ++i) {
+    const double* row = H + static_cast<size_t>(i) * nv;
+    const int* p = w.pattern + t.adr[i];
+    double s = x[i];
+    for (int k = 0, n = t.cnt[i]; k < n; ++k) s -= row[p[k]] * x[p[k]];
+    x[i] = s;
+  }
+}
+
+}  // namespace moreau::solver
