@@ -85,7 +85,7 @@ void projected_contact(const double* c, double rho, double mu, const double* lam
 
 int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
   const int nv = m.nv, nefc = d.nefc;
-  const bool sparse = constraint::use_sparse(m);
+  const double* Jv = constraint::J_values(m, d);
   const bool relax = solver == kSolverRaisim || solver == kSolverRaisimDS;
   const bool desaxce = solver == kSolverRaisimDS || solver == kSolverNcpPGS;
   const double h = w.h;
@@ -100,7 +100,7 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
       double* lam = w.lam + r;
       const double* G = w.G + 3 * r;
       double c[3] = {0, 0, 0}, lnew[3] = {0, 0, 0};
-      for (int a = 0; a < dim; ++a) c[a] = w.g[r + a] + constraint::dot_row(m, d, r + a, w.v, sparse);
+      for (int a = 0; a < dim; ++a) c[a] = w.g[r + a] + constraint::dot_row(Jv, d, r + a, w.v);
       if (kind == kCone) {
         const double mu = d.contact[d.efc_id[r]].friction[0];
         if (relax) {

@@ -129,7 +129,7 @@ int lemke(int n, const double* M, const double* q, double* z, double* work, int 
 
 int lcp(const Model& m, Data& d, Work& w) {
   const int nv = m.nv, nefc = d.nefc;
-  const bool sparse = constraint::use_sparse(m);
+  const double* Jv = constraint::J_values(m, d);
   constexpr double kTwoPi = 6.28318530717958647692;
   w.header[0] = 0;
   if (nefc > kLcpMaxRows)
@@ -186,7 +186,7 @@ int lcp(const Model& m, Data& d, Work& w) {
   for (int i = 0; i < nefc; ++i)
     for (int j = i; j < nefc; ++j)
       G[i * nefc + j] = G[j * nefc + i] =
-          constraint::dot_row(m, d, i, w.MinvJT + static_cast<size_t>(j) * nv, sparse);
+          constraint::dot_row(Jv, d, i, w.MinvJT + static_cast<size_t>(j) * nv);
   auto Gat = [&](int i, int j) { return G[i * nefc + j]; };
 
   // M and q

@@ -17,11 +17,11 @@ namespace moreau::ncp {
 
 void metrics(const Model& m, Data& d, Work& w, double h) {
   const int nefc = d.nefc;
-  const bool sparse = constraint::use_sparse(m);
+  const double* Jv = constraint::J_values(m, d);
   NcpStat& st = d.ncp;
   st.primal = st.dual = st.complementarity = 0;
   st.nblock = 0;
-  for (int r = 0; r < nefc; ++r) w.c[r] = w.g[r] + constraint::dot_row(m, d, r, w.v, sparse);
+  for (int r = 0; r < nefc; ++r) w.c[r] = w.g[r] + constraint::dot_row(Jv, d, r, w.v);
   for (int r = 0; r < nefc;) {
     int dim;
     const Kind kind = block_kind(d, r, &dim);
@@ -70,7 +70,7 @@ namespace moreau {
 void contact_metrics(const Model& m, Data& d, const double* vplus_in) {
   const int nv = m.nv;
   const double h = m.opt.timestep;
-  const bool sparse = constraint::use_sparse(m);
+  const double* Jv = constraint::J_values(m, d);
   NcpStat& st = d.ncp;
   st.primal = st.dual = st.complementarity = st.eps_abs = 0;
   st.nblock = 0;
@@ -92,7 +92,7 @@ void contact_metrics(const Model& m, Data& d, const double* vplus_in) {
     if (type >= kCnstrContactFrictionless) continue;
     int dim;
     const ncp::Kind kind = ncp::block_kind(d, r, &dim);
-    const double c = constraint::dot_row(m, d, r, vplus, sparse) + ncp::shift(m, d, r, kind, 0, h);
+    const double c = constraint::dot_row(Jv, d, r, vplus) + ncp::shift(m, d, r, kind, 0, h);
     const double l = d.efc_force[r];
     if (kind == ncp::kUnilateral) {
       account(std::max(0.0, -l), std::max(0.0, -c), std::fabs(l * c));

@@ -86,7 +86,7 @@ double shift(const Model& m, const Data& d, int i, Kind kind, int k, double h) {
 
 void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double restitution) {
   const int nv = m.nv, nefc = d.nefc;
-  const bool sparse = constraint::use_sparse(m);
+  const double* Jv = constraint::J_values(m, d);
 
   // Mt = M + h B, factored in qH as the Euler integrator does (it refactors the same matrix)
   w.h = impulsive ? 0 : h;
@@ -109,7 +109,12 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
   }
 
   // columns Mt^-1 J_r' and their non-zero dof range
-  std::copy_n(d.efc_J.data(), static_cast<size_t>(nefc) * nv, w.MinvJT);
+  std::fill_n(w.MinvJT, static_cast<size_t>(nefc) * nv, 0.0);
+  for (int r = 0; r < nefc; ++r) {
+    const constraint::SparseRow row = constraint::row_of(d, Jv, r);
+    double* col = w.MinvJT + static_cast<size_t>(r) * nv;
+    for (int k = 0; k < row.nnz; ++k) col[row.col[k]] = row.val[k];
+  }
   solve_mt(m, d, w, w.MinvJT, nefc);
   for (int r = 0; r < nefc; ++r) {
     const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
@@ -127,7 +132,7 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
     double* G = w.G + 3 * r;
     for (int a = 0; a < dim; ++a)
       for (int b = 0; b < dim; ++b)
-        G[a * dim + b] = constraint::dot_row(m, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv, sparse);
+        G[a * dim + b] = constraint::dot_row(Jv, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv);
     if (dim == 3) {
       for (int a = 0; a < 3; ++a)  // symmetrize (round-off)
         for (int b = a + 1; b < 3; ++b) G[a * 3 + b] = G[b * 3 + a] = 0.5 * (G[a * 3 + b] + G[b * 3 + a]);
@@ -149,7 +154,7 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
     }
     for (int k = 0; k < dim; ++k) {
       const int i = r + k;
-      const double cv = constraint::dot_row(m, d, i, w.vf, sparse);
+      const double cv = constraint::dot_row(Jv, d, i, w.vf);
       double s;
       if (impulsive) {
         // Newton's restitution on approaching unilateral rows: c+ >= -e c-
