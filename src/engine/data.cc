@@ -8,6 +8,7 @@
 // src/constraint/storage.cc), the broad-phase buffers by collision_reserve.
 #include <algorithm>
 
+#include "derivative/work.h"
 #include "engine/internal.h"
 #include "moreau/collision.h"
 #include "moreau/moreau.h"
@@ -111,8 +112,10 @@ Data make_data(const Model& m) {
 
   d.qH.resize(m.nM);
   d.qHDiagInv.resize(nv);
-  d.qDeriv.resize(nv * nv);
-  d.qLU.resize(nv * nv);
+  d.qDeriv.resize(m.nD);  // dof-dof sparse layout (data.h), not nv*nv
+  d.qLU.resize(m.nD);
+  d.deriv_work.resize(internal::deriv_work_size(m));
+  d.fd_work.resize(internal::fd_work_size(m));
 
   d.contact.resize(contact_capacity(m));
   // work space of the later stages, sized by their owners' rules
