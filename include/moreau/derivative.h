@@ -51,6 +51,8 @@ void deriv_to_dense(const Model& m, const double* sparse, double* dense);
 // at the actuation stage, a velocity one at the velocity stage). On return the state (time, qpos,
 // qvel, act, ctrl, qacc_warmstart) is restored exactly; the other fields of d hold the results of the
 // last perturbed evaluation. Sensors are those of the state before the step, as step computes them.
+// A control callback (Data::control_callback) runs in every evaluation, as in step: with a feedback
+// law, A is the closed-loop Jacobian, and the controls it overwrites have a zero column in B.
 void transition_fd(const Model& m, Data& d, double eps, bool centered, double* A, double* B, double* C,
                    double* D);
 

@@ -20,8 +20,9 @@
 // The new origin velocity is taken with the com offset at t+h, u' = v_com' - R_{t+h}(w_l' x ipos),
 // so that the kinetic energy evaluated at the next state is that of the solution.
 //
-// Eligible: a free joint whose body has no child bodies and whose dofs have no armature (armature is
-// an extra diagonal inertia in joint coordinates, outside the rigid-body form above). The block of
+// Eligible: a free joint whose body has no child bodies, has mass and inertia, and whose dofs have no
+// armature (armature is an extra diagonal inertia in joint coordinates, outside the rigid-body form
+// above). The block of
 // such a body in M and D is decoupled from every other dof, so replacing its velocities leaves the
 // rest of the implicit solution unchanged.
 #include <algorithm>
@@ -45,6 +46,9 @@ bool midpoint_eligible(const Model& m, int jnt) {
   const int a = m.jnt_dofadr[jnt];
   for (int c = 0; c < 6; ++c)
     if (m.dof_armature[a + c] != 0) return false;
+  if (m.body_mass[b] < kMinVal) return false;  // the equations divide by mass and inertia
+  for (int c = 0; c < 3; ++c)
+    if (m.body_inertia[3 * b + c] < kMinVal) return false;
   return true;
 }
 
