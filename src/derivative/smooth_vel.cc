@@ -242,7 +242,7 @@ void rne_vel(const Model& m, Data& d, double* D) {
 namespace internal {
 // The parts of D: passive and actuator terms, and RNE (separately, for the midpoint integration).
 void deriv_passive_actuator_vel(const Model& m, Data& d) {
-  std::fill_n(d.qDeriv.begin(), m.nD, 0.0);
+  std::fill(d.qDeriv.begin(), d.qDeriv.end(), 0.0);  // 2 nM - nv entries (make_data)
   passive_vel(m, d, d.qDeriv.data());
   actuator_vel(m, d, d.qDeriv.data());
 }

@@ -112,8 +112,9 @@ Data make_data(const Model& m) {
 
   d.qH.resize(m.nM);
   d.qHDiagInv.resize(nv);
-  d.qDeriv.resize(m.nD);  // dof-dof sparse layout (data.h), not nv*nv
-  d.qLU.resize(m.nD);
+  // dof-dof sparse layout (data.h), not nv*nv: nD = 2 nM - nv, from nM (which the layout uses)
+  d.qDeriv.resize(std::max(0, 2 * m.nM - m.nv));
+  d.qLU.resize(d.qDeriv.size());
   d.deriv_work.resize(internal::deriv_work_size(m));
   d.fd_work.resize(internal::fd_work_size(m));
 
