@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "moreau/derivative.h"
 #include "moreau/moreau.h"
 
 namespace {
@@ -172,6 +173,95 @@ void mujoco_euler_step(benchmark::State& state, DynCase c) {
   }
   state.counters["steps/s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
 }
+
+// ------------------------------------------------------------------ implicit step, transition_fd (issue 5)
+// Default options (contacts on), the model's own actuators at controls 0.3 sin(i+1): humanoid (free
+// root, 21 motors, contacts) and arm26 (muscles, spatial tendons).
+std::vector<DynCase> deriv_cases() {
+  const std::string sys = "/usr/share/mujoco/model/";
+  return {{"humanoid", sys + "humanoid/humanoid.xml", 0}, {"arm26", sys + "tendon_arm/arm26.xml", 0}};
+}
+
+void set_controls(double* ctrl, int nu) {
+  for (int i = 0; i < nu; ++i) ctrl[i] = 0.3 * std::sin(i + 1.0);
+}
+
+void moreau_implicit_step(benchmark::State& state, DynCase c, int integrator) {
+  Pair p(c);
+  if (!p.error.empty()) { state.SkipWithError(p.error.c_str()); return; }
+  p.m.opt.integrator = integrator;
+  p.restart_moreau();
+  set_controls(p.d.ctrl.data(), p.m.nu);
+  int n = 0;
+  for (auto _ : state) {
+    moreau::step(p.m, p.d);
+    if (++n == kEpisode) { n = 0; p.restart_moreau(); set_controls(p.d.ctrl.data(), p.m.nu); }
+  }
+  state.counters["steps/s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void mujoco_implicit_step(benchmark::State& state, DynCase c) {
+  Pair p(c);
+  if (!p.error.empty()) { state.SkipWithError(p.error.c_str()); return; }
+  p.mj->opt.integrator = mjINT_IMPLICIT;
+  p.restart_mujoco();
+  set_controls(p.md->ctrl, p.mj->nu);
+  int n = 0;
+  for (auto _ : state) {
+    mj_step(p.mj, p.md);
+    if (++n == kEpisode) { n = 0; p.restart_mujoco(); set_controls(p.md->ctrl, p.mj->nu); }
+  }
+  state.counters["steps/s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+// A, B, C, D by forward differences (eps 1e-6) with Euler, at the benchmark state after 100 steps.
+void moreau_transition_fd(benchmark::State& state, DynCase c) {
+  Pair p(c);
+  if (!p.error.empty()) { state.SkipWithError(p.error.c_str()); return; }
+  p.m.opt.integrator = moreau::kIntEuler;
+  p.restart_moreau();
+  set_controls(p.d.ctrl.data(), p.m.nu);
+  for (int i = 0; i < 100; ++i) moreau::step(p.m, p.d);
+  const int ndx = 2 * p.m.nv + p.m.na, nu = p.m.nu, ns = p.m.nsensordata;
+  std::vector<double> A(ndx * ndx), B(ndx * nu), C(ns * ndx), D(ns * nu);
+  for (auto _ : state) {
+    moreau::transition_fd(p.m, p.d, 1e-6, false, A.data(), B.data(), ns ? C.data() : nullptr, ns ? D.data() : nullptr);
+    benchmark::DoNotOptimize(A.data());
+  }
+  state.counters["calls/s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void mujoco_transition_fd(benchmark::State& state, DynCase c) {
+  Pair p(c);
+  if (!p.error.empty()) { state.SkipWithError(p.error.c_str()); return; }
+  p.mj->opt.integrator = mjINT_EULER;
+  // 2.2.2's mjd_transitionFD works on its stack (arm26's default overflows it)
+  p.mj->nstack = std::max(p.mj->nstack, 1000000);
+  mj_deleteData(p.md);
+  p.md = mj_makeData(p.mj);
+  p.restart_mujoco();
+  set_controls(p.md->ctrl, p.mj->nu);
+  for (int i = 0; i < 100; ++i) mj_step(p.mj, p.md);
+  const int ndx = 2 * p.mj->nv + p.mj->na, nu = p.mj->nu, ns = p.mj->nsensordata;
+  std::vector<double> A(ndx * ndx), B(ndx * nu), C(ns * ndx), D(ns * nu);
+  for (auto _ : state) {
+    mjd_transitionFD(p.mj, p.md, 1e-6, 0, A.data(), B.data(), ns ? C.data() : nullptr, ns ? D.data() : nullptr);
+    benchmark::DoNotOptimize(A.data());
+  }
+  state.counters["calls/s"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+const bool kRegisteredDerivatives = [] {
+  for (const DynCase& c : deriv_cases()) {
+    benchmark::RegisterBenchmark(("moreau/implicit_step/" + c.name).c_str(), moreau_implicit_step, c, moreau::kIntImplicit);
+    benchmark::RegisterBenchmark(("mujoco/implicit_step/" + c.name).c_str(), mujoco_implicit_step, c);
+    benchmark::RegisterBenchmark(("moreau/implicitfast_step/" + c.name).c_str(), moreau_implicit_step, c,
+                                 moreau::kIntImplicitFast);
+    benchmark::RegisterBenchmark(("moreau/transition_fd/" + c.name).c_str(), moreau_transition_fd, c);
+    benchmark::RegisterBenchmark(("mujoco/transition_fd/" + c.name).c_str(), mujoco_transition_fd, c);
+  }
+  return true;
+}();
 
 const bool kRegisteredDynamics = [] {
   for (const DynCase& c : dyn_cases()) {

@@ -74,6 +74,8 @@ double muscle_fv(double V, double fvmax);
 double muscle_fp(double L, double lmax, double fpmax);
 double muscle_gain(double len, double vel, const double lengthrange[2], double acc0, const double prm[]);
 double muscle_bias(double len, const double lengthrange[2], double acc0, const double prm[]);
+// d muscle_gain / d vel (the implicit integrators' actuator derivative).
+double muscle_gain_vel(double len, double vel, const double lengthrange[2], double acc0, const double prm[]);
 // Muscle activation dynamics: d act / dt for control ctrl (dynprm: tau_act, tau_deact, tausmooth).
 double muscle_dynamics(double ctrl, double act, const double prm[]);
 

@@ -198,10 +198,21 @@ struct Data {
   std::vector<double> cfrc_ext;                  // 6*nbody
 
   // ------------------------------------------------------------------ implicit integrators (issue 5)
-  std::vector<double> qH;                        // nM: factor of M - h*D restricted to damping
+  std::vector<double> qH;                        // nM: L'DL factor of M - h*D (Euler: D = joint damping;
+                                                 // implicitfast: D symmetrized, no RNE terms)
   std::vector<double> qHDiagInv;                 // nv
-  std::vector<double> qDeriv;                    // nv*nv
-  std::vector<double> qLU;                       // nv*nv
+  // qDeriv = d(qfrc_passive + qfrc_actuator - qfrc_bias)/d qvel and qLU, the LU factor of M - h*qDeriv,
+  // in the dof-dof sparse layout of Model::nD = 2*nM - nv entries (moreau/derivative.h, "Layout"):
+  //   [0, nM):   the lower triangle and the diagonal in the layout of qM (row i at dof_Madr[i]: D(i,i),
+  //              then D(i, parent), D(i, grandparent), ...);
+  //   [nM, nD):  the upper triangle, transposed the same way without the diagonal: D(ancestor, i).
+  // Entries between dofs that are not ancestor and descendant are not stored (the chapter: D is
+  // restricted to the sparsity of M).
+  std::vector<double> qDeriv;                    // nD
+  std::vector<double> qLU;                       // nD
+  // Work space of the analytic velocity derivatives and the midpoint integration of free bodies:
+  // 18*nbody (per-body derivatives of cvel, cacc, cfrc) + 36 per free joint (src/derivative/).
+  std::vector<double> deriv_work;
 
   // ------------------------------------------------------------------ contacts and constraints
   int ncon = 0;                                  // contacts in use
@@ -253,6 +264,19 @@ struct Data {
   // allocate_constraint_storage when opt.solver is one of them (src/solver/ncp/ncp.h).
   NcpStat ncp;
   std::vector<double> ncp_work;
+
+  // ------------------------------------------------------------------ control callback (issue 5)
+  // Called by forward dynamics (every forward_skip, so also at each RK4 stage) after the position and
+  // velocity stages and before actuation, and at the end of step1: the place of MuJoCo's global
+  // mjcb_control, stored per Data so that threads with their own Data never share it. It may set
+  // ctrl, qfrc_applied, xfrc_applied; control_user is for the callback's own use.
+  void (*control_callback)(const Model& m, Data& d) = nullptr;
+  void* control_user = nullptr;
+
+  // ------------------------------------------------------------------ finite differences (issue 5)
+  // Work space of transition_fd and inverse_fd (moreau/derivative.h), sized by make_data so that the
+  // derivatives allocate nothing: saved state, nominal and perturbed outputs.
+  std::vector<double> fd_work;
 
   // ------------------------------------------------------------------ scratch
   // Preallocated work space for the pipeline stages (no heap allocation inside a step).

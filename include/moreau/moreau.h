@@ -13,6 +13,7 @@
 
 #include "moreau/actuation.h"
 #include "moreau/data.h"
+#include "moreau/derivative.h"  // qDeriv, transition_fd, inverse_fd (issue 5)
 #include "moreau/model.h"
 
 namespace moreau {
@@ -57,6 +58,8 @@ void reset_data_keyframe(const Model& m, Data& d, int key);
 // ------------------------------------------------------------------------------------ main entry points
 
 void step(const Model& m, Data& d);      // advance by one timestep with the model's integrator
+// step1 + step2 = step for Euler, implicit and implicitfast (RK4 is refused: use step with
+// Data::control_callback). step1 ends with the control callback, if any.
 void step1(const Model& m, Data& d);     // position and velocity stages; set ctrl after this
 void step2(const Model& m, Data& d);     // remaining stages and integration
 void forward(const Model& m, Data& d);   // forward dynamics: everything but integration

@@ -69,6 +69,23 @@ double muscle_gain(double len, double vel, const double lengthrange[2], double a
   return -F0 * muscle_fl(L, prm[4], prm[5]) * muscle_fv(V, prm[8]);
 }
 
+// d gain / d vel: the slope of FV (2(V+1) on the rising quadratic, 2(c-V)/c on the saturating one,
+// 0 outside) times dV/dvel = 1/(L0 vmax). The bias (passive force-length) has no velocity term.
+double muscle_gain_vel(double len, double vel, const double lengthrange[2], double acc0, const double prm[]) {
+  double L0, F0;
+  muscle_scales(lengthrange, acc0, prm, &L0, &F0);
+  const double L = prm[0] + (len - lengthrange[0]) / std::max(kMinVal, L0);
+  const double scale = 1 / std::max(kMinVal, L0 * prm[6]);
+  const double V = vel * scale;
+  const double c = prm[8] - 1;
+  double dfv = 0;
+  if (V > -1 && V <= 0)
+    dfv = 2 * (V + 1);
+  else if (V > 0 && V <= c)
+    dfv = 2 * (c - V) / c;
+  return -F0 * muscle_fl(L, prm[4], prm[5]) * dfv * scale;
+}
+
 double muscle_bias(double len, const double lengthrange[2], double acc0, const double prm[]) {
   double L0, F0;
   muscle_scales(lengthrange, acc0, prm, &L0, &F0);

@@ -8,6 +8,7 @@
 // src/constraint/storage.cc), the broad-phase buffers by collision_reserve.
 #include <algorithm>
 
+#include "derivative/work.h"
 #include "engine/internal.h"
 #include "moreau/collision.h"
 #include "moreau/moreau.h"
@@ -111,8 +112,11 @@ Data make_data(const Model& m) {
 
   d.qH.resize(m.nM);
   d.qHDiagInv.resize(nv);
-  d.qDeriv.resize(nv * nv);
-  d.qLU.resize(nv * nv);
+  // dof-dof sparse layout (data.h), not nv*nv: nD = 2 nM - nv, from nM (which the layout uses)
+  d.qDeriv.resize(std::max(0, 2 * m.nM - m.nv));
+  d.qLU.resize(d.qDeriv.size());
+  d.deriv_work.resize(internal::deriv_work_size(m));
+  d.fd_work.resize(internal::fd_work_size(m));
 
   d.contact.resize(contact_capacity(m));
   // work space of the later stages, sized by their owners' rules

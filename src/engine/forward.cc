@@ -75,14 +75,22 @@ void fwd_constraint(const Model& m, Data& d) {
 
 namespace internal {
 
-void forward_skip(const Model& m, Data& d, bool skip_sensor) {
+void forward_skip(const Model& m, Data& d, bool skip_sensor) { forward_skip(m, d, kStageNone, skip_sensor); }
+
+void forward_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
   StageTimer timer(d, kTimerForward);
-  fwd_position(m, d);
-  if (!skip_sensor) sensor_pos(m, d);
-  if (!skip_sensor && (m.opt.enableflags & kEnblEnergy)) energy_pos(m, d);
-  fwd_velocity(m, d);
-  if (!skip_sensor) sensor_vel(m, d);
-  if (!skip_sensor && (m.opt.enableflags & kEnblEnergy)) energy_vel(m, d);
+  if (skipstage < kStagePos) {
+    fwd_position(m, d);
+    if (!skip_sensor) sensor_pos(m, d);
+    if (!skip_sensor && (m.opt.enableflags & kEnblEnergy)) energy_pos(m, d);
+  }
+  if (skipstage < kStageVel) {
+    fwd_velocity(m, d);
+    if (!skip_sensor) sensor_vel(m, d);
+    if (!skip_sensor && (m.opt.enableflags & kEnblEnergy)) energy_vel(m, d);
+  }
+  // the control callback: after everything that depends on the state only (simulation chapter)
+  if (d.control_callback) d.control_callback(m, d);
   fwd_actuation(m, d);
   fwd_acceleration(m, d);
   fwd_constraint(m, d);

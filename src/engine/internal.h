@@ -20,12 +20,23 @@ inline double* scratch_integrator(const Model& m, Data& d) { return d.scratch.da
 // Forward dynamics without the optional computations (sensors, energy); RK4 calls it for its inner
 // stages. With skip_sensor=false it is forward().
 void forward_skip(const Model& m, Data& d, bool skip_sensor);
+// The same, skipping the stages whose inputs did not change (simulation chapter, mj_forwardSkip):
+// kStagePos skips the position stage (and position sensors), kStageVel also the velocity stage; the
+// caller guarantees that d holds their results for the current qpos (and qvel). The control callback
+// and everything from actuation on always run.
+void forward_skip(const Model& m, Data& d, int skipstage, bool skip_sensor);
+// step with skipped stages (transition_fd): forward_skip, check_acc, the model's integrator.
+void step_skip(const Model& m, Data& d, int skipstage, bool skip_sensor);
 // Acceleration-stage sensors (with the post-constraint RNE when a sensor needs it).
 void acceleration_sensors(const Model& m, Data& d);
 
 // Integrators (src/integrator/).
 void euler(const Model& m, Data& d);
 void runge_kutta4(const Model& m, Data& d);
+void implicit(const Model& m, Data& d);  // implicit and implicitfast (src/integrator/implicit.cc)
+// Continuous acceleration of a discrete one of the implicit integrators: res = qacc_d - h M^-1 D qacc_d
+// (inverse dynamics with invdiscrete). Needs the position and velocity stages.
+void implicit_discrete_to_continuous(const Model& m, Data& d, const double* qacc_d, double* res);
 // Advance the state by one timestep h given act_dot, qacc and (optionally) qvel for the positions:
 // act += h*act_dot; qvel += h*qacc; qpos <- integrate_pos(qpos, qvel_or_new_qvel, h); time += h.
 void advance(const Model& m, Data& d, const double* act_dot, const double* qacc, const double* qvel);

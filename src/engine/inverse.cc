@@ -9,9 +9,11 @@
 // then the discrete-time acceleration of the integrator, (qvel_next - qvel)/h. For Euler with
 // implicit joint damping B that acceleration solves (M + hB) qacc_d = f while the continuous one
 // solves M qacc_c = f, so qacc_c = qacc_d + h M^-1 B qacc_d; the inverse runs on qacc_c and the
-// caller's qacc is restored afterwards. RK4 needs no conversion (as documented).
+// caller's qacc is restored afterwards. RK4 needs no conversion (as documented). The implicit
+// integrators (invdiscrete disables their midpoint integration) solve (M - hD) qacc_d = f.
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "engine/internal.h"
 #include "moreau/actuation.h"
@@ -30,9 +32,16 @@ void inverse(const Model& m, Data& d) {
 
   const int nv = m.nv;
   double* qacc_discrete = nullptr;
-  if ((m.opt.enableflags & kEnblInvdiscrete) && m.opt.integrator != kIntRK4) {
+  if ((m.opt.enableflags & kEnblInvdiscrete) &&
+      (m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast)) {
+    // (M - hD) qacc_d = f, M qacc_c = f: qacc_c = qacc_d - h M^-1 D qacc_d (D of the integrator)
+    qacc_discrete = internal::scratch_integrator(m, d);
+    std::copy_n(d.qacc.begin(), nv, qacc_discrete);
+    internal::implicit_discrete_to_continuous(m, d, qacc_discrete, d.qacc.data());
+  } else if ((m.opt.enableflags & kEnblInvdiscrete) && m.opt.integrator != kIntRK4) {
     if (m.opt.integrator != kIntEuler)
-      throw std::runtime_error("inverse: invdiscrete with the implicit integrators is not supported yet (issue 5)");
+      throw std::runtime_error("inverse: invdiscrete with integrator " + std::to_string(m.opt.integrator) +
+                               " is not supported");
     bool damped = false;
     for (int i = 0; i < nv; ++i) damped = damped || m.dof_damping[i] > 0;
     if (damped) {

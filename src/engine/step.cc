@@ -1,8 +1,10 @@
 // Time stepping (computation chapter, "Simulation pipeline", top level): check the state, run
 // forward dynamics, check the acceleration, integrate with the model's integrator.
-// step1/step2 split step so that controls can be set from position/velocity results; as documented
-// for the computation chapter's mj_step1/mj_step2, this split does not support RK4 (step2 then
-// integrates with Euler).
+// step1/step2 split step so that controls can be set from position/velocity results. As the
+// computation chapter says, the split does not support RK4 (it needs the whole dynamics, control
+// included, at every stage): step1/step2 refuse it. Euler, implicit and implicitfast are supported
+// (step2 integrates with the model's integrator, as MuJoCo 2.2.2's mj_step2 does for Euler and
+// implicit).
 #include <stdexcept>
 #include <string>
 
@@ -12,48 +14,84 @@
 namespace moreau {
 
 namespace {
-void require_supported_integrator(const Model& m) {
-  if (m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast)
-    throw std::runtime_error("step: integrator '" +
-                             std::string(m.opt.integrator == kIntImplicit ? "implicit" : "implicitfast") +
-                             "' is not supported yet (issue 5); use Euler or RK4");
-  if (m.opt.integrator != kIntEuler && m.opt.integrator != kIntRK4)
-    throw std::runtime_error("step: unknown integrator " + std::to_string(m.opt.integrator));
+void require_known_integrator(const Model& m, const char* who) {
+  const int i = m.opt.integrator;
+  if (i != kIntEuler && i != kIntRK4 && i != kIntImplicit && i != kIntImplicitFast)
+    throw std::runtime_error(std::string(who) + ": unknown integrator " + std::to_string(i));
+}
+
+void require_split_integrator(const Model& m, const char* who) {
+  require_known_integrator(m, who);
+  if (m.opt.integrator == kIntRK4)
+    throw std::runtime_error(std::string(who) +
+                             ": the step1/step2 split does not support the RK4 integrator (its stages "
+                             "need the whole dynamics, controls included); use step with a control "
+                             "callback (Data::control_callback), or Euler/implicit/implicitfast");
+}
+
+void integrate(const Model& m, Data& d) {
+  switch (m.opt.integrator) {
+    case kIntRK4:
+      internal::runge_kutta4(m, d);
+      break;
+    case kIntImplicit:
+    case kIntImplicitFast:
+      internal::implicit(m, d);
+      break;
+    default:
+      internal::euler(m, d);
+      break;
+  }
 }
 }  // namespace
 
 void step(const Model& m, Data& d) {
-  require_supported_integrator(m);
+  require_known_integrator(m, "step");
   internal::StageTimer timer(d, kTimerStep);
   check_pos(m, d);
   check_vel(m, d);
   forward(m, d);
   check_acc(m, d);
-  if (m.opt.integrator == kIntRK4)
-    internal::runge_kutta4(m, d);
-  else
-    internal::euler(m, d);
+  integrate(m, d);
 }
 
 void step1(const Model& m, Data& d) {
-  require_supported_integrator(m);
+  require_split_integrator(m, "step1");
   internal::StageTimer timer(d, kTimerStep);
   check_pos(m, d);
   check_vel(m, d);
   fwd_position(m, d);
+  sensor_pos(m, d);
   if (m.opt.enableflags & kEnblEnergy) energy_pos(m, d);
   fwd_velocity(m, d);
+  sensor_vel(m, d);
   if (m.opt.enableflags & kEnblEnergy) energy_vel(m, d);
+  // as the chapter's mj_step1: the callback, if any, is called here too
+  if (d.control_callback) d.control_callback(m, d);
 }
 
 void step2(const Model& m, Data& d) {
-  require_supported_integrator(m);
+  require_split_integrator(m, "step2");
   internal::StageTimer timer(d, kTimerStep);
   fwd_actuation(m, d);
   fwd_acceleration(m, d);
   fwd_constraint(m, d);
+  internal::acceleration_sensors(m, d);
   check_acc(m, d);
-  internal::euler(m, d);
+  integrate(m, d);
 }
+
+namespace internal {
+void step_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
+  require_known_integrator(m, "step");
+  if (skipstage == kStageNone) {
+    check_pos(m, d);
+    check_vel(m, d);
+  }
+  forward_skip(m, d, skipstage, skip_sensor);
+  check_acc(m, d);
+  integrate(m, d);
+}
+}  // namespace internal
 
 }  // namespace moreau

@@ -223,7 +223,9 @@ class Parser {
     a.num("o_margin", o.o_margin);
     a.numvar("o_solref", o.o_solref, 1, kNREF);
     a.numvar("o_solimp", o.o_solimp, 1, kNIMP);
-    a.keyword("integrator", {{"Euler", kIntEuler}, {"RK4", kIntRK4}, {"implicit", kIntImplicit}}, o.integrator);
+    a.keyword("integrator",
+              {{"Euler", kIntEuler}, {"RK4", kIntRK4}, {"implicit", kIntImplicit}, {"implicitfast", kIntImplicitFast}},
+              o.integrator);
     a.keyword("collision", {{"all", kCollideAll}, {"predefined", kCollidePair}, {"dynamic", kCollideDynamic}},
               o.collision);
     a.keyword("cone", {{"pyramidal", kConePyramidal}, {"elliptic", kConeElliptic}}, o.cone);

@@ -72,6 +72,18 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "global coordinates, the model puts site0, site2 and site3 at the same point, and 2.2.2 does not wrap a "
      "segment whose end sites coincide while Moreau's spatial tendon wraps it around the sphere or cylinder "
      "(tendon 1: 0.413 vs 1.212); a tendon-wrapping difference (src/tendon), not a loader one"},
+    // transition_fd (issue 5): keys "model|integrator|forward or centered|matrix". Each of these is a
+    // disagreement of 2.2.2's mjd_transitionFD with finite differences of 2.2.2's own mj_step, which
+    // transition_fd matches (to 1e-10, checked in the same case before it is skipped).
+    {"TransitionFD", "|rk4|",
+     "2.2.2's mjd_transitionFD with RK4 disagrees with differences of its own mj_step (damped_actuators: A "
+     "by 16x, B by 2.5e5 relative): its skipped stages reuse results left by RK4's inner stages"},
+    {"TransitionFD", "|centered|D",
+     "2.2.2's centered sensor-control Jacobian D has the sign of -(differences of its own mj_step) "
+     "(linear.xml accelerometer: -600 against 600); its forward D agrees"},
+    {"TransitionFD", "arm26.xml|implicit|",
+     "2.2.2's mjd_transitionFD with implicit: the activation columns of A differ from differences of its "
+     "own mj_step by 1e-3 relative (muscles: qDeriv depends on the activation)"},
 };
 
 // The reason if (suite, entry) is a known difference, else nullptr.

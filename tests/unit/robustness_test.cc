@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "moreau/derivative.h"
 #include "moreau/moreau.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -70,14 +71,16 @@ TEST(Robustness, StepAllocatesNothingAfterTheFirstStep) {
   for (const std::string& path : allocation_models()) {
     SCOPED_TRACE(path);
     moreau::Model m = moreau::load_model(path);
-    for (int integrator : {moreau::kIntEuler, moreau::kIntRK4}) {
+    for (int integrator : {moreau::kIntEuler, moreau::kIntRK4, moreau::kIntImplicit, moreau::kIntImplicitFast}) {
       m.opt.integrator = integrator;
       moreau::Data d = moreau::make_data(m);
       start(m, d);
       moreau::step(m, d);  // the first step may not allocate either, but only later ones are promised
       g_allocations = 0;
       g_counting = true;
-      for (int i = 0; i < 200; ++i) moreau::step(m, d);
+      // the implicit integrators add no storage that grows with the state: 20 steps cover them
+      const int steps = integrator == moreau::kIntEuler || integrator == moreau::kIntRK4 ? 200 : 20;
+      for (int i = 0; i < steps; ++i) moreau::step(m, d);
       moreau::forward(m, d);
       moreau::inverse(m, d);
       g_counting = false;
@@ -116,6 +119,29 @@ TEST(Robustness, HardContactStepAllocatesNothing) {
     g_counting = false;
     EXPECT_EQ(g_allocations.load(), 0);
     EXPECT_GT(d.ncon, 0);
+  }
+}
+
+// The finite-difference derivatives (issue 5) work in Data::fd_work, sized by make_data: no
+// allocation, not even on the first call.
+TEST(Robustness, DerivativesAllocateNothing) {
+  for (const std::string& path : {kHumanoid, std::string("/usr/share/mujoco/model/tendon_arm/arm26.xml")}) {
+    SCOPED_TRACE(path);
+    moreau::Model m = moreau::load_model(path);
+    m.opt.integrator = moreau::kIntImplicit;
+    moreau::Data d = moreau::make_data(m);
+    start(m, d);
+    const int ndx = 2 * m.nv + m.na, nv = m.nv;
+    std::vector<double> A(ndx * ndx), B(ndx * m.nu), C(m.nsensordata * ndx), D(m.nsensordata * m.nu);
+    std::vector<double> F(nv * nv), S(m.nsensordata * nv), M(m.nM * nv);
+    g_allocations = 0;
+    g_counting = true;
+    moreau::transition_fd(m, d, 1e-6, false, A.data(), B.data(), C.data(), D.data());
+    moreau::transition_fd(m, d, 1e-6, true, A.data(), B.data(), C.data(), D.data());
+    moreau::inverse_fd(m, d, 1e-6, true, true, F.data(), F.data(), F.data(), S.data(), S.data(), S.data(), M.data());
+    moreau::deriv_smooth_vel(m, d);
+    g_counting = false;
+    EXPECT_EQ(g_allocations.load(), 0);
   }
 }
 

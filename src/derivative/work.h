@@ -1,0 +1,41 @@
+// Sizes of the work space of the derivatives and the implicit integrators (make_data allocates it;
+// nothing in step, transition_fd or inverse_fd allocates).
+#pragma once
+
+#include "moreau/model.h"
+
+namespace moreau::internal {
+
+inline int count_free_joints(const Model& m) {
+  int n = 0;
+  for (int j = 0; j < m.njnt; ++j) n += m.jnt_type[j] == kJointFree;
+  return n;
+}
+
+// Data::deriv_work: derivatives of cvel, cacc, cfrc per body (18*nbody) and the body-com Jacobian
+// along one dof chain (6*nv) (src/derivative/smooth_vel.cc), and the 6x6 non-RNE blocks of D of the
+// free bodies for the midpoint integration (36 each, src/integrator/midpoint.cc).
+inline long long deriv_work_size(const Model& m) {
+  return 18LL * m.nbody + 6LL * m.nv + 36LL * count_free_joints(m);
+}
+inline double* deriv_work_rne(const Model& m, double* work) { return work; }
+inline double* deriv_work_chain(const Model& m, double* work) { return work + 18LL * m.nbody; }
+inline double* deriv_work_midpoint(const Model& m, double* work) { return work + 18LL * m.nbody + 6LL * m.nv; }
+
+// Addresses in the dof-dof sparse layout (moreau/derivative.h): D(i, t-th ancestor of i) for t >= 0,
+// and D(t-th ancestor of i, i) for t >= 1.
+inline int deriv_lower(const Model& m, int i, int t) { return m.dof_Madr[i] + t; }
+inline int deriv_upper(const Model& m, int i, int t) { return m.nM + m.dof_Madr[i] - i + t - 1; }
+// Number of ancestors of dof i (its row of qM has depth + 1 entries).
+inline int dof_depth(const Model& m, int i) {
+  return (i + 1 < m.nv ? m.dof_Madr[i + 1] : m.nM) - m.dof_Madr[i] - 1;
+}
+
+// Data::fd_work: saved state (qpos, qvel, act, ctrl, warmstart, qacc), nominal and perturbed outputs
+// (next state or qfrc_inverse, sensordata, qM) and a tangent vector (src/derivative/*_fd.cc).
+// transition_fd: 3nq + 7nv + 4na + nu + 3ns; inverse_fd: nq + 6nv + 3ns + 3nM.
+inline long long fd_work_size(const Model& m) {
+  return 3LL * m.nq + 9LL * m.nv + 4LL * m.na + m.nu + 3LL * m.nsensordata + 3LL * m.nM;
+}
+
+}  // namespace moreau::internal
