@@ -23,10 +23,6 @@ inline constexpr KnownDifference kKnownDifferences[] = {
     {"ModelCompare", "collision_convex/box_boxmesh.xml",
      "the box mesh has three equal principal moments; 2.2.2's round-off orders them into a 90-degree "
      "frame (body_sameframe/simple, dof_simplenum differ; inertia, pose and shape match)"},
-    {"Fluid", "derivative/tumbling_thin_object_ellipsoid.xml",
-     "uses fluidshape=\"ellipsoid\": the ellipsoid fluid model is not implemented (inertia-box model is)"},
-    {"Pipeline", "derivative/tumbling_thin_object_ellipsoid.xml",
-     "uses fluidshape=\"ellipsoid\": the ellipsoid fluid model is not implemented (inertia-box model is)"},
     {"Pipeline", "dm_control/dog.xml",
      "at one of three trajectory states (step 100, 3 contacts, all pair types exact) efc_force differs by "
      "0.5% while the contacts, efc_pos and efc_R agree to 1e-8; suspected cause, not yet confirmed: 8 tiny "
