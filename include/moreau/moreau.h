@@ -14,6 +14,7 @@
 #include "moreau/actuation.h"
 #include "moreau/data.h"
 #include "moreau/model.h"
+#include "moreau/state.h"
 
 namespace moreau {
 

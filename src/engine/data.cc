@@ -52,6 +52,7 @@ Data make_data(const Model& m) {
   d.xfrc_applied.resize(6 * nb);
   d.mocap_pos.resize(3 * m.nmocap);
   d.mocap_quat.resize(4 * m.nmocap);
+  d.eq_active.resize(m.neq);
   d.qacc.resize(nv);
   d.act_dot.resize(na);
   d.sensordata.resize(m.nsensordata);
@@ -144,6 +145,7 @@ void reset_data(const Model& m, Data& d) {
   zero(d.qfrc_applied);
   zero(d.xfrc_applied);
   set_mocap_from_model(m, d);
+  std::copy_n(m.eq_active.begin(), m.neq, d.eq_active.begin());
   zero(d.qacc);
   zero(d.act_dot);
   zero(d.sensordata);
