@@ -158,8 +158,10 @@ void reset_data(const Model& m, Data& d) {
                   &d.qLDiagSqrtInv, &d.cvel, &d.cdof_dot, &d.qfrc_bias, &d.qfrc_passive, &d.actuator_force,
                   &d.qfrc_actuator, &d.qfrc_smooth, &d.qacc_smooth, &d.qfrc_constraint, &d.qfrc_inverse,
                   &d.cacc, &d.cfrc_int, &d.cfrc_ext, &d.ten_length, &d.ten_velocity, &d.actuator_length,
-                  &d.actuator_velocity})
+                  &d.actuator_velocity, &d.ten_J, &d.wrap_xpos, &d.actuator_moment, &d.subtree_linvel,
+                  &d.subtree_angmom, &d.qH, &d.qHDiagInv, &d.qDeriv, &d.qLU})
     zero(*v);
+  for (auto* v : {&d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj}) zero(*v);
   d.ncon = d.ne = d.nf = d.nefc = 0;
   d.warning.fill(WarningStat{});
   d.timer.fill(TimerStat{});
