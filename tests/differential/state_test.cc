@@ -1,5 +1,6 @@
 // State, reset and model constants against MuJoCo 2.2.2:
-//  - StateReset (every model of tests/models_mujoco222.txt): from a Data whose arrays all hold
+//  - StateReset (every model of tests/models_mujoco222.txt): the constants of set_const that no other
+//    suite compares (stat.meanmass/meaninertia, subtree masses, camera and light offsets); from a Data whose arrays all hold
 //    non-zero values, reset_data gives mj_resetData's Data and reset_data_keyframe mj_resetDataKeyframe's
 //    for every keyframe: the state and input arrays equal exactly; every intermediate array that both
 //    have is zero on both (mj_resetData clears them all).
@@ -8,10 +9,13 @@
 //  - SetConstDiff: after changing body masses and inertias and dof armature in a loaded model,
 //    set_const gives the derived constants of a model compiled from XML with the new values (Moreau,
 //    1e-12) and of 2.2.2's mj_setConst after the same change (1e-9).
+// (These suites run in diff_other: a ctest entry of their own would pay the binary's start-up, which
+// scans the model list, for a few seconds of tests.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -130,6 +134,24 @@ TEST_P(StateReset, ResetMatchesMuJoCo) {
   ASSERT_EQ(m.nq, mj->nq);
   ASSERT_EQ(m.nu, mj->nu);
   ASSERT_EQ(m.nkey, mj->nkey);
+  // The constants set_const computes that the other suites do not compare: mean mass and inertia,
+  // offsets of tracking cameras and lights (mesh models: 2.2.2's single-precision mass properties
+  // move the subtree coms by ~1e-7 relative).
+  bool mesh = false;
+  for (int g = 0; g < mj->ngeom; ++g) mesh = mesh || mj->geom_type[g] == mjGEOM_MESH;
+  const double tol = mesh ? 1e-6 : 1e-9;
+  EXPECT_NEAR(m.stat.meaninertia, mj->stat.meaninertia, tol * mj->stat.meaninertia);
+  EXPECT_NEAR(m.stat.meanmass, mj->stat.meanmass, tol * mj->stat.meanmass);
+  EXPECT_LE(max_rel_err(m.body_subtreemass.data(), mj->body_subtreemass, m.nbody), tol);
+  if (m.ncam == mj->ncam && m.nlight == mj->nlight) {
+    EXPECT_LE(max_rel_err(m.cam_pos0.data(), mj->cam_pos0, 3 * m.ncam), tol) << "cam_pos0";
+    EXPECT_LE(max_rel_err(m.cam_poscom0.data(), mj->cam_poscom0, 3 * m.ncam), tol) << "cam_poscom0";
+    EXPECT_LE(max_rel_err(m.cam_mat0.data(), mj->cam_mat0, 9 * m.ncam), tol) << "cam_mat0";
+    EXPECT_LE(max_rel_err(m.light_pos0.data(), mj->light_pos0, 3 * m.nlight), tol) << "light_pos0";
+    EXPECT_LE(max_rel_err(m.light_poscom0.data(), mj->light_poscom0, 3 * m.nlight), tol) << "light_poscom0";
+    EXPECT_LE(max_rel_err(m.light_dir0.data(), mj->light_dir0, 3 * m.nlight), tol) << "light_dir0";
+  }
+
   MjDataPtr D(mj_makeData(mj.get()));
   Data d = make_data(m);
   dirty(d);
@@ -149,6 +171,135 @@ TEST_P(StateReset, ResetMatchesMuJoCo) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, StateReset, ::testing::ValuesIn(model_list()), test_name);
+
+
+// ------------------------------------------------------------------------------------------------
+// Equality constraints switched at run time.
+
+const char* kEqualityModel = R"(<mujoco>
+  <worldbody>
+    <body name="a" pos="0 0 1"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+    <body name="b" pos=".3 0 1"><freejoint/><geom type="box" size=".1 .05 .1"/></body>
+    <body pos="0 .5 1"><joint name="h1" type="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/>
+      <body pos=".3 0 0"><joint name="h2" type="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/></body>
+    </body>
+  </worldbody>
+  <equality>
+    <weld body1="a" body2="b"/>
+    <connect body1="a" body2="b" anchor=".15 0 0"/>
+    <joint joint1="h1" joint2="h2" polycoef="0 -1 0 0 0"/>
+  </equality>
+</mujoco>)";
+
+TEST(EqActiveDiff, SwitchingEqualitiesMatchesMuJoCo) {
+  const std::string path = ::testing::TempDir() + "moreau_state_eq.xml";
+  { std::ofstream(path) << kEqualityModel; }
+  MjModelPtr mj = load_mujoco(path);
+  ASSERT_TRUE(mj);
+  const Model m = load_model(path);
+  ASSERT_EQ(m.neq, 3);
+  MjDataPtr D(mj_makeData(mj.get()));
+  Data d = make_data(m);
+  std::mt19937_64 rng(8);
+  for (int pattern = 0; pattern < 8; ++pattern) {
+    mj_resetData(mj.get(), D.get());
+    reset_data(m, d);
+    random_qpos(mj.get(), rng, D->qpos, 0.2);
+    random_qvel(mj.get(), rng, D->qvel);
+    std::copy_n(D->qpos, m.nq, d.qpos.begin());
+    std::copy_n(D->qvel, m.nv, d.qvel.begin());
+    for (int e = 0; e < 3; ++e) mj->eq_active[e] = d.eq_active[e] = (pattern >> e) & 1;
+    mj_forward(mj.get(), D.get());
+    forward(m, d);
+    EXPECT_EQ(d.ne, D->ne) << "pattern " << pattern;
+    EXPECT_LE(max_rel_err(d.qacc.data(), D->qacc, m.nv), 1e-8) << "pattern " << pattern;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Model constants after run-time parameter changes.
+
+// A model with explicit masses, inertias and armature (so that a changed copy can be written as
+// XML): a free body, a hinge chain carrying a fixed and a spatial tendon with a motor and a muscle,
+// a tracking camera and light.
+std::string constants_model(double mass1, double mass2, double inertia, double armature) {
+  auto n = [](double x) { return std::to_string(x); };
+  return "<mujoco><option timestep='0.002'/><worldbody>"
+         "<body name='free' pos='0 0 1'><freejoint/><inertial pos='.01 0 0' mass='" + n(mass1) +
+         "' diaginertia='" + n(inertia) + " " + n(2 * inertia) + " " + n(3 * inertia) + "'/>"
+         "<geom type='sphere' size='.1' contype='0' conaffinity='0'/></body>"
+         "<body name='l1' pos='1 0 1'><joint name='h1' type='hinge' axis='0 1 0' armature='" + n(armature) + "'/>"
+         "<inertial pos='.15 0 0' mass='" + n(mass2) + "' diaginertia='.01 .02 .02'/>"
+         "<site name='s0' pos='0 0 .05'/>"
+         "<camera name='c' mode='trackcom' pos='0 -1 0'/><light name='li' mode='trackcom' pos='0 0 1'/>"
+         "<body name='l2' pos='.3 0 0'><joint name='h2' type='hinge' axis='0 1 0' armature='" + n(2 * armature) + "'/>"
+         "<inertial pos='.15 0 0' mass='" + n(mass1 + mass2) + "' diaginertia='.02 .03 .03'/>"
+         "<site name='s1' pos='.2 0 .05'/></body></body></worldbody>"
+         "<tendon><fixed name='f'><joint joint='h1' coef='1'/><joint joint='h2' coef='-.5'/></fixed>"
+         "<spatial name='sp'><site site='s0'/><site site='s1'/></spatial></tendon>"
+         "<actuator><motor tendon='f'/><motor joint='h2' gear='2'/><muscle tendon='sp'/></actuator></mujoco>";
+}
+
+// Apply the change from constants_model(1, 2, .05, .1) to constants_model(3, .5, .2, .4).
+template <class M>
+void change_parameters(M& m, double* body_mass, double* body_inertia, double* dof_armature) {
+  (void)m;
+  body_mass[1] = 3;
+  body_mass[2] = 0.5;
+  body_mass[3] = 3.5;
+  body_inertia[3] = 0.2;
+  body_inertia[4] = 0.4;
+  body_inertia[5] = 0.6;
+  dof_armature[6] = 0.4;
+  dof_armature[7] = 0.8;
+}
+
+TEST(SetConstDiff, RuntimeChangesMatchTheRecompiledModelAndMuJoCo) {
+  const std::string path = ::testing::TempDir() + "moreau_state_const.xml";
+  { std::ofstream(path) << constants_model(1, 2, .05, .1); }
+  Model changed = load_model(path);
+  const Model recompiled = load_model_from_string(constants_model(3, .5, .2, .4));
+  MjModelPtr mj = load_mujoco(path);
+  ASSERT_TRUE(mj);
+  change_parameters(changed, changed.body_mass.data(), changed.body_inertia.data(), changed.dof_armature.data());
+  change_parameters(*mj, mj->body_mass, mj->body_inertia, mj->dof_armature);
+  // the change itself must be what the recompiled model holds
+  for (int b = 0; b < changed.nbody; ++b) ASSERT_NEAR(changed.body_mass[b], recompiled.body_mass[b], 1e-12);
+  for (int i = 0; i < 3 * changed.nbody; ++i) ASSERT_NEAR(changed.body_inertia[i], recompiled.body_inertia[i], 1e-12);
+  for (int i = 0; i < changed.nv; ++i) ASSERT_NEAR(changed.dof_armature[i], recompiled.dof_armature[i], 1e-12);
+  set_const(changed);
+  MjDataPtr D(mj_makeData(mj.get()));
+  mj_setConst(mj.get(), D.get());
+
+  auto compare = [&](const char* name, const std::vector<double>& ours, const std::vector<double>& rec,
+                     const double* theirs) {
+    ASSERT_EQ(ours.size(), rec.size()) << name;
+    EXPECT_LE(max_rel_err(ours.data(), rec.data(), static_cast<int>(ours.size())), 1e-12) << name << " vs recompiled";
+    EXPECT_LE(max_rel_err(ours.data(), theirs, static_cast<int>(ours.size())), 1e-9) << name << " vs mj_setConst";
+  };
+  compare("dof_M0", changed.dof_M0, recompiled.dof_M0, mj->dof_M0);
+  compare("dof_invweight0", changed.dof_invweight0, recompiled.dof_invweight0, mj->dof_invweight0);
+  compare("body_invweight0", changed.body_invweight0, recompiled.body_invweight0, mj->body_invweight0);
+  compare("body_subtreemass", changed.body_subtreemass, recompiled.body_subtreemass, mj->body_subtreemass);
+  compare("tendon_length0", changed.tendon_length0, recompiled.tendon_length0, mj->tendon_length0);
+  compare("tendon_invweight0", changed.tendon_invweight0, recompiled.tendon_invweight0, mj->tendon_invweight0);
+  compare("actuator_length0", changed.actuator_length0, recompiled.actuator_length0, mj->actuator_length0);
+  compare("actuator_acc0", changed.actuator_acc0, recompiled.actuator_acc0, mj->actuator_acc0);
+  compare("cam_pos0", changed.cam_pos0, recompiled.cam_pos0, mj->cam_pos0);
+  compare("cam_poscom0", changed.cam_poscom0, recompiled.cam_poscom0, mj->cam_poscom0);
+  compare("cam_mat0", changed.cam_mat0, recompiled.cam_mat0, mj->cam_mat0);
+  compare("light_pos0", changed.light_pos0, recompiled.light_pos0, mj->light_pos0);
+  compare("light_poscom0", changed.light_poscom0, recompiled.light_poscom0, mj->light_poscom0);
+  compare("light_dir0", changed.light_dir0, recompiled.light_dir0, mj->light_dir0);
+  EXPECT_NEAR(changed.stat.meaninertia, recompiled.stat.meaninertia, 1e-12 * recompiled.stat.meaninertia);
+  EXPECT_NEAR(changed.stat.meaninertia, mj->stat.meaninertia, 1e-9 * mj->stat.meaninertia);
+  EXPECT_NEAR(changed.stat.meanmass, recompiled.stat.meanmass, 1e-12 * recompiled.stat.meanmass);
+  EXPECT_NEAR(changed.stat.meanmass, mj->stat.meanmass, 1e-9 * mj->stat.meanmass);
+  // The muscle's length range is computed by simulation at load (src/compiler/lengthrange.cc) and
+  // depends on the masses; mj_setConst keeps the loaded one, and so does set_const.
+  EXPECT_NEAR(changed.actuator_lengthrange[4], mj->actuator_lengthrange[4], 1e-9);
+  EXPECT_NEAR(changed.actuator_lengthrange[5], mj->actuator_lengthrange[5], 1e-9);
+}
 
 }  // namespace
 }  // namespace moreau::testing
