@@ -301,5 +301,30 @@ TEST(SetConstDiff, RuntimeChangesMatchTheRecompiledModelAndMuJoCo) {
   EXPECT_NEAR(changed.actuator_lengthrange[5], mj->actuator_lengthrange[5], 1e-9);
 }
 
+
+// <statistic meaninertia/meanmass> given in MJCF: the loaded model keeps them, mj_setConst and
+// set_const recompute them (2.2.2's behaviour, measured).
+TEST(SetConstDiff, GivenStatisticsAreKeptAtLoadAndRecomputedBySetConst) {
+  const std::string path = ::testing::TempDir() + "moreau_state_stat.xml";
+  {
+    std::ofstream(path) << "<mujoco><statistic meanmass='5' meaninertia='7'/><worldbody>"
+                           "<body><freejoint/><geom size='.1'/></body>"
+                           "<body pos='1 0 0'><freejoint/><geom size='.2'/></body></worldbody></mujoco>";
+  }
+  MjModelPtr mj = load_mujoco(path);
+  ASSERT_TRUE(mj);
+  Model m = load_model(path);
+  EXPECT_EQ(m.stat.meanmass, 5);
+  EXPECT_EQ(m.stat.meaninertia, 7);
+  EXPECT_EQ(mj->stat.meanmass, 5);
+  EXPECT_EQ(mj->stat.meaninertia, 7);
+  MjDataPtr D(mj_makeData(mj.get()));
+  mj_setConst(mj.get(), D.get());
+  set_const(m);
+  EXPECT_NEAR(m.stat.meanmass, mj->stat.meanmass, 1e-12 * mj->stat.meanmass);
+  EXPECT_NEAR(m.stat.meaninertia, mj->stat.meaninertia, 1e-12 * mj->stat.meaninertia);
+  EXPECT_NE(m.stat.meanmass, 5);
+}
+
 }  // namespace
 }  // namespace moreau::testing
