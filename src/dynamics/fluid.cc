@@ -1,9 +1,10 @@
 // Fluid forces (computation chapter, "Fluid forces"): passive forces from a medium of density rho
-// (opt.density) and viscosity beta (opt.viscosity) moving with velocity opt.wind. Every body with
-// mass is handled by one of two models, in the frame of its inertia (xipos, ximat), using the body's
-// com velocity relative to the medium (v = ximat' (v_com - wind), w = ximat' omega):
+// (opt.density) and viscosity beta (opt.viscosity) moving with velocity opt.wind, by one of two models
+// per body.
 //
-// Inertia model (default): the body is its equivalent inertia box, with half-sizes
+// Inertia model (default, bodies with mass): in the body's inertia frame (xipos, ximat), with the com
+// velocity relative to the medium (v = ximat' (v_com - wind), w = ximat' omega), the body is its
+// equivalent inertia box, with half-sizes
 //   r_x = sqrt(3/(2m) (I_y + I_z - I_x)) (and cyclic), r_eq = (r_x + r_y + r_z)/3;
 //   force   f_i = -2 rho r_j r_k |v_i| v_i           - 6 beta pi r_eq v_i
 //   torque  g_i = -rho/2 r_i (r_j^4 + r_k^4) |w_i| w_i - 8 beta pi r_eq^3 w_i
@@ -25,8 +26,9 @@
 //                cross-section (n_i ~ v_i / r_i^2), cos(alpha) = n.v/|v|
 //   Magnus lift  f_M = C_M rho V w x v, V = 4/3 pi r_x r_y r_z
 //   viscous      f_V = -6 pi beta r_D v,  g_V = -8 pi beta r_D^3 w,  r_D = (r_x + r_y + r_z)/3.
-// The forms the chapter leaves open (A_max, the norm in g_D, the guards of A_proj and cos(alpha) at
-// small speeds, kMinVal) were measured against MuJoCo 2.2.2 (tests/differential/fluid_test.cc).
+// What the chapter leaves open or states otherwise was measured against MuJoCo 2.2.2
+// (tests/differential/fluid_test.cc): A_max = pi r_max r_mid (the chapter writes 4 pi r_max r_min),
+// the norm |a o w| in g_D, and the kMinVal guards of A_proj and cos(alpha) at small speeds.
 //
 // Each wrench is rotated to world and applied at its point (xipos or geom_xpos), mapped to joint
 // space through the body's Jacobian (internal::apply_ft), and added into d.qfrc_passive. No allocation.
