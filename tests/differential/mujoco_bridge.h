@@ -57,9 +57,8 @@ double max_rel_err(const double* a, const double* b, int n);
 inline constexpr double kFluidVirtualInertiaTol = 5e-4;
 double adopt_fluid_virtual_inertia(Model& m, const mjModel* mj);
 
-// Switch off, on the MuJoCo side, the smooth-dynamics features Moreau does not compute yet, so that
-// both engines compute the same thing: fluid forces of models with ellipsoid-model geoms
-// (fluidshape="ellipsoid"; the inertia-box model is implemented).
+// Switch off, on the MuJoCo side, features these suites leave to others: tendon stiffness and damping
+// (compared by TendonActuatorSensor). Fluid forces, both models, are no longer stripped.
 void strip_unimplemented(mjModel* mj);
 
 }  // namespace moreau::testing
