@@ -4,8 +4,6 @@
 // updates the Cholesky factor by rank-1 updates when row states change; here the Hessian is formed
 // in an nv x nv array and refactored whenever a state changes, by an envelope Cholesky that skips
 // the zeros left of each row's first non-zero (cost sum of squared row widths; nv^3/3 at worst).
-// When the active rows keep M's sparsity (each on one ancestor chain of the dof tree: limits, dof
-// friction, contacts against the world) H is factored in M's layout instead (newton_tree.cc).
 // Rank-1 updates and a supernodal sparse factor are not implemented.
 #include <algorithm>
 #include <cmath>
@@ -149,11 +147,8 @@ void cholesky_solve(const double* L, int n, const double* firstd, double* x) {
   }
 }
 
-// Factor H: in M's tree-sparse layout when the active rows allow it (newton_tree.cc), else by the
-// envelope Cholesky. Returns whether the tree-sparse factor is in use.
-bool factor(const Model& m, const Data& d, const Work& w) {
+void factor(const Model& m, const Data& d, const Work& w) {
   const int nv = m.nv;
-  if (tree_hessian_applies(m, d) && tree_hessian_factor(m, d, w)) return true;
   build_hessian(m, d, w.L, w.first);
   if (!cholesky(w.L, nv, w.first)) {
     // round-off made H indefinite: regularize the diagonal slightly and retry
@@ -161,14 +156,6 @@ bool factor(const Model& m, const Data& d, const Work& w) {
     for (int k = 0; k < nv; ++k) w.L[k * nv + k] = w.L[k * nv + k] * (1 + 1e-10) + kMinVal;
     cholesky(w.L, nv, w.first);
   }
-  return false;
-}
-
-void hessian_solve(const Model& m, const Work& w, bool tree, double* x) {
-  if (tree)
-    tree_hessian_solve(m, w, x);
-  else
-    cholesky_solve(w.L, m.nv, w.first, x);
 }
 
 }  // namespace
@@ -180,10 +167,10 @@ void newton(const Model& m, Data& d) {
   primal_init(m, d, p);
   primal_eval(m, d, p, true);
   primal_gradient(m, d, p);
-  bool tree = factor(m, d, w);
+  factor(m, d, w);
   d.solver_nnz = nv * nv;
   std::copy_n(p.grad, nv, p.Mgrad);
-  hessian_solve(m, w, tree, p.Mgrad);
+  cholesky_solve(w.L, nv, w.first, p.Mgrad);
   const double scale = stat_scale(m);
   const double tol = m.opt.tolerance;
   int iter = 0;
@@ -222,9 +209,9 @@ void newton(const Model& m, Data& d) {
     for (int c = 0; c < d.ncon && !cone; ++c)
       cone = d.contact[c].efc_address >= 0 && d.efc_type[d.contact[c].efc_address] ==
              kCnstrContactElliptic && d.efc_state[d.contact[c].efc_address] == kCnstrCone;
-    if (nchange > 0 || cone) tree = factor(m, d, w);
+    if (nchange > 0 || cone) factor(m, d, w);
     std::copy_n(p.grad, nv, p.Mgrad);
-    hessian_solve(m, w, tree, p.Mgrad);
+    cholesky_solve(w.L, nv, w.first, p.Mgrad);
   }
   d.solver_iter = iter;
   primal_finish(m, d, p);

@@ -68,12 +68,6 @@ inline double stat_scale(const Model& m) {
 }
 
 void newton(const Model& m, Data& d);  // newton.cc
-// Newton Hessian with the sparsity of M (newton_tree.cc): whether every active row (elliptic
-// block) lies on one ancestor chain of the dof tree; the factorization in Work::L/Work::first
-// (false if H is not positive definite); and the solve x <- H^-1 x with that factor.
-bool tree_hessian_applies(const Model& m, const Data& d);
-bool tree_hessian_factor(const Model& m, const Data& d, const Work& w);
-void tree_hessian_solve(const Model& m, const Work& w, double* x);
 void cg(const Model& m, Data& d);      // cg.cc
 void pgs(const Model& m, Data& d);     // pgs.cc
 
