@@ -142,6 +142,7 @@ struct Data {
   std::vector<double> xfrc_applied;    // 6*nbody: force (3), torque (3) at the body com, world frame
   std::vector<double> mocap_pos;       // 3*nmocap
   std::vector<double> mocap_quat;      // 4*nmocap
+  std::vector<uint8_t> eq_active;      // neq: equality constraints enabled at run time (reset: Model::eq_active)
 
   // ------------------------------------------------------------------ outputs of the step
   std::vector<double> qacc;            // nv

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "compiler/compiler.h"
+#include "dynamics/fluid.h"
 #include "math/vec.h"
 #include "mesh/mesh.h"
 
@@ -201,6 +202,9 @@ void Compiler::compile_geom(const mjcf::GeomSpec& g, int body) {
   if (g.fluidshape == 1) {
     fluid[0] = 1;
     for (int k = 0; k < 5; ++k) fluid[1 + k] = g.fluidcoef[k];
+    double r[3];
+    fluid_semiaxes(g.type, size, r);
+    fluid_virtual_inertia(r, fluid + 6, fluid + 9);
   }
   for (double v : fluid) m_.geom_fluid.push_back(v);
   for (float v : g.rgba) m_.geom_rgba.push_back(v);

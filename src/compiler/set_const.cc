@@ -4,11 +4,13 @@
 // for the constraint regularizer R is built from "endeffector" inverse inertias of bodies, dofs and
 // tendons at qpos0, computed by the compiler. This file computes them, plus the other constants that
 // need the dynamics (dof_M0, actuator_acc0, tendon_length0, actuator_length0, the mean inertia that
-// scales solver tolerances). Call set_const again after changing masses, inertias or geometry.
+// scales solver tolerances), the subtree masses, the mean body mass and the offsets of tracking
+// cameras and lights. Call set_const again after changing masses, inertias or geometry.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "math/vec.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
@@ -26,9 +28,49 @@ double mean_inverse_inertia(const Model& m, const Data& d, const double* J, std:
   return sum / 3;
 }
 
+// Mass of each body's subtree.
+void subtree_masses(Model& m) {
+  m.body_subtreemass = m.body_mass;
+  for (int b = m.nbody - 1; b > 0; --b) m.body_subtreemass[m.body_parentid[b]] += m.body_subtreemass[b];
+}
+
+// The body whose subtree com poscom0 is relative to: the target body if there is one (2.2.2, measured
+// on the targetbodycom cameras of the dog; camlight reads poscom0 for trackcom only), else the own body.
+int com_body(const std::vector<int>& targetbodyid, int i, int body) {
+  return !targetbodyid.empty() && targetbodyid[i] >= 0 ? targetbodyid[i] : body;
+}
+
+// The constant offsets of tracking cameras and lights (src/kinematics/camlight.cc): their frames at
+// qpos0 as if rigidly attached (mode fixed), relative to the body (pos0) and to a subtree com
+// (poscom0), and their orientation (cam_mat0, light_dir0).
+void camlight_constants(Model& m, const Data& d) {
+  using namespace math;
+  for (int c = 0; c < m.ncam; ++c) {
+    const int b = m.cam_bodyid[c];
+    double pos[3], q[4];
+    mulmatvec3(pos, &d.xmat[9 * b], &m.cam_pos[3 * c]);
+    add3(pos, pos, &d.xpos[3 * b]);
+    mulquat(q, &d.xquat[4 * b], &m.cam_quat[4 * c]);
+    quat2mat(&m.cam_mat0[9 * c], q);
+    sub3(&m.cam_pos0[3 * c], pos, &d.xpos[3 * b]);
+    sub3(&m.cam_poscom0[3 * c], pos, &d.subtree_com[3 * com_body(m.cam_targetbodyid, c, b)]);
+  }
+  for (int l = 0; l < m.nlight; ++l) {
+    const int b = m.light_bodyid[l];
+    double pos[3];
+    mulmatvec3(pos, &d.xmat[9 * b], &m.light_pos[3 * l]);
+    add3(pos, pos, &d.xpos[3 * b]);
+    mulmatvec3(&m.light_dir0[3 * l], &d.xmat[9 * b], &m.light_dir[3 * l]);
+    normalize3(&m.light_dir0[3 * l]);
+    sub3(&m.light_pos0[3 * l], pos, &d.xpos[3 * b]);
+    sub3(&m.light_poscom0[3 * l], pos, &d.subtree_com[3 * com_body(m.light_targetbodyid, l, b)]);
+  }
+}
+
 }  // namespace
 
 void set_const(Model& m) {
+  subtree_masses(m);
   Data d = make_data(m);
   reset_data(m, d);
   // Position-dependent quantities at qpos0; velocities are zero.
@@ -38,6 +80,7 @@ void set_const(Model& m) {
   crb(m, d);
   factor_m(m, d);
   transmission(m, d);
+  camlight_constants(m, d);
 
   const int nv = m.nv;
   std::vector<double> tmp(std::max(nv, 1)), jacp(3 * std::max(nv, 1)), jacr(3 * std::max(nv, 1));
@@ -109,6 +152,10 @@ void set_const(Model& m) {
   double trace = 0;
   for (int i = 0; i < nv; ++i) trace += m.dof_M0[i];
   m.stat.meaninertia = nv > 0 ? trace / nv : 1;
+  // Mean body mass (the world excluded).
+  double mass = 0;
+  for (int b = 1; b < m.nbody; ++b) mass += m.body_mass[b];
+  m.stat.meanmass = m.nbody > 1 ? mass / (m.nbody - 1) : 1;
 }
 
 }  // namespace moreau

@@ -167,7 +167,7 @@ void equality_rows(const Model& m, Data& d) {
   const Work w = carve(m, d);
   double* jac = w.jac;
   for (int e = 0; e < m.neq; ++e) {
-    if (!m.eq_active[e]) continue;
+    if (!d.eq_active[e]) continue;  // run-time switch (Data::eq_active; reset from Model::eq_active)
     switch (m.eq_type[e]) {
       case kEqConnect: connect_or_weld(m, d, e, jac, w.chain, false); break;
       case kEqWeld: connect_or_weld(m, d, e, jac, w.chain, true); break;

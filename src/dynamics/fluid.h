@@ -7,4 +7,11 @@
 
 namespace moreau {
 void fluid_forces(const Model& m, Data& d);
+// Semi-axes r[3] of the ellipsoid that stands for a geom of the given type and size in the
+// ellipsoid fluid model: sphere (s, s, s), capsule (s0, s0, s1 + s0), cylinder (s0, s0, s1), box,
+// ellipsoid and mesh (s0, s1, s2) (measured against MuJoCo 2.2.2's geom_fluid).
+void fluid_semiaxes(int type, const double* size, double* r);
+// Virtual (added) mass and moments of inertia of the ellipsoid with semi-axes r, per unit fluid
+// density, in its own frame: geom_fluid[6..8] and [9..11] (src/compiler/fluid_coef.cc).
+void fluid_virtual_inertia(const double* r, double* virtual_mass, double* virtual_inertia);
 }  // namespace moreau

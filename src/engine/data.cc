@@ -53,6 +53,7 @@ Data make_data(const Model& m) {
   d.xfrc_applied.resize(6 * nb);
   d.mocap_pos.resize(3 * m.nmocap);
   d.mocap_quat.resize(4 * m.nmocap);
+  d.eq_active.resize(m.neq);
   d.qacc.resize(nv);
   d.act_dot.resize(na);
   d.sensordata.resize(m.nsensordata);
@@ -148,6 +149,7 @@ void reset_data(const Model& m, Data& d) {
   zero(d.qfrc_applied);
   zero(d.xfrc_applied);
   set_mocap_from_model(m, d);
+  std::copy_n(m.eq_active.begin(), m.neq, d.eq_active.begin());
   zero(d.qacc);
   zero(d.act_dot);
   zero(d.sensordata);
@@ -160,8 +162,10 @@ void reset_data(const Model& m, Data& d) {
                   &d.qLDiagSqrtInv, &d.cvel, &d.cdof_dot, &d.qfrc_bias, &d.qfrc_passive, &d.actuator_force,
                   &d.qfrc_actuator, &d.qfrc_smooth, &d.qacc_smooth, &d.qfrc_constraint, &d.qfrc_inverse,
                   &d.cacc, &d.cfrc_int, &d.cfrc_ext, &d.ten_length, &d.ten_velocity, &d.actuator_length,
-                  &d.actuator_velocity})
+                  &d.actuator_velocity, &d.ten_J, &d.wrap_xpos, &d.actuator_moment, &d.subtree_linvel,
+                  &d.subtree_angmom, &d.qH, &d.qHDiagInv, &d.qDeriv, &d.qLU})
     zero(*v);
+  for (auto* v : {&d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj}) zero(*v);
   d.ncon = d.ne = d.nf = d.nefc = 0;
   zero(d.ncp_work);  // hard-contact solvers (issue 6): no warm start from before the reset
   d.ncp = NcpStat{};

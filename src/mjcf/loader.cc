@@ -1,4 +1,6 @@
 // Public entry points: load_model, load_model_from_string, name2id.
+#include <cmath>
+
 #include "mjcf/spec.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
@@ -11,8 +13,10 @@ namespace {
 // reference configuration qpos_spring (as MuJoCo 2.2.2), and the actuator length ranges
 // (compiler/lengthrange).
 Model finish(Model m, const std::vector<double>& springdamper, const mjcf::Spec& spec) {
+  const Statistic given = m.stat;  // NaN where <statistic> does not set the value
   set_const(m);
-  if (spec.meaninertia_set) m.stat.meaninertia = spec.stat.meaninertia;  // as 2.2.2
+  if (!std::isnan(given.meaninertia)) m.stat.meaninertia = given.meaninertia;  // as 2.2.2
+  if (!std::isnan(given.meanmass)) m.stat.meanmass = given.meanmass;
   // springdamper (time constant T, damping ratio z): a mass-spring-damper with the joint's
   // effective mass 1/dof_invweight0 at qpos0: stiffness = M/(T z)^2, damping = 2 M / T.
   for (int j = 0; j < m.njnt; ++j) {

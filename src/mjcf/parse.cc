@@ -309,7 +309,7 @@ class Parser {
 
   void parse_statistic(const Node& n) {
     Attrs a(n);
-    spec.meaninertia_set = a.num("meaninertia", spec.stat.meaninertia);
+    a.num("meaninertia", spec.stat.meaninertia);
     a.num("meanmass", spec.stat.meanmass);
     a.num("meansize", spec.stat.meansize);
     a.num("extent", spec.stat.extent);

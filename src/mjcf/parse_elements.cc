@@ -371,6 +371,12 @@ void read_tendon(Attrs& a, TendonSpec& t, const CompilerSpec& c) {
   a.num("stiffness", t.stiffness);
   a.num("damping", t.damping);
   a.num("springlength", t.springlength);
+  // Tendon armature is newer than MuJoCo 2.2.2: it adds inertia along the tendon, coupling every
+  // dof the tendon spans in M, outside M's tree sparsity. Zero is accepted (it changes nothing).
+  double armature = 0;
+  if (a.num("armature", armature) && armature != 0)
+    a.error("attribute 'armature' (tendon armature, newer than MuJoCo 2.2.2) is not supported; "
+            "only 0 is accepted");
   a.num("width", t.width);
   a.str("material", t.material);
   read_rgba(a, t.rgba);

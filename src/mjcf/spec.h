@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -254,9 +255,10 @@ struct Spec {
   std::string modelname = "MuJoCo Model";
   CompilerSpec compiler;
   Option opt;
-  Statistic stat;
-  bool meaninertia_set = false;  // <statistic meaninertia>: overrides the computed value (it scales
-                                 // the solver's tolerance)
+  // meaninertia and meanmass are NaN unless <statistic> gives them: set_const computes them, and a
+  // given value replaces the computed one at load (as 2.2.2; its mj_setConst recomputes both).
+  Statistic stat{.meaninertia = std::numeric_limits<double>::quiet_NaN(),
+                 .meanmass = std::numeric_limits<double>::quiet_NaN()};
   int nconmax = -1, njmax = -1, nuserdata = 0, nkey = 0;
   long long nstack = -1, memory = -1;
   int nuser_body = -1, nuser_jnt = -1, nuser_geom = -1, nuser_site = -1, nuser_cam = -1,

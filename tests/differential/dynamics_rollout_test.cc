@@ -1,7 +1,7 @@
 // Differential rollouts against MuJoCo 2.2.2: 200 steps with semi-implicit Euler (implicit joint
 // damping), with RK4 and with implicit, from the same random state, compared after every step.
 // Constraints and actuation are disabled on both sides (issues 4, 5); passive forces are on (joint
-// springs and dampers; fluid forces and tendon springs/dampers stripped, see strip_unimplemented).
+// springs and dampers; tendon springs/dampers stripped, see strip_unimplemented).
 //
 // Error measure: max_rel_err (infinity norm of the difference over the infinity norm of MuJoCo's
 // array, floored at 1e-6) of qpos and qvel at each step.

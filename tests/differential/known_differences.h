@@ -28,10 +28,6 @@ inline constexpr KnownDifference kKnownDifferences[] = {
     {"ModelCompare", "collision_convex/box_boxmesh.xml",
      "the box mesh has three equal principal moments; 2.2.2's round-off orders them into a 90-degree "
      "frame (body_sameframe/simple, dof_simplenum differ; inertia, pose and shape match)"},
-    {"Fluid", "derivative/tumbling_thin_object_ellipsoid.xml",
-     "uses fluidshape=\"ellipsoid\": the ellipsoid fluid model is not implemented (inertia-box model is)"},
-    {"Pipeline", "derivative/tumbling_thin_object_ellipsoid.xml",
-     "uses fluidshape=\"ellipsoid\": the ellipsoid fluid model is not implemented (inertia-box model is)"},
     // flag multiccd (2.2.2's multi-point convex collision: 4 more MPR calls with both geoms turned by
     // 1e-3 rad about the tangent axes) is not described by the reference documents; Moreau's loader
     // refuses it (issue 3)

@@ -372,18 +372,23 @@ double max_rel_err(const double* a, const double* b, int n) {
 }
 
 void strip_unimplemented(mjModel* mj) {
-  // Fluid forces: the inertia model is implemented (src/dynamics/fluid.cc); the ellipsoid model
-  // (geoms with fluidshape="ellipsoid", geom_fluid[0] > 0) is not yet.
-  bool ellipsoid = false;
-  for (int g = 0; g < mj->ngeom; ++g) ellipsoid = ellipsoid || mj->geom_fluid[mjNFLUID * g] > 0;
-  if (ellipsoid) {
-    mj->opt.density = 0;
-    mj->opt.viscosity = 0;
-  }
   for (int t = 0; t < mj->ntendon; ++t) {
     mj->tendon_stiffness[t] = 0;
     mj->tendon_damping[t] = 0;
   }
+}
+
+double adopt_fluid_virtual_inertia(Model& m, const mjModel* mj) {
+  double worst = 0;
+  for (int g = 0; g < mj->ngeom && g < m.ngeom; ++g)
+    for (int k = 6; k < mjNFLUID; ++k) {
+      const int i = mjNFLUID * g + k;
+      const double ref = std::abs(mj->geom_fluid[i]);
+      if (ref > 0 || m.geom_fluid[i] != 0)
+        worst = std::max(worst, std::abs(m.geom_fluid[i] - mj->geom_fluid[i]) / std::max(ref, 1e-300));
+      m.geom_fluid[i] = mj->geom_fluid[i];
+    }
+  return worst;
 }
 
 }  // namespace moreau::testing
