@@ -31,7 +31,7 @@ MjModelPtr load_mujoco(const std::string& path, std::string* error = nullptr);
 
 // Resolve an entry of tests/models_mujoco222.txt ("shared/..." or "system/...") to a file path.
 std::string resolve_model_path(const std::string& entry);
-// All entries of tests/models_mujoco222.txt.
+// The entries of tests/models_mujoco222.txt (a subset under MOREAU_MODEL_STRIDE: tests/model_list.h).
 std::vector<std::string> model_list();
 
 // A random configuration near qpos0: hinge/slide q0 + U(-scale, scale), ball and free joints a
