@@ -29,20 +29,29 @@ inline std::pair<int, int> stride_from_env() {
   return {n, k};
 }
 
-// Entries of tests/models_mujoco222.txt ("shared/..." or "system/..."), strided as above.
-inline std::vector<std::string> entries() {
+// The selection: entries i with i % N == K. A suite that filters the list (the muscle models, the
+// fluid models) filters all entries, then selects, so that it keeps at least one case.
+inline std::vector<std::string> select(const std::vector<std::string>& all) {
   const auto [n, k] = stride_from_env();
+  std::vector<std::string> out;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (static_cast<int>(i % n) == k) out.push_back(all[i]);
+  return out;
+}
+
+// Every entry of tests/models_mujoco222.txt ("shared/..." or "system/...").
+inline std::vector<std::string> all_entries() {
   std::vector<std::string> out;
   std::ifstream in(std::string(MOREAU_SOURCE_DIR) + "/tests/models_mujoco222.txt");
   if (!in) throw std::runtime_error("cannot read tests/models_mujoco222.txt");
   std::string line;
-  int i = 0;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (i++ % n == k) out.push_back(line);
-  }
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') out.push_back(line);
   return out;
 }
+
+// The entries the tests run on: all of them, or the MOREAU_MODEL_STRIDE selection.
+inline std::vector<std::string> entries() { return select(all_entries()); }
 
 // An entry as a file path: "shared/" is ../shared, "system/" is 2.2.2's sample models.
 inline std::string resolve(const std::string& entry) {

@@ -20,9 +20,18 @@ std::string size_str(int type, std::mt19937& rng) {
   std::uniform_real_distribution<double> u(0.08, 0.4);
   char buf[128];
   if (type == mjGEOM_PLANE) return "0 0 1";
-  if (type == mjGEOM_SPHERE) snprintf(buf, sizeof buf, "%.4f", u(rng));
-  else if (type == mjGEOM_CAPSULE || type == mjGEOM_CYLINDER) snprintf(buf, sizeof buf, "%.4f %.4f", u(rng), u(rng));
-  else snprintf(buf, sizeof buf, "%.4f %.4f %.4f", u(rng), u(rng), u(rng));
+  // Draws in named order: the order in which function arguments are evaluated is unspecified (gcc
+  // goes right to left, clang left to right), so u(rng) as arguments gave each compiler other sizes.
+  // This order is the one gcc used, so the counts asserted below are unchanged.
+  if (type == mjGEOM_SPHERE) {
+    snprintf(buf, sizeof buf, "%.4f", u(rng));
+  } else if (type == mjGEOM_CAPSULE || type == mjGEOM_CYLINDER) {
+    const double s1 = u(rng), s0 = u(rng);
+    snprintf(buf, sizeof buf, "%.4f %.4f", s0, s1);
+  } else {
+    const double s2 = u(rng), s1 = u(rng), s0 = u(rng);
+    snprintf(buf, sizeof buf, "%.4f %.4f %.4f", s0, s1, s2);
+  }
   return buf;
 }
 
@@ -40,8 +49,10 @@ PairStats run_pair(int t1, int t2, double margin, int trials, unsigned seed) {
   for (int im = 0; im < kModels; ++im) {
     char xml[2048];
     std::uniform_real_distribution<double> ang(-180, 180);
+    // (named draws, in gcc's order, as in size_str)
+    const double ey = t1 == mjGEOM_PLANE ? ang(rng) / 6 : 0, ex = t1 == mjGEOM_PLANE ? ang(rng) / 6 : 0;
     const std::string ga = t1 == mjGEOM_PLANE
-        ? "<geom type=\"plane\" size=\"0 0 1\" euler=\"" + std::to_string(ang(rng) / 6) + " " + std::to_string(ang(rng) / 6) + " 0\" margin=\"" + std::to_string(margin) + "\"/>"
+        ? "<geom type=\"plane\" size=\"0 0 1\" euler=\"" + std::to_string(ex) + " " + std::to_string(ey) + " 0\" margin=\"" + std::to_string(margin) + "\"/>"
         : "<body name=\"a\"><freejoint/><geom type=\"" + std::string(kTypeName[t1]) + "\" size=\"" + size_str(t1, rng) + "\" margin=\"" + std::to_string(margin) + "\"/></body>";
     const std::string gb = "<body name=\"b\"><freejoint/><geom type=\"" + std::string(kTypeName[t2]) + "\" size=\"" + size_str(t2, rng) + "\" margin=\"" + std::to_string(margin) + "\"/></body>";
     snprintf(xml, sizeof xml, "<mujoco><option gravity=\"0 0 0\"/><worldbody>%s%s</worldbody></mujoco>", ga.c_str(), gb.c_str());

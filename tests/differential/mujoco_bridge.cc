@@ -315,6 +315,10 @@ MjModelPtr load_mujoco(const std::string& path, std::string* error) {
 std::string resolve_model_path(const std::string& entry) { return test_models::resolve(entry); }
 
 std::vector<std::string> model_list() { return test_models::entries(); }
+std::vector<std::string> model_list_all() { return test_models::all_entries(); }
+std::vector<std::string> select_models(const std::vector<std::string>& filtered) {
+  return test_models::select(filtered);
+}
 
 void random_qpos(const mjModel* mj, std::mt19937_64& rng, double* qpos, double scale) {
   std::uniform_real_distribution<double> u(-scale, scale);
