@@ -112,7 +112,7 @@ void actuation_force(const Model& m, Data& d) {
     d.actuator_force[u] = force;
 
     if (force == 0) continue;
-    const double* moment = &d.actuator_moment[static_cast<size_t>(u) * nv];
+    const double* moment = d.actuator_moment.data() + static_cast<size_t>(u) * nv;
     for (int i = 0; i < nv; ++i) d.qfrc_actuator[i] += moment[i] * force;
   }
 }

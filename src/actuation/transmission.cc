@@ -186,7 +186,7 @@ void body_transmission(const Model& m, const Data& d, int u, double* length, dou
 void transmission(const Model& m, Data& d) {
   const int nv = m.nv;
   for (int u = 0; u < m.nu; ++u) {
-    double* moment = &d.actuator_moment[static_cast<size_t>(u) * nv];
+    double* moment = d.actuator_moment.data() + static_cast<size_t>(u) * nv;
     std::fill(moment, moment + nv, 0.0);
     double length = 0;
     if (m.actuator_trnid[2 * u] < 0) {
@@ -205,7 +205,7 @@ void transmission(const Model& m, Data& d) {
         const int t = m.actuator_trnid[2 * u];
         const double g = m.actuator_gear[6 * u];
         length = d.ten_length[t] * g;
-        const double* J = &d.ten_J[static_cast<size_t>(t) * nv];
+        const double* J = d.ten_J.data() + static_cast<size_t>(t) * nv;
         for (int i = 0; i < nv; ++i) moment[i] = J[i] * g;
         break;
       }

@@ -142,11 +142,11 @@ void tendon_equality(const Model& m, Data& d, int e, double* row) {
   const int nv = m.nv;
   const int t1 = m.eq_obj1id[e], t2 = m.eq_obj2id[e];
   const double* a = &m.eq_data[kNEQDATA * e];
-  const double* J1 = &d.ten_J[static_cast<size_t>(t1) * nv];
+  const double* J1 = d.ten_J.data() + static_cast<size_t>(t1) * nv;
   double pos, diag = m.tendon_invweight0[t1];
   for (int k = 0; k < nv; ++k) row[k] = J1[k];
   if (t2 >= 0) {
-    const double* J2 = &d.ten_J[static_cast<size_t>(t2) * nv];
+    const double* J2 = d.ten_J.data() + static_cast<size_t>(t2) * nv;
     double value, deriv;
     polynomial(a, d.ten_length[t2] - m.tendon_length0[t2], &value, &deriv);
     pos = d.ten_length[t1] - m.tendon_length0[t1] - value;

@@ -22,7 +22,7 @@ void friction_rows(const Model& m, Data& d) {
   for (int t = 0; t < m.ntendon; ++t) {
     if (m.tendon_frictionloss[t] <= 0) continue;
     if (!reserve_rows(d, 1)) return;
-    const int r = add_row_dense(m, d, kCnstrFrictionTendon, t, &d.ten_J[static_cast<size_t>(t) * nv], 0,
+    const int r = add_row_dense(m, d, kCnstrFrictionTendon, t, d.ten_J.data() + static_cast<size_t>(t) * nv, 0,
                           0, m.tendon_frictionloss[t]);
     d.efc_diagApprox[r] = m.tendon_invweight0[t];
   }

@@ -48,7 +48,7 @@ void limit_rows(const Model& m, Data& d) {
     const double* range = &m.tendon_range[2 * t];
     const double margin = m.tendon_margin[t];
     const double len = d.ten_length[t];
-    const double* J = &d.ten_J[static_cast<size_t>(t) * nv];
+    const double* J = d.ten_J.data() + static_cast<size_t>(t) * nv;
     for (int side = -1; side <= 1; side += 2) {
       const double dist = side < 0 ? len - range[0] : range[1] - len;
       if (dist >= margin) continue;

@@ -182,13 +182,13 @@ void reset_data_keyframe(const Model& m, Data& d, int key) {
                             std::to_string(m.nkey) + ")");
   reset_data(m, d);
   d.time = m.key_time[key];
-  std::copy_n(&m.key_qpos[(size_t)key * m.nq], m.nq, d.qpos.begin());
-  std::copy_n(&m.key_qvel[(size_t)key * m.nv], m.nv, d.qvel.begin());
-  std::copy_n(&m.key_act[(size_t)key * m.na], m.na, d.act.begin());
-  if (!m.key_ctrl.empty()) std::copy_n(&m.key_ctrl[(size_t)key * m.nu], m.nu, d.ctrl.begin());
-  if (!m.key_mpos.empty()) std::copy_n(&m.key_mpos[(size_t)key * 3 * m.nmocap], 3 * m.nmocap, d.mocap_pos.begin());
+  std::copy_n(m.key_qpos.data() + (size_t)key * m.nq, m.nq, d.qpos.begin());
+  std::copy_n(m.key_qvel.data() + (size_t)key * m.nv, m.nv, d.qvel.begin());
+  std::copy_n(m.key_act.data() + (size_t)key * m.na, m.na, d.act.begin());
+  if (!m.key_ctrl.empty()) std::copy_n(m.key_ctrl.data() + (size_t)key * m.nu, m.nu, d.ctrl.begin());
+  if (!m.key_mpos.empty()) std::copy_n(m.key_mpos.data() + (size_t)key * 3 * m.nmocap, 3 * m.nmocap, d.mocap_pos.begin());
   if (!m.key_mquat.empty())
-    std::copy_n(&m.key_mquat[(size_t)key * 4 * m.nmocap], 4 * m.nmocap, d.mocap_quat.begin());
+    std::copy_n(m.key_mquat.data() + (size_t)key * 4 * m.nmocap, 4 * m.nmocap, d.mocap_quat.begin());
 }
 
 }  // namespace moreau

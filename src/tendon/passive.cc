@@ -26,7 +26,7 @@ void tendon_passive(const Model& m, Data& d) {
     if (k == 0 && b == 0) continue;
     const double f = -k * stretch(m, d, t) - b * d.ten_velocity[t];
     if (f == 0) continue;
-    const double* J = &d.ten_J[static_cast<size_t>(t) * nv];
+    const double* J = d.ten_J.data() + static_cast<size_t>(t) * nv;
     for (int i = 0; i < nv; ++i) d.qfrc_passive[i] += J[i] * f;
   }
 }

@@ -10,7 +10,7 @@ void tendon(const Model& m, Data& d) {
   const int nv = m.nv;
   int wrapcount = 0;
   for (int t = 0; t < m.ntendon; ++t) {
-    double* J = &d.ten_J[static_cast<size_t>(t) * nv];
+    double* J = d.ten_J.data() + static_cast<size_t>(t) * nv;
     std::fill(J, J + nv, 0.0);
     d.ten_wrapadr[t] = wrapcount;
     d.ten_wrapnum[t] = 0;
@@ -31,13 +31,13 @@ void tendon(const Model& m, Data& d) {
 void tendon_actuator_velocity(const Model& m, Data& d) {
   const int nv = m.nv;
   for (int t = 0; t < m.ntendon; ++t) {
-    const double* J = &d.ten_J[static_cast<size_t>(t) * nv];
+    const double* J = d.ten_J.data() + static_cast<size_t>(t) * nv;
     double v = 0;
     for (int i = 0; i < nv; ++i) v += J[i] * d.qvel[i];
     d.ten_velocity[t] = v;
   }
   for (int u = 0; u < m.nu; ++u) {
-    const double* M = &d.actuator_moment[static_cast<size_t>(u) * nv];
+    const double* M = d.actuator_moment.data() + static_cast<size_t>(u) * nv;
     double v = 0;
     for (int i = 0; i < nv; ++i) v += M[i] * d.qvel[i];
     d.actuator_velocity[u] = v;

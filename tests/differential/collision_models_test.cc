@@ -20,14 +20,7 @@ namespace {
 
 std::vector<std::string> model_list() {
   std::vector<std::string> out;
-  std::ifstream f(std::string(MOREAU_SOURCE_DIR) + "/tests/models_mujoco222.txt");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (line.rfind("shared/", 0) == 0) out.push_back(std::string(MOREAU_SHARED_DIR) + "/" + line.substr(7));
-    else if (line.rfind("system/", 0) == 0) out.push_back("/usr/share/mujoco/model/" + line.substr(7));
-    else out.push_back(line);
-  }
+  for (const std::string& e : testing::model_list()) out.push_back(testing::resolve_model_path(e));
   return out;
 }
 

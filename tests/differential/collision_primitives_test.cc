@@ -25,9 +25,18 @@ std::string size_str(int type, std::mt19937& rng) {
   std::uniform_real_distribution<double> u(0.08, 0.4);
   char buf[128];
   if (type == mjGEOM_PLANE) return "0 0 1";
-  if (type == mjGEOM_SPHERE) snprintf(buf, sizeof buf, "%.4f", u(rng));
-  else if (type == mjGEOM_CAPSULE || type == mjGEOM_CYLINDER) snprintf(buf, sizeof buf, "%.4f %.4f", u(rng), u(rng));
-  else snprintf(buf, sizeof buf, "%.4f %.4f %.4f", u(rng), u(rng), u(rng));
+  // Draws in named order: the order in which function arguments are evaluated is unspecified (gcc
+  // goes right to left, clang left to right), so u(rng) as arguments gave each compiler other sizes.
+  // This order is the one gcc used, so the counts asserted below are unchanged.
+  if (type == mjGEOM_SPHERE) {
+    snprintf(buf, sizeof buf, "%.4f", u(rng));
+  } else if (type == mjGEOM_CAPSULE || type == mjGEOM_CYLINDER) {
+    const double s1 = u(rng), s0 = u(rng);
+    snprintf(buf, sizeof buf, "%.4f %.4f", s0, s1);
+  } else {
+    const double s2 = u(rng), s1 = u(rng), s0 = u(rng);
+    snprintf(buf, sizeof buf, "%.4f %.4f %.4f", s0, s1, s2);
+  }
   return buf;
 }
 
@@ -112,8 +121,10 @@ PairStats run_pair(int t1, int t2, double margin, int trials, unsigned seed) {
         std::memcpy(hfile.data() + 8 + 4 * i, &v, 4);
       }
       char h[200];
-      snprintf(h, sizeof h, "<hfield name=\"h\" file=\"h.bin\" size=\"%.3f %.3f %.3f %.3f\"/>", usz(rng), usz(rng),
-               0.4 * usz(rng), 0.2 * usz(rng));
+      // (named draws, in gcc's order of argument evaluation, as in size_str)
+      const double z3 = usz(rng), z2 = usz(rng), z1 = usz(rng), z0 = usz(rng);
+      snprintf(h, sizeof h, "<hfield name=\"h\" file=\"h.bin\" size=\"%.3f %.3f %.3f %.3f\"/>", z0, z1, 0.4 * z2,
+               0.2 * z3);
       assets += h;
     }
     const std::string xml = "<mujoco><option gravity=\"0 0 0\"/><asset>" + assets + "</asset><worldbody>" + ga + gb +

@@ -23,11 +23,11 @@ namespace {
 
 std::vector<std::string> fluid_models() {
   std::vector<std::string> out;
-  for (const std::string& e : model_list()) {
+  for (const std::string& e : model_list_all()) {
     MjModelPtr mj = load_mujoco(resolve_model_path(e));
     if (mj && (mj->opt.density > 0 || mj->opt.viscosity > 0)) out.push_back(e);
   }
-  return out;
+  return select_models(out);
 }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {

@@ -17,7 +17,7 @@ namespace {
 
 std::vector<std::string> muscle_models() {
   std::vector<std::string> out;
-  for (const std::string& e : model_list()) {
+  for (const std::string& e : model_list_all()) {
     MjModelPtr mj = load_mujoco(resolve_model_path(e));
     if (!mj) continue;
     bool muscle = false;
@@ -25,7 +25,7 @@ std::vector<std::string> muscle_models() {
       muscle = muscle || mj->actuator_gaintype[u] == mjGAIN_MUSCLE || mj->actuator_biastype[u] == mjBIAS_MUSCLE;
     if (muscle) out.push_back(e);
   }
-  return out;
+  return select_models(out);
 }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {

@@ -17,26 +17,15 @@
 
 #include "differential/known_differences.h"
 #include "differential/model_compare.h"
+#include "model_list.h"
 #include "math/vec.h"
 #include "mesh/mesh.h"
 #include "moreau/moreau.h"
 
 namespace {
 
-std::vector<std::string> model_list() {
-  std::vector<std::string> v;
-  std::ifstream f(std::string(MOREAU_SOURCE_DIR) + "/tests/models_mujoco222.txt");
-  std::string line;
-  while (std::getline(f, line))
-    if (!line.empty() && line[0] != '#') v.push_back(line);
-  return v;
-}
-
-std::string resolve(const std::string& entry) {
-  if (entry.rfind("shared/", 0) == 0) return std::string(MOREAU_SHARED_DIR) + "/" + entry.substr(7);
-  if (entry.rfind("system/", 0) == 0) return "/usr/share/mujoco/model/" + entry.substr(7);
-  return entry;
-}
+std::vector<std::string> model_list() { return moreau::test_models::entries(); }
+std::string resolve(const std::string& entry) { return moreau::test_models::resolve(entry); }
 
 struct Checker {
   int failures = 0;

@@ -1,5 +1,6 @@
 // Test-only bridge from MuJoCo 2.2.2 to Moreau (see mujoco_bridge.h).
 #include "differential/mujoco_bridge.h"
+#include "model_list.h"
 
 #include <algorithm>
 #include <cmath>
@@ -311,19 +312,12 @@ MjModelPtr load_mujoco(const std::string& path, std::string* error) {
   return MjModelPtr(m);
 }
 
-std::string resolve_model_path(const std::string& entry) {
-  if (entry.rfind("shared/", 0) == 0) return std::string(MOREAU_SHARED_DIR) + "/" + entry.substr(7);
-  if (entry.rfind("system/", 0) == 0) return "/usr/share/mujoco/model/" + entry.substr(7);
-  return entry;
-}
+std::string resolve_model_path(const std::string& entry) { return test_models::resolve(entry); }
 
-std::vector<std::string> model_list() {
-  std::vector<std::string> out;
-  std::ifstream in(std::string(MOREAU_SOURCE_DIR) + "/tests/models_mujoco222.txt");
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] != '#') out.push_back(line);
-  return out;
+std::vector<std::string> model_list() { return test_models::entries(); }
+std::vector<std::string> model_list_all() { return test_models::all_entries(); }
+std::vector<std::string> select_models(const std::vector<std::string>& filtered) {
+  return test_models::select(filtered);
 }
 
 void random_qpos(const mjModel* mj, std::mt19937_64& rng, double* qpos, double scale) {

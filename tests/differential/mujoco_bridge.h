@@ -31,8 +31,11 @@ MjModelPtr load_mujoco(const std::string& path, std::string* error = nullptr);
 
 // Resolve an entry of tests/models_mujoco222.txt ("shared/..." or "system/...") to a file path.
 std::string resolve_model_path(const std::string& entry);
-// All entries of tests/models_mujoco222.txt.
+// The entries of tests/models_mujoco222.txt (a subset under MOREAU_MODEL_STRIDE: tests/model_list.h).
 std::vector<std::string> model_list();
+// For suites that filter the list: every entry, and the MOREAU_MODEL_STRIDE selection of a filtered list.
+std::vector<std::string> model_list_all();
+std::vector<std::string> select_models(const std::vector<std::string>& filtered);
 
 // A random configuration near qpos0: hinge/slide q0 + U(-scale, scale), ball and free joints a
 // uniformly random unit quaternion, free positions q0 + U(-scale, scale).
