@@ -79,6 +79,7 @@ std::vector<std::string> allocation_models() {
           shared_model("mujoco/test/engine/testdata/collision_driver/midphase.xml"),      // mid-phase trees
           "/usr/share/mujoco/model/tendon_arm/arm26.xml",
           "/usr/share/mujoco/model/humanoid/22_humanoids.xml"};
+}
 
 // Every model of tests/models_mujoco222.txt, every other .xml under ../shared/models that Moreau
 // loads (2.2.2 refuses them: newer attributes or elements; on 2026-11-23 that was only
