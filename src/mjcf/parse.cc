@@ -252,7 +252,9 @@ class Parser {
           else o.disableflags &= ~(1 << i);
         }
       }
-      for (int i = 0; i < 5; ++i) {  // MuJoCo 2.2.2 has 5 enable flags (no invdiscrete)
+      // MuJoCo 2.2.2 has the first 5 enable flags; invdiscrete is newer and described by the
+      // computation chapter ("Inverse dynamics"), so models may set it
+      for (int i = 0; i < kNEnable; ++i) {
         int v;
         if (f.keyword(kEnableNames[i], {{"enable", 1}, {"disable", 0}}, v)) {
           if (v) o.enableflags |= (1 << i);
@@ -387,8 +389,8 @@ class Parser {
         a.integer("nrow", h.nrow);
         a.integer("ncol", h.ncol);
         a.nums("size", h.size, 4);
-        if (a.has("elevation"))
-          a.error("attribute 'elevation' is newer than MuJoCo 2.2.2 and not supported: give the height field a 'file'");
+        h.elevation = a.numlist("elevation");  // newer than 2.2.2: rows top-down (mesh_compile.cc)
+        a.accept({"content_type"});
         a.finish();
         for (const auto& ch : c.children) fail(ch, "unknown element <" + ch.name + "> in <hfield>");
         spec.hfields.push_back(h);
