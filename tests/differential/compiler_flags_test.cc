@@ -332,6 +332,8 @@ TEST_P(CompilerFlagModels, MatchesMuJoCo222) {
   const FlagRun& r = GetParam();
   if (const char* why = known_difference("CompilerFlagModels", std::string(r.flag) + " " + r.model))
     GTEST_SKIP() << "known difference: " << why;
+  // a model whose plain compilation differs (ModelCompare), e.g. refused for flag multiccd
+  if (const char* why = known_difference("ModelCompare", r.model)) GTEST_SKIP() << "known difference: " << why;
   const std::string path = resolve_model_path(r.model);
   compare_text(path, with_compiler(read_text(path), std::string("<compiler ") + r.flag + "/>"));
 }
