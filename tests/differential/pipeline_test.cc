@@ -68,6 +68,22 @@ bool exact_contact(const mjModel* mj, int g1, int g2) {
   return exact_pair(mj->geom_type[g1], mj->geom_type[g2]);
 }
 
+// A cylinder standing on a plane within 1.4e-6 rad of upright (|cos| > 1 - 1e-12): the direction of
+// its deepest rim point is ill-conditioned. 2.2.2 takes the tilt's sine from the cosine (its depths at
+// a tilt of 1e-6 rad are 4e-12 off r sin(tilt), at 1e-9 rad it reports no tilt at all, measured on a
+// hand-built scene), Moreau from the axis' in-plane components, so the rim direction (and with it
+// the order of the contacts) and depths within ~1e-9 can differ. Both are valid contact sets of an
+// upright cylinder; humanoid100's cylinder comes to rest this way.
+bool upright_cylinder_on_plane(const mjModel* mj, const mjData* D, const mjContact& c) {
+  int p = c.geom1, g = c.geom2;
+  if (mj->geom_type[p] != mjGEOM_PLANE) std::swap(p, g);
+  if (mj->geom_type[p] != mjGEOM_PLANE || mj->geom_type[g] != mjGEOM_CYLINDER) return false;
+  const double* a = D->geom_xmat + 9 * g;  // axis: third column
+  const double* n = D->geom_xmat + 9 * p;
+  const double cosine = a[2] * n[2] + a[5] * n[5] + a[8] * n[8];
+  return std::fabs(cosine) > 1 - 1e-12;
+}
+
 bool has_mesh_geoms(const mjModel* mj) {
   for (int g = 0; g < mj->ngeom; ++g)
     if (mj->geom_type[g] == mjGEOM_MESH) return true;
@@ -200,7 +216,9 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
           diff = std::max({diff, std::fabs(d.contact[i].pos[k] - D->contact[i].pos[k]),
                            std::fabs(d.contact[i].frame[k] - D->contact[i].frame[k])});
         if (diff <= 1e-9) continue;
-        if (exact_contact(mj.get(), D->contact[i].geom1, D->contact[i].geom2)) exact_bad.push_back(i);
+        if (exact_contact(mj.get(), D->contact[i].geom1, D->contact[i].geom2) &&
+            !upright_cylinder_on_plane(mj.get(), D.get(), D->contact[i]))
+          exact_bad.push_back(i);
         else inexact_differs = true;
       }
     }
