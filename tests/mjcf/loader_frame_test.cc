@@ -11,12 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "mjcf/frame_models.h"
 #include "moreau/moreau.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using moreau::Model;
+using namespace moreau::testing;
 
 Model load(const std::string& xml) { return moreau::load_model_from_string(xml, "model.xml"); }
 
@@ -68,42 +70,11 @@ void expect_same_model(const Model& a, const Model& b, double tol) {
   expect_near_arrays(a.hfield_data, b.hfield_data, 0, "hfield_data");
 }
 
-// Translations only, with dyadic numbers: every composed value is exact, so the arrays are
-// bit-identical. Frames in the world and in a body, nested, holding bodies, geoms (one with
-// fromto), sites (one with fromto), joints, cameras and lights.
+// Translations only, with dyadic numbers (frame_models.h): every composed value is exact, so the
+// arrays are bit-identical.
 TEST(LoaderFrame, TranslationsComposeExactly) {
-  const Model framed = load(R"(<mujoco><worldbody>
-  <frame pos="1 0.5 0">
-    <geom size="0.25"/>
-    <site name="s0" pos="0 0 0.5"/>
-    <camera pos="0.5 0 0"/>
-    <light pos="0 0 2" dir="0 0 -1"/>
-    <frame pos="0 0 0.25">
-      <body name="b" pos="0.5 0 0">
-        <joint type="hinge" pos="0.25 0 0" axis="0 1 0"/>
-        <geom type="capsule" size="0.125" fromto="0 0 0 0.5 0 0"/>
-        <frame pos="-0.5 0.25 0">
-          <joint type="slide" pos="0 0.5 0" axis="1 0 0"/>
-          <site type="capsule" size="0.0625" fromto="0 0 0 0 0 0.5"/>
-          <body pos="0 0 -1"><joint type="ball"/><geom type="box" size="0.25 0.125 0.5"/></body>
-        </frame>
-      </body>
-    </frame>
-  </frame>
-</worldbody></mujoco>)");
-  const Model hand = load(R"(<mujoco><worldbody>
-    <geom size="0.25" pos="1 0.5 0"/>
-    <site name="s0" pos="1 0.5 0.5"/>
-    <camera pos="1.5 0.5 0"/>
-    <light pos="1 0.5 2" dir="0 0 -1"/>
-      <body name="b" pos="1.5 0.5 0.25">
-        <joint type="hinge" pos="0.25 0 0" axis="0 1 0"/>
-        <geom type="capsule" size="0.125" fromto="0 0 0 0.5 0 0"/>
-          <joint type="slide" pos="-0.5 0.75 0" axis="1 0 0"/>
-          <site type="capsule" size="0.0625" fromto="-0.5 0.25 0 -0.5 0.25 0.5"/>
-          <body pos="-0.5 0.25 -1"><joint type="ball"/><geom type="box" size="0.25 0.125 0.5"/></body>
-      </body>
-</worldbody></mujoco>)");
+  const Model framed = load(kFrameTranslations.framed);
+  const Model hand = load(kFrameTranslations.hand);
   expect_same_model(framed, hand, 0);
 }
 
@@ -112,37 +83,8 @@ TEST(LoaderFrame, TranslationsComposeExactly) {
 // extra product and normalization away from the hand-written one: agreement to a few ulp.
 TEST(LoaderFrame, RotationsComposeWithEveryOrientationForm) {
   const double tol = 1e-15;
-  const Model framed = load(R"(<mujoco><worldbody>
-  <frame euler="0 0 90">
-    <body pos="1 0 0"><joint axis="1 0 0" pos="0.5 0 0"/><geom size="0.1" pos="0 0.5 0"/>
-      <frame axisangle="1 0 0 180"><geom type="box" size="0.1 0.2 0.3" pos="0 0.5 0"/></frame>
-    </body>
-  </frame>
-  <frame quat="0 1 0 0" pos="0 0 1">
-    <body pos="0 1 0" euler="0 0 90"><freejoint/><geom type="box" size="0.1 0.2 0.3"/></body>
-    <light pos="0 1 0" dir="0 1 0"/>
-    <camera pos="0 0 1"/>
-  </frame>
-  <body pos="0 -3 0">
-    <frame xyaxes="0 1 0 -1 0 0"><joint axis="1 0 0"/><geom type="ellipsoid" size="0.1 0.2 0.3" pos="1 0 0"/></frame>
-    <frame zaxis="1 0 0"><site pos="0 0 1" type="box" size="0.1 0.2 0.3"/></frame>
-  </body>
-</worldbody></mujoco>)");
-  // euler 0 0 90: x -> y, y -> -x. axisangle 1 0 0 180 = quat 0 1 0 0: y -> -y, z -> -z.
-  // xyaxes 0 1 0 -1 0 0 = a quarter turn about z; zaxis 1 0 0 = a quarter turn about y (z -> x).
-  const Model hand = load(R"(<mujoco><worldbody>
-    <body pos="0 1 0" euler="0 0 90"><joint axis="1 0 0" pos="0.5 0 0"/><geom size="0.1" pos="0 0.5 0"/>
-      <geom type="box" size="0.1 0.2 0.3" pos="0 -0.5 0" quat="0 1 0 0"/>
-    </body>
-    <body pos="0 -1 1" quat="0 0.7071067811865476 -0.7071067811865476 0"><freejoint/>
-      <geom type="box" size="0.1 0.2 0.3"/></body>
-    <light pos="0 -1 1" dir="0 -1 0"/>
-    <camera pos="0 0 0" quat="0 1 0 0"/>
-  <body pos="0 -3 0">
-    <joint axis="0 1 0"/><geom type="ellipsoid" size="0.1 0.2 0.3" pos="0 1 0" euler="0 0 90"/>
-    <site pos="1 0 0" type="box" size="0.1 0.2 0.3" euler="0 90 0"/>
-  </body>
-</worldbody></mujoco>)");
+  const Model framed = load(kFrameRotations.framed);
+  const Model hand = load(kFrameRotations.hand);
   expect_same_model(framed, hand, tol);
 }
 
@@ -197,14 +139,8 @@ TEST(LoaderFrame, MujocoFrameTestModel) {
 // with it (frame.cc). A quarter turn about z of the x-directed capsule 0..1: the hand-made
 // frame is quat 0.5 0.5 -0.5 0.5 (the minimal turn taking z to -x, then the quarter turn).
 TEST(LoaderFrame, FromtoInARotatedFrame) {
-  const Model framed = load(R"(<mujoco><worldbody><body><joint/>
-  <frame euler="0 0 90"><geom type="capsule" size="0.1" fromto="0 0 0 1 0 0"/>
-    <site type="cylinder" size="0.1" fromto="0 0 0 1 0 0"/></frame>
-</body></worldbody></mujoco>)");
-  const Model hand = load(R"(<mujoco><worldbody><body><joint/>
-  <geom type="capsule" size="0.1 0.5" pos="0 0.5 0" quat="0.5 0.5 -0.5 0.5"/>
-  <site type="cylinder" size="0.1 0.5" pos="0 0.5 0" quat="0.5 0.5 -0.5 0.5"/>
-</body></worldbody></mujoco>)");
+  const Model framed = load(kFrameFromtoRotated.framed);
+  const Model hand = load(kFrameFromtoRotated.hand);
   expect_same_model(framed, hand, 1e-15);
   // the end points composed by hand give the same segment (its turn about the axis aside)
   const Model ends = load(R"(<mujoco><worldbody><body><joint/>
@@ -230,17 +166,7 @@ TEST(LoaderFrame, FromtoInARotatedFrame) {
 // bodies in it and their children, until a body or frame gives another childclass; an element's
 // own class wins.
 TEST(LoaderFrame, ChildclassAppliesToDescendants) {
-  const Model framed = load(R"(<mujoco>
-<default><default class="a"><geom size="0.3" type="box"/><joint damping="2"/></default>
-  <default class="b"><geom size="0.7"/><joint damping="5"/></default></default>
-<worldbody>
-  <body childclass="b">
-    <frame childclass="a"><geom size="0.3 0.3 0.3"/><joint/><geom class="b"/>
-      <body><joint/><geom size="0.3 0.3 0.3"/><frame childclass="b"><geom/></frame></body>
-    </frame>
-    <frame><geom/></frame>
-  </body>
-</worldbody></mujoco>)");
+  const Model framed = load(kFrameChildclass.framed);
   EXPECT_EQ(framed.geom_type[0], moreau::kGeomBox);
   EXPECT_EQ(framed.geom_type[1], moreau::kGeomSphere);
   EXPECT_EQ(framed.geom_size[3], 0.7);
@@ -251,6 +177,17 @@ TEST(LoaderFrame, ChildclassAppliesToDescendants) {
   EXPECT_EQ(framed.geom_type[3], moreau::kGeomBox);
   EXPECT_EQ(framed.geom_type[4], moreau::kGeomSphere);  // nested frame childclass b
   EXPECT_EQ(framed.geom_size[12], 0.7);
+}
+
+// Every pair of frame_models.h: the framed and hand-written forms compile alike (to rounding).
+TEST(LoaderFrame, EveryPairMatchesItsHandWrittenForm) {
+  for (const FramePair* p : kFramePairs) {
+    SCOPED_TRACE(p->name);
+    expect_same_model(load(p->framed), load(p->hand), 1e-15);
+  }
+  SCOPED_TRACE("frame.xml");
+  expect_same_model(moreau::load_model(std::string(MOREAU_SHARED_DIR) + "/models/mujoco/test/engine/testdata/frame.xml"),
+                    load(kFrameMujocoTestHand), 1e-15);
 }
 
 // An identity frame (no attributes) leaves its children bit for bit as they are.
@@ -267,14 +204,8 @@ TEST(LoaderFrame, EmptyFrameIsTransparent) {
 // The same physics: a double pendulum written with frames and by hand gives the same forward
 // dynamics (the arrays above are equal to rounding, so qacc agrees to rounding too).
 TEST(LoaderFrame, SameDynamics) {
-  const Model framed = load(R"(<mujoco><worldbody><frame pos="0 0 2" euler="0 30 0">
-<body><joint axis="0 1 0"/><geom type="capsule" size="0.05" fromto="0 0 0 0 0 -1"/>
-  <frame pos="0 0 -1" euler="0 0 90"><body><joint axis="1 0 0"/><geom type="capsule" size="0.05" fromto="0 0 0 0 0 -1"/></body></frame>
-</body></frame></worldbody></mujoco>)");
-  const Model hand = load(R"(<mujoco><worldbody>
-<body pos="0 0 2" euler="0 30 0"><joint axis="0 1 0"/><geom type="capsule" size="0.05" fromto="0 0 0 0 0 -1"/>
-  <body pos="0 0 -1" euler="0 0 90"><joint axis="1 0 0"/><geom type="capsule" size="0.05" fromto="0 0 0 0 0 -1"/></body>
-</body></worldbody></mujoco>)");
+  const Model framed = load(kFramePendulum.framed);
+  const Model hand = load(kFramePendulum.hand);
   expect_same_model(framed, hand, 1e-15);
   moreau::Data a = moreau::make_data(framed), b = moreau::make_data(hand);
   moreau::reset_data(framed, a);
