@@ -552,7 +552,8 @@ class Parser {
   // children go to the enclosing body (mjcf/frame.cc); its childclass applies to its descendants
   // as a body's does.
   void parse_frame(const Node& c, Attrs& e, BodySpec& b, int cc, bool world, const FramePose& outer) {
-    // Frames exist in local coordinates only (global coordinates were removed before frames came).
+    // The reference gives a frame's pose "in the parent coordinate system"; what it would mean
+    // with coordinate="global" (children in world coordinates) it leaves open: refused.
     if (spec.compiler.global) e.error("<frame> requires compiler coordinate=\"local\"");
     std::string name;
     e.str("name", name);
