@@ -93,6 +93,9 @@ class Parser {
     // so they are read first wherever they appear; likewise the default classes.
     for (const auto& c : root.children)
       if (c.name == "compiler") parse_compiler(c);
+    // meshdir and texturedir take precedence over assetdir (MJCF reference, compiler/assetdir)
+    if (spec.compiler.meshdir.empty()) spec.compiler.meshdir = spec.compiler.assetdir;
+    if (spec.compiler.texturedir.empty()) spec.compiler.texturedir = spec.compiler.assetdir;
     classes.emplace_back();
     classes[0].name = "main";
     class_index["main"] = 0;
@@ -129,6 +132,7 @@ class Parser {
       else if (n == "keyframe") parse_keyframe(c);
       else if (n == "custom") parse_custom(c);
       else if (n == "extension") fail(c, "element <extension> (plugins) is not supported by MuJoCo 2.2.2");
+      else if (n == "frame") fail(c, "element <frame> is only allowed inside <worldbody>, <body> or <frame>");
       else fail(c, "unknown element <" + n + "> in <mujoco>");
     }
     if (spec.compiler.discardvisual) discard_visual(spec.world);
@@ -178,8 +182,9 @@ class Parser {
     a.boolean("strippath", c.strippath);
     a.str("meshdir", c.meshdir);
     a.str("texturedir", c.texturedir);
-    if (a.has("assetdir"))
-      a.error("attribute 'assetdir' is newer than MuJoCo 2.2.2 and not supported: use 'meshdir' and 'texturedir'");
+    // assetdir (newer than 2.2.2; MJCF reference): the value of meshdir and texturedir where
+    // those are not given (resolved in run(), after every <compiler>)
+    a.str("assetdir", c.assetdir);
     a.accept({"fitaabb", "convexhull", "usethread", "exactmeshinertia"});
     a.finish();
     for (const auto& ch : n.children) {
@@ -443,9 +448,25 @@ class Parser {
       b.user = a.numlist("user");
     }
     a.finish();
+    parse_body_children(n, b, cc, world, FramePose{});
+  }
+
+  // The children of a body, or of a <frame> in it (frame: the frame's pose in the body; they
+  // are placed in the body with that pose composed into theirs).
+  void parse_body_children(const Node& n, BodySpec& b, int cc, bool world, const FramePose& frame) {
     const CompilerSpec& cs = spec.compiler;
     for (const auto& c : n.children) {
       Attrs e(c);
+      if (c.name == "frame") {
+        parse_frame(c, e, b, cc, world, frame);
+        continue;
+      }
+      if (frame.inside && (c.name == "inertial" || c.name == "composite"))
+        e.error("element <" + c.name + "> inside a <frame> is not supported (the MJCF reference does not define "
+                "it): place it directly in the body");
+      if (world && frame.inside && (c.name == "joint" || c.name == "freejoint"))
+        e.error("element <" + c.name + "> is not allowed in a <frame> of <worldbody> (its children belong to the "
+                "world body, which cannot move)");
       if (c.name == "inertial" && !world) {
         if (b.inertial.present) e.error("a body can have only one <inertial>");
         InertialSpec& in = b.inertial;
@@ -472,6 +493,7 @@ class Parser {
           j.axis[0] = j.axis[1] = 0;
           j.axis[2] = 1;
         }
+        frame.apply(j);
         b.joints.push_back(j);
       } else if (c.name == "freejoint" && !world) {
         JointSpec j;  // defaults do not apply to <freejoint>
@@ -485,42 +507,62 @@ class Parser {
         g.src = c;
         e.str("name", g.name);
         read_geom(e, g, cs);
+        frame.apply(g);
         b.geoms.push_back(g);
       } else if (c.name == "site") {
         SiteSpec s = classes[lookup_class(e, cc)].site;
         s.src = c;
         e.str("name", s.name);
         read_site(e, s, cs);
+        frame.apply(s);
         b.sites.push_back(s);
       } else if (c.name == "camera") {
         CameraSpec s = classes[lookup_class(e, cc)].camera;
         s.src = c;
         e.str("name", s.name);
         read_camera(e, s, cs);
+        frame.apply(s.pos, s.quat);
         b.cameras.push_back(s);
       } else if (c.name == "light") {
         LightSpec s = classes[lookup_class(e, cc)].light;
         s.src = c;
         e.str("name", s.name);
         read_light(e, s);
+        frame.apply(s);
         b.lights.push_back(s);
       } else if (c.name == "body") {
         b.children.emplace_back();
         parse_body(c, b.children.back(), cc, false);
+        frame.apply(b.children.back().pos, b.children.back().quat);
         continue;
       } else if (c.name == "composite") {
         if (cs.global) e.error("<composite> requires compiler coordinate=\"local\" (as in MuJoCo 2.2.2)");
         parse_composite(c, e, b, cc);
         continue;
-      } else if (c.name == "frame") {
-        e.error("element <frame> is newer than MuJoCo 2.2.2 and not supported: place its children in the body "
-                "with their poses composed");
       } else {
         e.error("unknown element <" + c.name + "> in <" + n.name + ">");
       }
       e.finish();
       for (const auto& g : c.children) fail(g, "unknown element <" + g.name + "> in <" + c.name + ">");
     }
+  }
+
+  // <frame> (newer than MuJoCo 2.2.2; MJCF reference, body/frame): name, childclass and a pose
+  // (pos and one orientation, read with the compiler's angle and eulerseq like a body's). Its
+  // children go to the enclosing body (mjcf/frame.cc); its childclass applies to its descendants
+  // as a body's does.
+  void parse_frame(const Node& c, Attrs& e, BodySpec& b, int cc, bool world, const FramePose& outer) {
+    // The reference gives a frame's pose "in the parent coordinate system"; what it would mean
+    // with coordinate="global" (children in world coordinates) it leaves open: refused.
+    if (spec.compiler.global) e.error("<frame> requires compiler coordinate=\"local\"");
+    std::string name;
+    e.str("name", name);
+    cc = lookup_childclass(e, cc);
+    double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0};
+    e.nums("pos", pos, 3);
+    read_orientation(e, spec.compiler, quat);
+    e.finish();
+    parse_body_children(c, b, cc, world, outer.then(pos, quat));
   }
 
   // <composite>: MuJoCo 2.2.2's macro element. Only type="particle" is expanded here (a grid of

@@ -28,4 +28,22 @@ void read_pair(Attrs& a, PairSpec& p);
 void read_mesh(Attrs& a, MeshSpec& m);
 std::vector<double> read_user(Attrs& a);
 
+// The pose of a <frame> in its enclosing body, accumulated over nested frames (mjcf/frame.cc).
+// apply() composes it into a child element's pose; an identity pose leaves the child untouched,
+// bit for bit.
+struct FramePose {
+  double pos[3] = {0, 0, 0}, quat[4] = {1, 0, 0, 0};
+  bool identity = true;  // no translation, no rotation
+  bool inside = false;   // within at least one <frame>
+  // This pose followed by a nested frame's (pos, quat) (unit quat).
+  FramePose then(const double pos[3], const double quat[4]) const;
+  void apply(double pos[3], double quat[4]) const;
+  void apply_point(double p[3]) const;
+  void apply_vector(double v[3]) const;
+  void apply(GeomSpec& g) const;
+  void apply(SiteSpec& s) const;
+  void apply(JointSpec& j) const;
+  void apply(LightSpec& l) const;
+};
+
 }  // namespace moreau::mjcf

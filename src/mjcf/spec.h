@@ -24,6 +24,7 @@ struct CompilerSpec {
   bool balanceinertia = false;
   bool discardvisual = false, fusestatic = false, strippath = false;
   std::string meshdir, texturedir;
+  std::string assetdir;  // newer than 2.2.2: meshdir and texturedir where they are not given
   LengthRangeOptions lengthrange;  // <compiler><lengthrange .../>
 };
 

@@ -207,3 +207,41 @@ TEST(LoaderErrors, MulticcdRefused) {
                "multiccd");
   EXPECT_NO_THROW(moreau::load_model_from_string("<mujoco><option><flag multiccd=\"disable\"/></option></mujoco>"));
 }
+
+// <frame> (newer than 2.2.2, loaded: tests/mjcf/loader_frame_test.cc): bad attributes, misplaced
+// frames, and what the MJCF reference leaves open are refused with the frame's or child's line.
+TEST(LoaderErrors, FrameErrors) {
+  const std::string head = "<mujoco>\n<worldbody>\n";
+  const std::string tail = "\n</worldbody>\n</mujoco>";
+  // attributes: name, childclass, pos, quat, axisangle, xyaxes, zaxis, euler only
+  expect_error(head + "<frame size=\"1\">\n<geom size=\"1\"/>\n</frame>" + tail, 3, "frame",
+               "unknown attribute 'size'");
+  expect_error(head + "<frame class=\"a\"/>" + tail, 3, "frame", "unknown attribute 'class'");
+  expect_error(head + "<frame pos=\"1 0\"/>" + tail, 3, "frame", "attribute 'pos'");
+  expect_error(head + "<frame quat=\"1 0 0 0\" euler=\"0 0 1\"/>" + tail, 3, "frame",
+               "orientation specified more than once");
+  expect_error(head + "<frame quat=\"0 0 0 0\"/>" + tail, 3, "frame", "non-zero quaternion");
+  expect_error(head + "<frame childclass=\"nothere\"/>" + tail, 3, "frame", "unknown default class 'nothere'");
+  // placement: only in worldbody, body and frame
+  expect_error("<mujoco>\n<frame pos=\"1 0 0\"/>\n</mujoco>", 2, "frame",
+               "element <frame> is only allowed inside <worldbody>, <body> or <frame>");
+  expect_error("<mujoco>\n<default>\n<frame/>\n</default>\n</mujoco>", 3, "frame", "unknown element <frame> in <default>");
+  // children: what a body may hold, less inertial and composite; in the world, no joints
+  expect_error(head + "<body>\n<frame>\n<inertial mass=\"1\" diaginertia=\"1 1 1\"/>\n</frame>\n</body>" + tail, 5,
+               "inertial", "element <inertial> inside a <frame> is not supported");
+  expect_error(head + "<body>\n<frame>\n<composite type=\"particle\" count=\"2 2 2\" spacing=\"0.1\"/>\n</frame>\n</body>" +
+                   tail,
+               5, "composite", "element <composite> inside a <frame> is not supported");
+  expect_error(head + "<frame>\n<frame pos=\"1 0 0\">\n<joint/>\n</frame>\n</frame>" + tail, 5, "joint",
+               "element <joint> is not allowed in a <frame> of <worldbody>");
+  expect_error(head + "<frame>\n<freejoint/>\n</frame>" + tail, 4, "freejoint",
+               "element <freejoint> is not allowed in a <frame> of <worldbody>");
+  expect_error(head + "<frame>\n<gizmo/>\n</frame>" + tail, 4, "gizmo", "unknown element <gizmo> in <frame>");
+  // a child's own errors keep its line; fromto resolved in a turned frame keeps the geom's checks
+  expect_error(head + "<frame euler=\"0 0 90\">\n<geom type=\"sphere\" size=\"1\" fromto=\"0 0 0 1 0 0\"/>\n</frame>" +
+                   tail,
+               4, "geom", "attribute 'fromto' is only allowed for capsule, cylinder, box and ellipsoid geoms");
+  // frames are defined in local coordinates only
+  expect_error("<mujoco>\n<compiler coordinate=\"global\"/>\n<worldbody>\n<frame/>\n</worldbody>\n</mujoco>", 4,
+               "frame", "<frame> requires compiler coordinate=\"local\"");
+}
