@@ -24,6 +24,7 @@ namespace {
 std::vector<std::string> fluid_models() {
   std::vector<std::string> out;
   for (const std::string& e : model_list_all()) {
+    if (!mjcf_text_mentions(resolve_model_path(e), {"density", "viscosity"})) continue;
     MjModelPtr mj = load_mujoco(resolve_model_path(e));
     if (mj && (mj->opt.density > 0 || mj->opt.viscosity > 0)) out.push_back(e);
   }

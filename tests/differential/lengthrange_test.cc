@@ -18,6 +18,7 @@ namespace {
 std::vector<std::string> muscle_models() {
   std::vector<std::string> out;
   for (const std::string& e : model_list_all()) {
+    if (!mjcf_text_mentions(resolve_model_path(e), {"muscle", "MUSCLE"})) continue;
     MjModelPtr mj = load_mujoco(resolve_model_path(e));
     if (!mj) continue;
     bool muscle = false;

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
 
 namespace moreau::testing {
@@ -316,6 +319,21 @@ std::string resolve_model_path(const std::string& entry) { return test_models::r
 
 std::vector<std::string> model_list() { return test_models::entries(); }
 std::vector<std::string> model_list_all() { return test_models::all_entries(); }
+
+bool mjcf_text_mentions(const std::string& path, const std::vector<std::string>& words) {
+  std::ifstream in(path);
+  if (!in) return true;  // unreadable: let the caller's load decide
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  for (const std::string& w : words)
+    if (text.find(w) != std::string::npos) return true;
+  static const std::regex include(R"re(<include\s+file\s*=\s*"([^"]+)")re");
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  for (std::sregex_iterator it(text.begin(), text.end(), include), end; it != end; ++it)
+    if (mjcf_text_mentions((dir / (*it)[1].str()).string(), words)) return true;
+  return false;
+}
 std::vector<std::string> select_models(const std::vector<std::string>& filtered) {
   return test_models::select(filtered);
 }

@@ -36,6 +36,10 @@ std::vector<std::string> model_list();
 // For suites that filter the list: every entry, and the MOREAU_MODEL_STRIDE selection of a filtered list.
 std::vector<std::string> model_list_all();
 std::vector<std::string> select_models(const std::vector<std::string>& filtered);
+// Whether the MJCF file at `path`, or a file it includes (recursively), contains any of `words` as
+// text: a cheap pre-filter for suites that select models by a feature before loading them in 2.2.2
+// (every suite's generator runs in every test process: loading all models there cost ~15 s each).
+bool mjcf_text_mentions(const std::string& path, const std::vector<std::string>& words);
 
 // A random configuration near qpos0: hinge/slide q0 + U(-scale, scale), ball and free joints a
 // uniformly random unit quaternion, free positions q0 + U(-scale, scale).

@@ -61,7 +61,8 @@ void randomize(const Model& m, Data& d, std::mt19937_64& rng) {
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  // (memcmp must not see the null data() of an empty vector: UBSan nonnull-attribute)
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 // Steps `steps` times, recording the integration state and the sensors after each step.
