@@ -159,8 +159,8 @@ TEST(LoaderNewerThan222, RefusedClearly) {
 TEST(LoaderNewerThan222, InvdiscreteFlagLoads) {
   const Model m = load(R"(<mujoco><option integrator="implicit"><flag invdiscrete="enable"/></option>
 <worldbody><body><freejoint/><geom size="1"/></body></worldbody></mujoco>)");
-  EXPECT_NE(m.opt.enableflags & kEnblInvdiscrete, 0);
-  EXPECT_EQ(load("<mujoco/>").opt.enableflags & kEnblInvdiscrete, 0);
+  EXPECT_NE(m.opt.enableflags & moreau::kEnblInvdiscrete, 0);
+  EXPECT_EQ(load("<mujoco/>").opt.enableflags & moreau::kEnblInvdiscrete, 0);
 }
 
 // <statistic meaninertia> replaces the computed value (it scales the solver's tolerance).
