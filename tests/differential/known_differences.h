@@ -28,14 +28,6 @@ inline constexpr KnownDifference kKnownDifferences[] = {
     {"ModelCompare", "collision_convex/box_boxmesh.xml",
      "the box mesh has three equal principal moments; 2.2.2's round-off orders them into a 90-degree "
      "frame (body_sameframe/simple, dof_simplenum differ; inertia, pose and shape match)"},
-    // flag multiccd (2.2.2's multi-point convex collision: 4 more MPR calls with both geoms turned by
-    // 1e-3 rad about the tangent axes) is not described by the reference documents; Moreau's loader
-    // refuses it (issue 3)
-    {"ModelCompare", "collision_convex/capsule_mesh.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
-    {"ModelCompare", "collision_convex/cylinder_box.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
-    {"ModelCompare", "collision_convex/edge_edge.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
-    {"ModelCompare", "collision_convex/long_box.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
-    {"ModelCompare", "collision_convex/multiple_objects.xml", "uses flag multiccd, refused by Moreau's loader (not implemented)"},
     {"Pipeline", "collision_convex/conemesh_box.xml",
      "the cone has two equal principal moments, so its mesh frame (and the single-precision vertices "
      "stored in it) is 2.2.2's eigen-solver's choice, not reproduced to the bit; the cone's base lies "
