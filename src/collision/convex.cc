@@ -285,7 +285,9 @@ bool multiccd_applies(const Model& m, const ConvexObject& o1, const ConvexObject
   return true;
 }
 
-// o turned by angle about the unit axis through point c; pos and mat receive the new pose.
+// o turned by angle about the unit axis through point c; pos and mat receive the new pose. The
+// position moves by (rot - I)(pos - c), summed in this order: the turned centres then equal
+// 2.2.2's to the bit (all 5700 logged in its MPR calls; p + rot (pos - p) differed by 1 ulp in 14%).
 ConvexObject turned(const ConvexObject& o, const double* c, const double* axis, double angle, double* pos,
                     double* mat) {
   double q[4], rot[9], r[3], rr[3];
@@ -294,7 +296,7 @@ ConvexObject turned(const ConvexObject& o, const double* c, const double* axis, 
   math::mulmatmat3(mat, rot, o.mat);
   math::sub3(r, o.pos, c);
   math::mulmatvec3(rr, rot, r);
-  math::add3(pos, rr, c);
+  for (int k = 0; k < 3; ++k) pos[k] = o.pos[k] + (rr[k] - r[k]);
   ConvexObject t = o;
   t.pos = pos;
   t.mat = mat;

@@ -33,15 +33,13 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "2.2.2's, which computes mesh inertia in single precision; the same qpos then puts the vertices "
      "differently in the last bits, and at step 300 the flat mesh-on-mesh multiccd contacts' dist differs "
      "by 3.3e-9 (tolerance 1e-9), efc_force by 7e-6 relative. With 2.2.2's own model (bridged) the "
-     "contacts agree to 4e-12 along the trajectory (Multiccd.SharedModelsAlongTrajectory)"},
+     "contacts agree to 2e-16 along the trajectory (Multiccd.SharedModelsAlongTrajectory)"},
     {"Multiccd", "cylinder",
      "multiccd on cylinder pairs (multiccd_test, 400 random and resting states per margin): where the "
-     "first contact matches 2.2.2, 99.6-100% of the states match in count, dist and position, but the "
+     "first contact matches 2.2.2, all states match in count, dist and position, but the "
      "normal of a contact on a cylinder follows 2.2.2's cylinder rule, which is reproduced only in part "
-     "(the first contact's normal differs in 1-44% of the states, as without multiccd; see CollisionPrimitives); the rotation "
-     "axes derive from that normal. One resting cylinder-mesh state in 273 differs in an extra position "
-     "by 2.6e-5: the turned poses agree with 2.2.2's to 5.6e-17 (bit-identical in 86%), and MPR on "
-     "flat faces amplifies that"},
+     "(the first contact's normal differs in 1-44% of the states, as without multiccd; see "
+     "CollisionPrimitives); the rotation axes derive from that normal"},
     {"Pipeline", "collision_convex/conemesh_box.xml",
      "the cone has two equal principal moments, so its mesh frame (and the single-precision vertices "
      "stored in it) is 2.2.2's eigen-solver's choice, not reproduced to the bit; the cone's base lies "

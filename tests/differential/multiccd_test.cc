@@ -228,7 +228,8 @@ void check(Kind k1, Kind k2, const int* min = nullptr, int trials = 400) {
   }
 }
 
-// Meshes, boxes and capsules: every contact in order, dist/pos/frame to 1e-6 (measured: 1e-13).
+// Meshes, boxes and capsules: every contact in order, dist/pos/frame to 1e-6 (measured: 6e-16; the
+// turned poses are 2.2.2's to the bit, so MPR takes the same steps).
 TEST(Multiccd, BoxMeshBoxMesh) { check(kBoxMesh, kBoxMesh); }
 TEST(Multiccd, PrismMeshPrismMesh) { check(kPrismMesh, kPrismMesh); }
 TEST(Multiccd, BoxPrismMesh) { check(kBox, kPrismMesh); }
@@ -245,7 +246,7 @@ TEST(Multiccd, CylinderCylinder) {
   check(kCylinder, kCylinder, min);
 }
 TEST(Multiccd, CylinderBoxMesh) {
-  const int min[4] = {271, 188, 272, 189};  // of 275 / 308; first matching 273 / 189
+  const int min[4] = {272, 188, 273, 189};  // of 275 / 308; first matching 273 / 189
   check(kCylinder, kBoxMesh, min);
 }
 TEST(Multiccd, CylinderKnownDifference) {
