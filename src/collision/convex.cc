@@ -209,8 +209,13 @@ bool surface_normal(const ConvexObject& o, const double* p, const double* mpr_di
       break;
     case kGeomCylinder: {
       // radial, for points beside the side wall away from the rims: as 2.2.2, none where
-      // |z| >= 0.95 h (measured threshold: 0.190 for h = 0.2, 0.475 for h = 0.5)
+      // |z| >= 0.95 h (measured threshold: 0.190 for h = 0.2, 0.475 for h = 0.5), nor where the
+      // point is not well nearer the wall than the caps: r - rho >= 4 (h - |z|) (measured on
+      // 14000 cylinder-box states, r/h = 3, 1 and 1/3: the factor lies in [3.994, 4.004], and this
+      // rule with the 0.95 h one splits 2.2.2's radial and kept normals without an exception)
+      const double rho = std::sqrt(pl[0] * pl[0] + pl[1] * pl[1]);
       if (!(std::fabs(pl[2]) < 0.95 * s[1])) return false;
+      if (!(s[0] - rho < 4 * (s[1] - std::fabs(pl[2])))) return false;
       nl[0] = pl[0];
       nl[1] = pl[1];
       break;

@@ -9,7 +9,7 @@ namespace moreau::testing {
 
 struct KnownDifference {
   const char* suite;  // "Pipeline", "EndToEnd", "ModelCompare", "Fluid", "CollisionPrimitives",
-                      // "CompilerFlagModels", "Multiccd"
+                      // "CompilerFlagModels"
   const char* model;  // a substring of the tests/models_mujoco222.txt entry (CompilerFlagModels: the
                       // compiler attribute, a space, then the entry)
   const char* reason;
@@ -34,12 +34,6 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "differently in the last bits, and at step 300 the flat mesh-on-mesh multiccd contacts' dist differs "
      "by 3.3e-9 (tolerance 1e-9), efc_force by 7e-6 relative. With 2.2.2's own model (bridged) the "
      "contacts agree to 2e-16 along the trajectory (Multiccd.SharedModelsAlongTrajectory)"},
-    {"Multiccd", "cylinder",
-     "multiccd on cylinder pairs (multiccd_test, 400 random and resting states per margin): where the "
-     "first contact matches 2.2.2, all states match in count, dist and position, but the "
-     "normal of a contact on a cylinder follows 2.2.2's cylinder rule, which is reproduced only in part "
-     "(the first contact's normal differs in 1-44% of the states, as without multiccd; see "
-     "CollisionPrimitives); the rotation axes derive from that normal"},
     {"Pipeline", "collision_convex/conemesh_box.xml",
      "the cone has two equal principal moments, so its mesh frame (and the single-precision vertices "
      "stored in it) is 2.2.2's eigen-solver's choice, not reproduced to the bit; the cone's base lies "
