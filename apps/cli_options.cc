@@ -39,8 +39,6 @@ int flag_bits(const std::string& list, const char* const* names, int n, const st
 void apply_overrides(const OptionOverrides& o, Model& m) {
   m.opt.disableflags |= flag_bits(o.disable, kDisableNames, kNDisable, "--disable flag");
   m.opt.enableflags |= flag_bits(o.enable, kEnableNames, kNEnable, "--enable flag");
-  if (m.opt.enableflags & kEnblMulticcd)
-    throw std::invalid_argument("--enable multiccd: multi-point convex collision detection is not implemented");
   if (!o.solver.empty()) {
     m.opt.solver = pick("--solver", o.solver,
                         {"PGS", "CG", "Newton", "raisim", "raisim-ds", "ncp-pgs", "ccp", "lcp"});

@@ -12,6 +12,8 @@
 //     ellipsoid size * normalize(size * l) (normalize: (1,0,0) for a norm below 1e-15);
 //     mesh the hull vertex of largest l.p (hill climbing on the hull graph, see convex.cc);
 //   - the centre is the geom's position (a mesh's is its centre of mass, where its frame is).
+// With flag multiccd, convex_convex adds up to four contacts from MPR runs on slightly turned
+// copies of the two geoms (rule and measurements in convex.cc).
 #pragma once
 
 #include "moreau/collision.h"

@@ -17,7 +17,6 @@
 
 namespace moreau {
 namespace col {
-namespace {
 
 // Contact frame: rows normal, tangent1, tangent2 (right-handed). A tangent offered by the narrow
 // phase is kept (orthogonalized); otherwise the tangent is the world y axis, or the z axis when the
@@ -32,6 +31,8 @@ void make_frame(double* f) {
   math::normalize3(f + 3);
   math::cross3(f + 6, f, f + 3);
 }
+
+namespace {
 
 struct Params {
   int dim;
@@ -212,9 +213,6 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
   using namespace col;
   d.ncon = 0;
   if (m.opt.disableflags & (kDsblContact | kDsblConstraint)) return;
-  // the loader and the CLI refuse it; a Model assembled by hand must not get one contact silently
-  if (m.opt.enableflags & kEnblMulticcd)
-    throw std::runtime_error("collision: the multiccd flag (multi-point convex collision) is not implemented");
   if (d.contact.empty() || m.ngeom == 0) return;
   Collector col(m, d, table);
   Params p;

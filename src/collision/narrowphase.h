@@ -34,6 +34,10 @@ inline void to_world(double* r, const GeomPose& g, const double* p) {
 // Local direction -> world direction.
 inline void dir_to_world(double* r, const GeomPose& g, const double* v) { math::mulmatvec3(r, g.mat, v); }
 
+// Contact frame from the normal in f[0..2] (rows normal, tangent1, tangent2; driver.cc): the
+// tangents the driver gives every contact.
+void make_frame(double* f);
+
 inline void set_point(ContactPoint& c, double dist, const double* pos, const double* normal) {
   c.dist = dist;
   math::copy3(c.pos, pos);

@@ -268,11 +268,6 @@ class Parser {
       }
       f.finish();
       for (const auto& cc : c.children) fail(cc, "unknown element <" + cc.name + "> in <flag>");
-      // MuJoCo 2.2.2's multi-point convex collision: not described by the reference documents and
-      // not reproduced (one contact per MPR pair here); refused rather than silently ignored
-      if (o.enableflags & kEnblMulticcd)
-        fail(c, "flag multiccd=\"enable\" (multi-point convex collision detection) is not implemented; "
-                "remove it (convex pairs then give one contact each)");
     }
   }
 

@@ -25,16 +25,17 @@ std::vector<std::string> model_list() {
 }
 
 // Pairs whose 2.2.2 narrow phase we reproduce to 1e-6 (the analytic functions; MPR pairs among
-// sphere, capsule, box and mesh, and height fields against those, whose libccd calls are
-// bit-identical to 2.2.2's, see collision_primitives_test.cc), by type.
+// sphere, capsule, cylinder, box and mesh, and height fields against sphere, capsule, box and mesh,
+// whose libccd calls are bit-identical to 2.2.2's, see collision_primitives_test.cc), by type.
 bool exact_pair(int t1, int t2) {
   if (t1 > t2) std::swap(t1, t2);
   if (t1 == mjGEOM_PLANE) return t2 != mjGEOM_MESH && t2 != mjGEOM_HFIELD;
   const auto mpr_exact = [](int t) { return t == mjGEOM_SPHERE || t == mjGEOM_CAPSULE || t == mjGEOM_BOX || t == mjGEOM_MESH; };
-  if (t2 == mjGEOM_MESH) return mpr_exact(t1);
+  if (t2 == mjGEOM_MESH) return mpr_exact(t1) || t1 == mjGEOM_CYLINDER;
   if (t1 == mjGEOM_HFIELD) return mpr_exact(t2);
-  if (t1 == mjGEOM_SPHERE) return t2 == mjGEOM_SPHERE || t2 == mjGEOM_CAPSULE || t2 == mjGEOM_BOX;
-  if (t1 == mjGEOM_CAPSULE) return t2 == mjGEOM_CAPSULE;
+  if (t1 == mjGEOM_SPHERE) return t2 == mjGEOM_SPHERE || t2 == mjGEOM_CAPSULE || t2 == mjGEOM_BOX || t2 == mjGEOM_CYLINDER;
+  if (t1 == mjGEOM_CAPSULE) return t2 == mjGEOM_CAPSULE || t2 == mjGEOM_CYLINDER;
+  if (t1 == mjGEOM_CYLINDER) return t2 == mjGEOM_CYLINDER || t2 == mjGEOM_BOX;  // MPR, 2.2.2's normal
   return false;
 }
 
@@ -54,12 +55,7 @@ TEST(CollisionModelsDiff, AllModels) {
     char err[1000] = "";
     mjModel* mm = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
     if (!mm) { ++skipped_models; continue; }
-    if (mm->opt.enableflags & mjENBL_MULTICCD) {  // refused by Moreau (not implemented)
-      printf("%s: uses multiccd (multi-point convex collision), not implemented: skipped\n", path.c_str());
-      ++multiccd_models;
-      mj_deleteModel(mm);
-      continue;
-    }
+    if (mm->opt.enableflags & mjENBL_MULTICCD) ++multiccd_models;
     ++nmodels;
     mjData* md = mj_makeData(mm);
     Model m = testing::model_from_mujoco(mm);  // the shared bridge (all fields)

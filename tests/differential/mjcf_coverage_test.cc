@@ -48,7 +48,6 @@ const Case kCases[] = {
  <body><joint/><inertial pos="0 0 0" mass="1" diaginertia="1 1 5"/><geom size="0.1" group="1"/></body>
 </worldbody></mujoco>)"},
     {"compiler_meshdir_texturedir", nullptr},  // built in the test: needs a mesh file
-    // every flag but multiccd, which Moreau refuses at load (not implemented: known_differences.h)
     {"option_every_attribute_and_flag", R"(<mujoco>
 <option timestep="0.005" apirate="50" impratio="2" tolerance="1e-9" noslip_tolerance="1e-7" mpr_tolerance="1e-7"
   gravity="0 0.5 -5" wind="1 0 0.5" magnetic="0 1 0" density="1.2" viscosity="1e-5" o_margin="0.01"
@@ -57,7 +56,7 @@ const Case kCases[] = {
  <flag constraint="disable" equality="disable" frictionloss="disable" limit="disable" contact="disable"
    passive="disable" gravity="disable" clampctrl="disable" warmstart="disable" filterparent="disable"
    actuation="disable" refsafe="disable" sensor="disable" override="enable" energy="enable" fwdinv="enable"
-   sensornoise="enable"/>
+   sensornoise="enable" multiccd="enable"/>
 </option>
 <worldbody><body><joint/><geom size="0.1"/></body></worldbody></mujoco>)"},
     {"option_other_keywords", R"(<mujoco>

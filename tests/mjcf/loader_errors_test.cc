@@ -201,11 +201,14 @@ TEST(LoaderErrors, UserActuatorTypesAreRejected) {
   expect_error(xml, 4, "general", "'user' needs user callbacks");
 }
 
-// multiccd (MuJoCo's multi-point convex collision) is not implemented: refused, not ignored.
-TEST(LoaderErrors, MulticcdRefused) {
-  expect_error("<mujoco>\n<option>\n<flag multiccd=\"enable\"/>\n</option>\n</mujoco>", 3, "flag",
-               "multiccd");
-  EXPECT_NO_THROW(moreau::load_model_from_string("<mujoco><option><flag multiccd=\"disable\"/></option></mujoco>"));
+// multiccd (2.2.2's multi-point convex collision) is implemented: the flag sets and clears the bit.
+TEST(LoaderErrors, MulticcdLoads) {
+  const moreau::Model on =
+      moreau::load_model_from_string("<mujoco><option><flag multiccd=\"enable\"/></option></mujoco>");
+  EXPECT_NE(on.opt.enableflags & moreau::kEnblMulticcd, 0);
+  const moreau::Model off =
+      moreau::load_model_from_string("<mujoco><option><flag multiccd=\"disable\"/></option></mujoco>");
+  EXPECT_EQ(off.opt.enableflags & moreau::kEnblMulticcd, 0);
 }
 
 // <frame> (newer than 2.2.2, loaded: tests/mjcf/loader_frame_test.cc): bad attributes, misplaced

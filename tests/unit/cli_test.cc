@@ -238,3 +238,24 @@ TEST(Cli, ExperimentPrintsCsv) {
   EXPECT_EQ(rows, 4);  // steps 0..3
   EXPECT_EQ(run_cli("experiment no-such-experiment").status, 1);
 }
+
+// `--enable multiccd` (multi-point convex collision): a cylinder standing on a box gets its
+// first contact plus one at each of four rim points (CollisionMulticcd.CylinderOnBoxRim), all
+// with the first contact's distance (-0.01: the cylinder's base 0.01 below the box top).
+TEST(Cli, EnableMulticcd) {
+  const std::string path = testing::TempDir() + "cylinder_box_" + std::to_string(getpid()) + ".xml";
+  {
+    std::ofstream f(path);
+    f << "<mujoco><worldbody><geom type=\"box\" size=\"1 1 .3\" pos=\"0 0 -.3\"/><body pos=\"0 0 .02\">"
+         "<freejoint/><geom type=\"cylinder\" size=\".4 .03\"/></body></worldbody></mujoco>";
+  }
+  const Result one = run_cli("forward " + path, "{}\n");
+  ASSERT_EQ(one.status, 0) << one.out;
+  EXPECT_EQ(lines(one.out)[0]["ncon"], 1);
+  const Result multi = run_cli("forward " + path + " --enable multiccd", "{}\n");
+  ASSERT_EQ(multi.status, 0) << multi.out;
+  const auto v = lines(multi.out);
+  ASSERT_EQ(v[0]["ncon"], 5);
+  for (const auto& dist : v[0]["contact_dist"]) EXPECT_NEAR(dist.get<double>(), -0.01, 1e-9);
+  std::remove(path.c_str());
+}

@@ -95,11 +95,7 @@ std::vector<LoadedModel> every_shared_model() {
   for (const std::string& e : moreau::test_models::entries()) {
     const std::string path = moreau::test_models::resolve(e);
     listed.insert(fs::weakly_canonical(path).string());
-    try {
-      out.push_back({path, moreau::load_model(path)});  // 2.2.2 loads them: Moreau must too,
-    } catch (const moreau::LoadError& e) {              // but for the documented refusal of the
-      if (std::string(e.what()).find("multiccd") == std::string::npos) throw;  // multiccd flag
-    }
+    out.push_back({path, moreau::load_model(path)});  // 2.2.2 loads them: Moreau must too
   }
   std::vector<std::string> others;
   for (const auto& f : fs::recursive_directory_iterator(std::string(MOREAU_SHARED_DIR) + "/models"))
