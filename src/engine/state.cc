@@ -59,14 +59,14 @@ auto component_array(D& d, unsigned bit) -> decltype(d.qpos.data()) {
 int state_size(const Model& m, unsigned mask) {
   check_mask(mask);
   int size = 0;
-  for (int i = 0; i < kNState; ++i)
+  for (unsigned i = 0; i < kNState; ++i)
     if (mask & (1u << i)) size += component_size(m, 1u << i);
   return size;
 }
 
 void get_state(const Model& m, const Data& d, unsigned mask, double* state) {
   check_mask(mask);
-  for (int i = 0; i < kNState; ++i) {
+  for (unsigned i = 0; i < kNState; ++i) {
     const unsigned bit = 1u << i;
     if (!(mask & bit)) continue;
     const int n = component_size(m, bit);
@@ -83,7 +83,7 @@ void get_state(const Model& m, const Data& d, unsigned mask, double* state) {
 
 void set_state(const Model& m, Data& d, unsigned mask, const double* state) {
   check_mask(mask);
-  for (int i = 0; i < kNState; ++i) {
+  for (unsigned i = 0; i < kNState; ++i) {
     const unsigned bit = 1u << i;
     if (!(mask & bit)) continue;
     const int n = component_size(m, bit);

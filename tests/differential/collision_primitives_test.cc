@@ -70,7 +70,9 @@ std::string mesh_vertices(std::mt19937& rng) {
   std::string v;
   char buf[96];
   for (int i = 0, n = un(rng); i < n; ++i) {
-    snprintf(buf, sizeof buf, "%.4f %.4f %.4f ", s[0] * u(rng), s[1] * u(rng), s[2] * u(rng));
+    // (named draws, in gcc's order of argument evaluation, as in size_str)
+    const double z = s[2] * u(rng), y = s[1] * u(rng), x = s[0] * u(rng);
+    snprintf(buf, sizeof buf, "%.4f %.4f %.4f ", x, y, z);
     v += buf;
   }
   return v;

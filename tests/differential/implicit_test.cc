@@ -144,7 +144,7 @@ std::vector<std::string> deriv_models() {
       "system/tendon_arm/arm26.xml", "system/slider_crank/slider_crank.xml", "system/humanoid100/humanoid100.xml",
       "system/adhesion/active_adhesion.xml", "system/composite/rope.xml"};
   std::vector<std::string> out;
-  for (const std::string& e : model_list())
+  for (const std::string& e : model_list_all())  // named models: unaffected by MOREAU_MODEL_STRIDE
     for (const char* w : wanted)
       if (e.size() >= std::string(w).size() && e.compare(e.size() - std::string(w).size(), std::string::npos, w) == 0)
         out.push_back(e);

@@ -45,7 +45,7 @@ struct Case {
 };
 
 std::string find_entry(const char* suffix) {
-  for (const std::string& e : model_list())
+  for (const std::string& e : model_list_all())  // named models: unaffected by MOREAU_MODEL_STRIDE
     if (e.size() >= std::string(suffix).size() && e.compare(e.size() - std::string(suffix).size(), std::string::npos, suffix) == 0)
       return e;
   return "";
