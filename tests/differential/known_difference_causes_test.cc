@@ -90,19 +90,9 @@ void pipeline_state(Model& m, mjModel* mj, mjData* D, Data& d, int steps) {
   mj->opt.enableflags &= ~mjENBL_SENSORNOISE;
   if (mj->nkey > 0) mj_resetDataKeyframe(mj, D, 0);
   std::mt19937_64 rng(20261122);
-  std::uniform_real_distribution<double> u(-1, 1);
   std::vector<double> target(mj->nu, 0);
   for (int step = 0; step < steps; ++step) {
-    if (step % 20 == 0)
-      for (int i = 0; i < mj->nu; ++i) target[i] = u(rng);
-    for (int i = 0; i < mj->nu; ++i) {
-      double c = target[i];
-      if (mj->actuator_ctrllimited[i]) {
-        const double lo = mj->actuator_ctrlrange[2 * i], hi = mj->actuator_ctrlrange[2 * i + 1];
-        c = lo + (hi - lo) * 0.5 * (c + 1);
-      }
-      D->ctrl[i] = c;
-    }
+    smooth_random_ctrl(mj, D, step, target, rng);
     mj_step(mj, D);
   }
   reset_data(m, d);

@@ -320,6 +320,21 @@ std::string resolve_model_path(const std::string& entry) { return test_models::r
 std::vector<std::string> model_list() { return test_models::entries(); }
 std::vector<std::string> model_list_all() { return test_models::all_entries(); }
 
+void smooth_random_ctrl(const mjModel* mj, mjData* D, int step, std::vector<double>& target,
+                        std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  if (step % 20 == 0)
+    for (int i = 0; i < mj->nu; ++i) target[i] = u(rng);
+  for (int i = 0; i < mj->nu; ++i) {
+    double c = target[i];
+    if (mj->actuator_ctrllimited[i]) {
+      const double lo = mj->actuator_ctrlrange[2 * i], hi = mj->actuator_ctrlrange[2 * i + 1];
+      c = lo + (hi - lo) * 0.5 * (c + 1);
+    }
+    D->ctrl[i] = c;
+  }
+}
+
 bool mjcf_text_mentions(const std::string& path, const std::vector<std::string>& words) {
   std::ifstream in(path);
   if (!in) return true;  // unreadable: let the caller's load decide

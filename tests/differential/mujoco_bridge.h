@@ -36,6 +36,11 @@ std::vector<std::string> model_list();
 // For suites that filter the list: every entry, and the MOREAU_MODEL_STRIDE selection of a filtered list.
 std::vector<std::string> model_list_all();
 std::vector<std::string> select_models(const std::vector<std::string>& filtered);
+// Smooth random controls inside ctrlrange, as the trajectory suites drive 2.2.2: a new target in
+// [-1, 1] per actuator every 20 steps (drawn from u(rng)), mapped into ctrlrange where limited.
+void smooth_random_ctrl(const mjModel* mj, mjData* D, int step, std::vector<double>& target,
+                        std::mt19937_64& rng);
+
 // Whether the MJCF file at `path`, or a file it includes (recursively), contains any of `words` as
 // text: a cheap pre-filter for suites that select models by a feature before loading them in 2.2.2
 // (every suite's generator runs in every test process: loading all models there cost ~15 s each).

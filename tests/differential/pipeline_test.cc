@@ -132,7 +132,6 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
   Data d = make_data(m);
   if (mj->nkey > 0) mj_resetDataKeyframe(mj.get(), D.get(), 0);
   std::mt19937_64 rng(20261122);
-  std::uniform_real_distribution<double> u(-1, 1);
   std::vector<double> target(mj->nu, 0);
 
   // Models with mesh geoms: 2.2.2 computes mesh mass properties from single-precision vertices, so
@@ -143,17 +142,7 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
   int step = 0;
   for (int checkpoint : {25, 100, 300}) {
     for (; step < checkpoint; ++step) {
-      // smooth random controls inside ctrlrange
-      if (step % 20 == 0)
-        for (int i = 0; i < mj->nu; ++i) target[i] = u(rng);
-      for (int i = 0; i < mj->nu; ++i) {
-        double c = target[i];
-        if (mj->actuator_ctrllimited[i]) {
-          const double lo = mj->actuator_ctrlrange[2 * i], hi = mj->actuator_ctrlrange[2 * i + 1];
-          c = lo + (hi - lo) * 0.5 * (c + 1);
-        }
-        D->ctrl[i] = c;
-      }
+      smooth_random_ctrl(mj.get(), D.get(), step, target, rng);
       mj_step(mj.get(), D.get());
     }
     // Same state, inputs and warm start on both sides.
