@@ -2,8 +2,9 @@
 // "Numerical integration": D = d(tau(v) - c(v))/dv without the constraint forces, restricted to the
 // sparsity of M), in the dof-dof sparse layout of moreau/derivative.h:
 //
-//   passive:   joint damping -b on the diagonal; tendon damping -b J'J; fluid forces of the
-//              inertia-box model J_com' R diag(d force/d local velocity) R' J_com per body;
+//   passive:   joint damping -b on the diagonal; tendon damping -b J'J; fluid forces J' H J per
+//              body (inertia-box model) or per geom (ellipsoid model), H the derivative of the
+//              local wrench with respect to the local velocity (fluid_vel below);
 //   actuators: moment' (d force/d actuator_velocity) moment, with d force/d vel = gain_vel * input +
 //              bias_vel (affine: gainprm[2], biasprm[2]; muscle: the slope of the force-velocity
 //              curve);
@@ -14,10 +15,9 @@
 // will exclude damping in tendons which connect bodies that are on different branches").
 #include <algorithm>
 #include <cstring>
-#include <stdexcept>
-#include <string>
 
 #include "derivative/work.h"
+#include "dynamics/fluid.h"
 #include "engine/internal.h"
 #include "math/spatial.h"
 #include "moreau/actuation.h"
@@ -58,21 +58,66 @@ bool body_uses_ellipsoid_fluid(const Model& m, int b) {
   return false;
 }
 
-// Inertia-box fluid forces (src/dynamics/fluid.cc) act on the com velocity (v, w) in the inertia
-// frame component by component, f_i(v_i), g_i(w_i), so their derivative is diagonal there:
-//   df_i/dv_i = -4 rho r_j r_k |v_i| - 6 beta pi r_eq,
-//   dg_i/dw_i = -rho r_i (r_j^4 + r_k^4) |w_i| - 8 beta pi r_eq^3,
-// and D += J' diag J with J the body-com Jacobian rotated into the inertia frame.
+// D += J' H J for a wrench (torque, force) in the frame R applied at the point `pos` of body b, whose
+// local value depends on the local velocity (w, v) = J qvel through H = d(torque, force)/d(w, v)
+// (row-major 6x6). J's column for dof i is (R' cdof_rot, R' (cdof_lin + cdof_rot x (pos - com))),
+// the same map fluid.cc uses for velocities and (transposed) for forces. Every pair of dofs on the
+// chain of b is ancestor-related, so all entries lie in the sparsity of M; H need not be symmetric
+// (lower and upper entries are stored separately).
+void add_chain_product(const Model& m, Data& d, int b, const double* pos, const double* R, const double* H,
+                       double* D) {
+  double* jac = internal::deriv_work_chain(m, d.deriv_work.data());  // per chain dof: J (6), H J (6)
+  double off[3];
+  sub3(off, pos, &d.subtree_com[3 * m.body_rootid[b]]);
+  int n = 0;
+  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i], ++n) {
+    const double* cdof = &d.cdof[6 * i];
+    double* j = jac + 12 * n;
+    double lin[3];
+    cross3(lin, cdof, off);
+    add3(lin, lin, cdof + 3);
+    mulmatTvec3(j, R, cdof);
+    mulmatTvec3(j + 3, R, lin);
+    for (int r = 0; r < 6; ++r) j[6 + r] = dot6(H + 6 * r, j);
+  }
+  int s = 0;
+  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i], ++s) {
+    const double* ji = jac + 12 * s;
+    int t = 0;
+    for (int a = i; a >= 0; a = m.dof_parentid[a], ++t) {
+      const double* ja = jac + 12 * (s + t);
+      D[internal::deriv_lower(m, i, t)] += dot6(ji, ja + 6);  // row i, column a: J_i' H J_a
+      if (t > 0) D[internal::deriv_upper(m, i, t)] += dot6(ja, ji + 6);
+    }
+  }
+}
+
+// Fluid forces (src/dynamics/fluid.cc) depend on qvel through the local velocities only (the
+// Jacobians depend on qpos), so their derivative is J' H J per wrench:
+//   inertia-box model: f_i(v_i), g_i(w_i) component by component in the inertia frame, H diagonal,
+//     df_i/dv_i = -4 rho r_j r_k |v_i| - 6 beta pi r_eq,
+//     dg_i/dw_i = -rho r_i (r_j^4 + r_k^4) |w_i| - 8 beta pi r_eq^3 (equal to 2.2.2's qDeriv);
+//   ellipsoid model: per geom, H = the exact Jacobian of the local wrench (ellipsoid_fluid_jacobian,
+//     forward-mode differentiation of the force function itself). 2.2.2's qDeriv term for this
+//     model is not the derivative of its own forces (known_differences.h), so it is not followed.
 void fluid_vel(const Model& m, Data& d, double* D) {
   const double rho = m.opt.density, beta = m.opt.viscosity;
-  double* jac = internal::deriv_work_chain(m, d.deriv_work.data());  // 6 per chain dof: R'w, R'v
   for (int b = 1; b < m.nbody; ++b) {
+    double H[36];
+    if (body_uses_ellipsoid_fluid(m, b)) {
+      for (int g = m.body_geomadr[b]; g < m.body_geomadr[b] + m.body_geomnum[b]; ++g) {
+        if (m.geom_fluid[kNFLUID * g] <= 0) continue;
+        const double* pos = &d.geom_xpos[3 * g];
+        const double* R = &d.geom_xmat[9 * g];
+        double wl[3], vl[3];
+        fluid_local_velocity(m, d, b, pos, R, wl, vl);
+        ellipsoid_fluid_jacobian(m, g, wl, vl, H);
+        add_chain_product(m, d, b, pos, R, H, D);
+      }
+      continue;
+    }
     const double mass = m.body_mass[b];
     if (mass < kMinVal) continue;
-    if (body_uses_ellipsoid_fluid(m, b))
-      throw std::runtime_error(
-          "implicit integrators: the velocity derivatives of the ellipsoid fluid model (body " +
-          std::to_string(b) + ") are not implemented; use the Euler or RK4 integrator");
     const double* I = &m.body_inertia[3 * b];
     double r[3];
     for (int i = 0; i < 3; ++i) {
@@ -80,46 +125,18 @@ void fluid_vel(const Model& m, Data& d, double* D) {
       r[i] = std::sqrt((I[j] + I[k] - I[i]) * 1.5 / mass);
     }
     const double req = (r[0] + r[1] + r[2]) / 3;
-    // local velocities (as fluid.cc computes them)
-    const double* cvel = &d.cvel[6 * b];
+    const double* pos = &d.xipos[3 * b];
     const double* R = &d.ximat[9 * b];
-    double off[3], wxo[3], v[3], wl[3], vl[3];
-    sub3(off, &d.xipos[3 * b], &d.subtree_com[3 * m.body_rootid[b]]);
-    cross3(wxo, cvel, off);
-    add3(v, cvel + 3, wxo);
-    sub3(v, v, m.opt.wind);
-    mulmatTvec3(wl, R, cvel);
-    mulmatTvec3(vl, R, v);
-    double dg[3], df[3];
+    double wl[3], vl[3];
+    fluid_local_velocity(m, d, b, pos, R, wl, vl);
+    std::fill_n(H, 36, 0.0);
     for (int i = 0; i < 3; ++i) {
       const int j = (i + 1) % 3, k = (i + 2) % 3;
-      df[i] = -4 * rho * r[j] * r[k] * std::abs(vl[i]) - 6 * beta * M_PI * req;
-      dg[i] = -rho * r[i] * (r[j] * r[j] * r[j] * r[j] + r[k] * r[k] * r[k] * r[k]) * std::abs(wl[i]) -
-              8 * beta * M_PI * req * req * req;
+      H[7 * i] = -rho * r[i] * (r[j] * r[j] * r[j] * r[j] + r[k] * r[k] * r[k] * r[k]) * std::abs(wl[i]) -
+                 8 * beta * M_PI * req * req * req;
+      H[7 * (3 + i)] = -4 * rho * r[j] * r[k] * std::abs(vl[i]) - 6 * beta * M_PI * req;
     }
-    // chain Jacobian in the inertia frame
-    int n = 0;
-    for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i], ++n) {
-      const double* cdof = &d.cdof[6 * i];
-      double lin[3];
-      cross3(lin, cdof, off);
-      add3(lin, lin, cdof + 3);
-      mulmatTvec3(jac + 6 * n, R, cdof);
-      mulmatTvec3(jac + 6 * n + 3, R, lin);
-    }
-    // D(i, ancestor) over the chain: every pair of the chain is ancestor-related
-    int s = 0;
-    for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i], ++s) {
-      const double* ji = jac + 6 * s;
-      int t = 0;
-      for (int a = i; a >= 0; a = m.dof_parentid[a], ++t) {
-        const double* ja = jac + 6 * (s + t);
-        double v = 0;
-        for (int c = 0; c < 3; ++c) v += dg[c] * ji[c] * ja[c] + df[c] * ji[3 + c] * ja[3 + c];
-        D[internal::deriv_lower(m, i, t)] += v;
-        if (t > 0) D[internal::deriv_upper(m, i, t)] += v;
-      }
-    }
+    add_chain_product(m, d, b, pos, R, H, D);
   }
 }
 

@@ -12,15 +12,15 @@ inline int count_free_joints(const Model& m) {
   return n;
 }
 
-// Data::deriv_work: derivatives of cvel, cacc, cfrc per body (18*nbody) and the body-com Jacobian
-// along one dof chain (6*nv) (src/derivative/smooth_vel.cc), and the 6x6 non-RNE blocks of D of the
+// Data::deriv_work: derivatives of cvel, cacc, cfrc per body (18*nbody) and a fluid wrench's local
+// Jacobian J and H J along one dof chain (12*nv) (src/derivative/smooth_vel.cc), and the 6x6 non-RNE blocks of D of the
 // free bodies for the midpoint integration (36 each, src/integrator/midpoint.cc).
 inline long long deriv_work_size(const Model& m) {
-  return 18LL * m.nbody + 6LL * m.nv + 36LL * count_free_joints(m);
+  return 18LL * m.nbody + 12LL * m.nv + 36LL * count_free_joints(m);
 }
 inline double* deriv_work_rne(const Model& m, double* work) { return work; }
 inline double* deriv_work_chain(const Model& m, double* work) { return work + 18LL * m.nbody; }
-inline double* deriv_work_midpoint(const Model& m, double* work) { return work + 18LL * m.nbody + 6LL * m.nv; }
+inline double* deriv_work_midpoint(const Model& m, double* work) { return work + 18LL * m.nbody + 12LL * m.nv; }
 
 // Addresses in the dof-dof sparse layout (moreau/derivative.h): D(i, t-th ancestor of i) for t >= 0,
 // and D(t-th ancestor of i, i) for t >= 1.

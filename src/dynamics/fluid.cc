@@ -37,6 +37,7 @@
 
 #include "dynamics/fluid.h"
 #include "engine/internal.h"
+#include "math/dual.h"
 #include "math/vec.h"
 #include "moreau/moreau.h"
 
@@ -46,21 +47,6 @@ using namespace math;
 
 namespace {
 
-
-// Velocity of the point `pos` of body b relative to the medium and the body's angular velocity,
-// both in the frame R (world-to-local: R').
-void local_velocity(const Model& m, const Data& d, int b, const double* pos, const double* R,
-                    double* wl, double* vl) {
-  const double* cvel = &d.cvel[6 * b];
-  const double* org = &d.subtree_com[3 * m.body_rootid[b]];
-  double off[3], wxo[3], v[3];
-  sub3(off, pos, org);
-  cross3(wxo, cvel, off);
-  add3(v, cvel + 3, wxo);
-  sub3(v, v, m.opt.wind);
-  mulmatTvec3(wl, R, cvel);
-  mulmatTvec3(vl, R, v);
-}
 
 // Apply the local force fl and torque gl (frame R) at the point `pos` of body b.
 void apply_local(const Model& m, Data& d, int b, const double* pos, const double* R,
@@ -83,7 +69,7 @@ void inertia_box_model(const Model& m, Data& d, int b) {
   double w[3], v[3];
   const double* pos = &d.xipos[3 * b];
   const double* R = &d.ximat[9 * b];
-  local_velocity(m, d, b, pos, R, w, v);
+  fluid_local_velocity(m, d, b, pos, R, w, v);
   const double req = (r[0] + r[1] + r[2]) / 3;
   const double pi = M_PI;
   double f[3], g[3];
@@ -97,10 +83,24 @@ void inertia_box_model(const Model& m, Data& d, int b) {
   apply_local(m, d, b, pos, R, f, g);
 }
 
-// Force and torque of the ellipsoid model on geom g (semi-axes r) moving with local linear velocity
-// v and angular velocity w (geom frame, relative to the medium).
-void ellipsoid_wrench(const Model& m, int geom, const double* r, const double* v, const double* w,
-                      double* f, double* g) {
+// Vector helpers for any scalar (double or math::Dual): the same operations, in the same order, as
+// math/vec.h, so the double instantiation gives the same bits as plain code.
+template <typename T> void cross(T* r, const T* a, const T* b) {
+  const T x = a[1] * b[2] - a[2] * b[1];
+  const T y = a[2] * b[0] - a[0] * b[2];
+  const T z = a[0] * b[1] - a[1] * b[0];
+  r[0] = x; r[1] = y; r[2] = z;
+}
+template <typename T, typename S> void add_scaled(T* r, const T* a, const S& s) {
+  for (int i = 0; i < 3; ++i) r[i] += a[i] * s;
+}
+template <typename T> T norm(const T* a) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+// Force f and torque g of the ellipsoid model on geom `geom` (semi-axes r) moving with local linear
+// velocity v and angular velocity w (geom frame, relative to the medium). A template so that the
+// implicit integrators differentiate this very function (Dual numbers, ellipsoid_fluid_jacobian).
+template <typename T>
+void ellipsoid_wrench(const Model& m, int geom, const double* r, const T* v, const T* w, T* f, T* g) {
   const double rho = m.opt.density, beta = m.opt.viscosity;
   const double* prm = &m.geom_fluid[kNFLUID * geom];
   const double c_blunt = prm[1], c_slender = prm[2], c_angular = prm[3], c_kutta = prm[4],
@@ -108,35 +108,35 @@ void ellipsoid_wrench(const Model& m, int geom, const double* r, const double* v
   const double* virtual_mass = prm + 6;
   const double* virtual_inertia = prm + 9;
   const double pi = M_PI;
-  const double speed = norm3(v);
+  const T speed = norm(v);
 
   // added mass: virtual momenta p = rho m_A o v and L = rho I_A o w
-  double p[3], L[3], t[3];
+  T p[3], L[3], t[3];
   for (int i = 0; i < 3; ++i) {
     p[i] = rho * virtual_mass[i] * v[i];
     L[i] = rho * virtual_inertia[i] * w[i];
   }
-  cross3(f, p, w);
-  cross3(g, p, v);
-  cross3(t, L, w);
-  addscl3(g, t, 1);
+  cross(f, p, w);
+  cross(g, p, v);
+  cross(t, L, w);
+  add_scaled(g, t, 1.0);
 
   // projected area A_proj = pi sqrt(proj_num / proj_den) (lemma of the chapter); both sums vanish
   // with v, so the denominator is kept above kMinVal (as 2.2.2; measured at |v| ~ 1e-9).
   const double ryz = r[1] * r[2], rzx = r[2] * r[0], rxy = r[0] * r[1];
-  const double v2[3] = {v[0] * v[0], v[1] * v[1], v[2] * v[2]};
-  const double proj_den = ryz * ryz * v2[0] + rzx * rzx * v2[1] + rxy * rxy * v2[2];
-  const double proj_num =
+  const T v2[3] = {v[0] * v[0], v[1] * v[1], v[2] * v[2]};
+  const T proj_den = ryz * ryz * v2[0] + rzx * rzx * v2[1] + rxy * rxy * v2[2];
+  const T proj_num =
       ryz * ryz * ryz * ryz * v2[0] + rzx * rzx * rzx * rzx * v2[1] + rxy * rxy * rxy * rxy * v2[2];
-  const double a_proj = pi * std::sqrt(proj_num / std::max(kMinVal, proj_den));
+  const T a_proj = pi * sqrt(proj_num / max(kMinVal, proj_den));
   const double r_max = std::max(r[0], std::max(r[1], r[2]));
   const double r_min = std::min(r[0], std::min(r[1], r[2]));
   const double r_mid = r[0] + r[1] + r[2] - r_max - r_min;
   const double a_max = pi * r_max * r_mid;
 
   // drag
-  const double drag = -rho * (c_blunt * a_proj + c_slender * (a_max - a_proj)) * speed;
-  addscl3(f, v, drag);
+  const T drag = -rho * (c_blunt * a_proj + c_slender * (a_max - a_proj)) * speed;
+  add_scaled(f, v, drag);
 
   // angular drag
   double inertia_drag[3];
@@ -145,30 +145,30 @@ void ellipsoid_wrench(const Model& m, int geom, const double* r, const double* v
     inertia_drag[i] = 8 * pi / 15 * r[i] * rjk * rjk * rjk * rjk;
   }
   const double i_max = std::max(inertia_drag[0], std::max(inertia_drag[1], inertia_drag[2]));
-  double aw[3];
+  T aw[3];
   for (int i = 0; i < 3; ++i)
     aw[i] = (c_angular * inertia_drag[i] + c_slender * (i_max - inertia_drag[i])) * w[i];
-  addscl3(g, w, -rho * norm3(aw));
+  add_scaled(g, w, -rho * norm(aw));
 
   // Kutta lift. With the (unnormalized) normal n_i = r_x^2 r_y^2 r_z^2 v_i / r_i^2 of the projected
   // cross-section, n.v = proj_den and |n|^2 = proj_num, so cos(alpha) n/|n| = proj_den n /
   // (|v| proj_num); the one denominator is kept above kMinVal (as 2.2.2: measured, the lift falls
   // off as |v|^5 once |v| proj_num < kMinVal).
-  const double n[3] = {ryz * ryz * v[0], rzx * rzx * v[1], rxy * rxy * v[2]};
-  double nxv[3], lift[3];
-  cross3(nxv, n, v);
-  cross3(lift, nxv, v);
-  addscl3(f, lift, c_kutta * rho * a_proj * proj_den / std::max(kMinVal, speed * proj_num));
+  const T n[3] = {ryz * ryz * v[0], rzx * rzx * v[1], rxy * rxy * v[2]};
+  T nxv[3], lift[3];
+  cross(nxv, n, v);
+  cross(lift, nxv, v);
+  add_scaled(f, lift, c_kutta * rho * a_proj * proj_den / max(kMinVal, speed * proj_num));
 
   // Magnus lift
-  double wxv[3];
-  cross3(wxv, w, v);
-  addscl3(f, wxv, c_magnus * rho * 4.0 / 3.0 * pi * r[0] * r[1] * r[2]);
+  T wxv[3];
+  cross(wxv, w, v);
+  add_scaled(f, wxv, c_magnus * rho * 4.0 / 3.0 * pi * r[0] * r[1] * r[2]);
 
   // viscous resistance of the equivalent sphere (Stokes)
   const double r_d = (r[0] + r[1] + r[2]) / 3;
-  addscl3(f, v, -6 * pi * beta * r_d);
-  addscl3(g, w, -8 * pi * beta * r_d * r_d * r_d);
+  add_scaled(f, v, -6 * pi * beta * r_d);
+  add_scaled(g, w, -8 * pi * beta * r_d * r_d * r_d);
 }
 
 void ellipsoid_model(const Model& m, Data& d, int b) {
@@ -180,7 +180,7 @@ void ellipsoid_model(const Model& m, Data& d, int b) {
     const double* pos = &d.geom_xpos[3 * geom];
     const double* R = &d.geom_xmat[9 * geom];
     double v[3], w[3], f[3], g[3];
-    local_velocity(m, d, b, pos, R, w, v);
+    fluid_local_velocity(m, d, b, pos, R, w, v);
     ellipsoid_wrench(m, geom, r, v, w, f, g);
     apply_local(m, d, b, pos, R, f, g);
   }
@@ -195,6 +195,38 @@ bool has_ellipsoid_geom(const Model& m, int b) {
 }
 
 }  // namespace
+
+// Velocity of the point `pos` of body b relative to the medium and the body's angular velocity,
+// both in the frame R (world-to-local: R').
+void fluid_local_velocity(const Model& m, const Data& d, int b, const double* pos, const double* R,
+                    double* wl, double* vl) {
+  const double* cvel = &d.cvel[6 * b];
+  const double* org = &d.subtree_com[3 * m.body_rootid[b]];
+  double off[3], wxo[3], v[3];
+  sub3(off, pos, org);
+  cross3(wxo, cvel, off);
+  add3(v, cvel + 3, wxo);
+  sub3(v, v, m.opt.wind);
+  mulmatTvec3(wl, R, cvel);
+  mulmatTvec3(vl, R, v);
+}
+
+void ellipsoid_fluid_jacobian(const Model& m, int geom, const double* w, const double* v, double* H) {
+  using D6 = Dual<6>;
+  double r[3];
+  fluid_semiaxes(m.geom_type[geom], &m.geom_size[3 * geom], r);
+  D6 wd[3], vd[3], f[3], g[3];
+  for (int i = 0; i < 3; ++i) {
+    wd[i] = D6::variable(w[i], i);
+    vd[i] = D6::variable(v[i], 3 + i);
+  }
+  ellipsoid_wrench(m, geom, r, vd, wd, f, g);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 6; ++j) {
+      H[6 * i + j] = g[i].d[j];
+      H[6 * (3 + i) + j] = f[i].d[j];
+    }
+}
 
 void fluid_semiaxes(int type, const double* size, double* r) {
   switch (type) {

@@ -14,4 +14,12 @@ void fluid_semiaxes(int type, const double* size, double* r);
 // Virtual (added) mass and moments of inertia of the ellipsoid with semi-axes r, per unit fluid
 // density, in its own frame: geom_fluid[6..8] and [9..11] (src/compiler/fluid_coef.cc).
 void fluid_virtual_inertia(const double* r, double* virtual_mass, double* virtual_inertia);
+// Angular velocity wl and linear velocity vl (relative to the medium, opt.wind) of the point `pos`
+// of body b, in the frame R (3x3, columns the frame's axes in world: vl = R' v).
+void fluid_local_velocity(const Model& m, const Data& d, int b, const double* pos, const double* R, double* wl,
+                          double* vl);
+// Jacobian of the ellipsoid model's local wrench on geom `geom` (torque g, force f, geom frame) with
+// respect to its local velocity (w, v): H[6 i + j] = d(g, f)_i / d(w, v)_j, row-major 6x6. Exact:
+// forward-mode differentiation (math/dual.h) of the very function fluid_forces evaluates.
+void ellipsoid_fluid_jacobian(const Model& m, int geom, const double* w, const double* v, double* H);
 }  // namespace moreau

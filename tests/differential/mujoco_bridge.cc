@@ -418,4 +418,13 @@ double adopt_fluid_virtual_inertia(Model& m, const mjModel* mj) {
   return worst;
 }
 
+std::vector<double> mujoco_qderiv(const mjModel* M, const mjData* D) {
+  const int nv = M->nv;
+  std::vector<double> dense(static_cast<size_t>(nv) * nv, 0.0);
+  for (int i = 0; i < nv; ++i)
+    for (int k = 0; k < D->D_rownnz[i]; ++k)
+      dense[static_cast<size_t>(i) * nv + D->D_colind[D->D_rowadr[i] + k]] = D->qDeriv[D->D_rowadr[i] + k];
+  return dense;
+}
+
 }  // namespace moreau::testing

@@ -69,6 +69,10 @@ double max_rel_err(const double* a, const double* b, int n);
 inline constexpr double kFluidVirtualInertiaTol = 5e-4;
 double adopt_fluid_virtual_inertia(Model& m, const mjModel* mj);
 
+// 2.2.2's qDeriv (row-sparse: D_rownnz, D_rowadr, D_colind, set by its implicit step) as a dense
+// nv x nv matrix.
+std::vector<double> mujoco_qderiv(const mjModel* M, const mjData* D);
+
 // Switch off, on the MuJoCo side, features these suites leave to others: tendon stiffness and damping
 // (compared by TendonActuatorSensor). Fluid forces, both models, are no longer stripped.
 void strip_unimplemented(mjModel* mj);

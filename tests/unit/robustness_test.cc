@@ -82,7 +82,9 @@ std::vector<std::string> allocation_models() {
           shared_model("mujoco/test/engine/testdata/collision_convex/conemesh_box.xml"),  // mesh (MPR)
           shared_model("mujoco/test/engine/testdata/collision_driver/midphase.xml"),      // mid-phase trees
           "/usr/share/mujoco/model/tendon_arm/arm26.xml",
-          "/usr/share/mujoco/model/humanoid/22_humanoids.xml"};
+          "/usr/share/mujoco/model/humanoid/22_humanoids.xml",
+          // the ellipsoid fluid model (its velocity derivatives in the implicit integrators)
+          shared_model("mujoco/test/engine/testdata/derivative/tumbling_thin_object_ellipsoid.xml")};
 }
 
 // Every model of tests/models_mujoco222.txt, every other .xml under ../shared/models that Moreau
