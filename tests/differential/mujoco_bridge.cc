@@ -315,6 +315,15 @@ MjModelPtr load_mujoco(const std::string& path, std::string* error) {
   return MjModelPtr(m);
 }
 
+std::string load_moreau(const std::string& path, Model* m) {
+  try {
+    *m = load_model(path);
+  } catch (const std::exception& e) {
+    return std::string("Moreau's loader refuses a model MuJoCo 2.2.2 loads: ") + e.what();
+  }
+  return {};
+}
+
 std::string resolve_model_path(const std::string& entry) { return test_models::resolve(entry); }
 
 std::vector<std::string> model_list() { return test_models::entries(); }

@@ -29,6 +29,10 @@ using MjDataPtr = std::unique_ptr<mjData, MjDataDeleter>;
 // Load with mj_loadXML; null (and the error in *error) when MuJoCo cannot load it.
 MjModelPtr load_mujoco(const std::string& path, std::string* error = nullptr);
 
+// Load with Moreau's loader into *m; the loader's message when it refuses the file, else empty. The
+// suites fail with it where 2.2.2 loads the model: Moreau promises every model 2.2.2 loads.
+std::string load_moreau(const std::string& path, Model* m);
+
 // Resolve an entry of tests/models_mujoco222.txt ("shared/..." or "system/...") to a file path.
 std::string resolve_model_path(const std::string& entry);
 // The entries of tests/models_mujoco222.txt (a subset under MOREAU_MODEL_STRIDE: tests/model_list.h).
