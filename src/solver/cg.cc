@@ -27,14 +27,11 @@ void cg(const Model& m, Data& d) {
     p.Mv[k] = -p.grad[k];
   }
   d.solver_nnz = 0;
-  const double scale = stat_scale(m);
-  const double tol = m.opt.tolerance;
   double* oldstate = w.etmp;
   int iter = 0;
   while (iter < m.opt.iterations) {
     int neval = 0;
     double slope = 0;
-    const double oldcost = p.cost;
     for (int i = 0; i < d.nefc; ++i) oldstate[i] = d.efc_state[i];
     double decrease = 0;
     linesearch(m, d, p, &neval, &slope, &decrease);
@@ -44,29 +41,15 @@ void cg(const Model& m, Data& d) {
     primal_gradient(m, d, p);
     std::copy_n(p.grad, nv, p.Mgrad);
     solve_m(m, d, p.Mgrad);
-    int nchange = 0;
-    for (int i = 0; i < d.nefc; ++i) nchange += oldstate[i] != d.efc_state[i];
-    double g2 = 0, num = 0, den = 0;
+    double num = 0, den = 0;  // Polak-Ribiere in the metric of M
     for (int k = 0; k < nv; ++k) {
-      g2 += p.grad[k] * p.grad[k];
       num += p.grad[k] * (p.Mgrad[k] - p.Mgradold[k]);
       den += p.gradold[k] * p.Mgradold[k];
     }
-    const double improvement = scale * decrease;
-    (void)oldcost;
-    const double gradient = scale * std::sqrt(g2);
-    if (iter < kNSolverStat && static_cast<int>(d.solver.size()) > iter) {
-      SolverStat& st = d.solver[iter];
-      st.improvement = improvement;
-      st.gradient = gradient;
-      st.lineslope = scale * slope;
-      st.nactive = p.nactive;
-      st.nchange = nchange;
-      st.neval = neval;
-      st.nupdate = 0;
-    }
+    int nchange = 0;
+    const bool done = primal_iteration_done(m, d, p, iter, oldstate, decrease, slope, neval, false, &nchange);
     ++iter;
-    if (improvement < tol || gradient < tol) break;
+    if (done) break;
     const double beta = den > kMinVal ? std::max(0.0, num / den) : 0.0;
     for (int k = 0; k < nv; ++k) {
       p.search[k] = -p.Mgrad[k] + beta * p.search[k];

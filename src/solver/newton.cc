@@ -54,39 +54,21 @@ void newton(const Model& m, Data& d) {
   d.solver_nnz = hessian_factor(m, d, w, false);
   std::copy_n(p.grad, nv, p.Mgrad);
   hessian_solve(m, w, p.Mgrad);
-  const double scale = stat_scale(m);
-  const double tol = m.opt.tolerance;
   int iter = 0;
   double* oldstate = w.etmp;
   while (iter < m.opt.iterations) {
     for (int k = 0; k < nv; ++k) p.search[k] = -p.Mgrad[k];
     int neval = 0;
     double slope = 0;
-    const double oldcost = p.cost;
     for (int i = 0; i < d.nefc; ++i) oldstate[i] = d.efc_state[i];
     double decrease = 0;
     linesearch(m, d, p, &neval, &slope, &decrease);
     primal_cost(m, d, p, true);
     primal_gradient(m, d, p);
     int nchange = 0;
-    for (int i = 0; i < d.nefc; ++i) nchange += oldstate[i] != d.efc_state[i];
-    double g2 = 0;
-    for (int k = 0; k < nv; ++k) g2 += p.grad[k] * p.grad[k];
-    const double improvement = scale * decrease;
-    (void)oldcost;
-    const double gradient = scale * std::sqrt(g2);
-    if (iter < kNSolverStat && static_cast<int>(d.solver.size()) > iter) {
-      SolverStat& st = d.solver[iter];
-      st.improvement = improvement;
-      st.gradient = gradient;
-      st.lineslope = scale * slope;
-      st.nactive = p.nactive;
-      st.nchange = nchange;
-      st.neval = neval;
-      st.nupdate = nchange;
-    }
+    const bool done = primal_iteration_done(m, d, p, iter, oldstate, decrease, slope, neval, true, &nchange);
     ++iter;
-    if (improvement < tol || gradient < tol) break;
+    if (done) break;
     if (nchange > 0 || has_cone(d)) update_factor(m, d, w, oldstate);
     std::copy_n(p.grad, nv, p.Mgrad);
     hessian_solve(m, w, p.Mgrad);

@@ -137,4 +137,27 @@ void primal_finish(const Model& m, Data& d, Primal& p) {
   constraint::mul_JT(m, d, d.qfrc_constraint.data(), d.efc_force.data());
 }
 
+bool primal_iteration_done(const Model& m, Data& d, const Primal& p, int iter, const double* oldstate,
+                           double decrease, double slope, int neval, bool newton, int* nchange) {
+  int changed = 0;
+  for (int i = 0; i < d.nefc; ++i) changed += oldstate[i] != d.efc_state[i];
+  double g2 = 0;
+  for (int k = 0; k < m.nv; ++k) g2 += p.grad[k] * p.grad[k];
+  const double scale = stat_scale(m);
+  const double improvement = scale * decrease;
+  const double gradient = scale * std::sqrt(g2);
+  if (iter < kNSolverStat && static_cast<int>(d.solver.size()) > iter) {
+    SolverStat& st = d.solver[iter];
+    st.improvement = improvement;
+    st.gradient = gradient;
+    st.lineslope = scale * slope;
+    st.nactive = p.nactive;
+    st.nchange = changed;
+    st.neval = neval;
+    st.nupdate = newton ? changed : 0;  // Newton updates its factor once per changed row
+  }
+  *nchange = changed;
+  return improvement < m.opt.tolerance || gradient < m.opt.tolerance;
+}
+
 }  // namespace moreau::solver

@@ -75,6 +75,13 @@ double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0
 // Finish: qacc = x, qfrc_constraint = J' efc_force.
 void primal_finish(const Model& m, Data& d, Primal& p);
 
+// End of one primal iteration (Newton, CG): records the statistics of iteration `iter` in d.solver
+// (improvement = scale * decrease, gradient = scale * |grad|, lineslope, nactive, nchange, neval,
+// nupdate) and returns true when either is below opt.tolerance (converged). nchange counts the rows
+// whose efc_state differs from oldstate.
+bool primal_iteration_done(const Model& m, Data& d, const Primal& p, int iter, const double* oldstate,
+                           double decrease, double slope, int neval, bool newton, int* nchange);
+
 // Scale of improvement and gradient for the tolerance test: 1 / (meaninertia * max(1, nv)).
 inline double stat_scale(const Model& m) {
   return 1.0 / (m.stat.meaninertia * (m.nv > 1 ? m.nv : 1));
