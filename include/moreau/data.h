@@ -176,6 +176,8 @@ struct Data {
   std::vector<double> wrap_xpos;                 // 6*nwrap
   std::vector<double> actuator_length;           // nu
   std::vector<double> actuator_moment;           // nu*nv, dense
+  std::vector<int> actuator_moment_span;         // 2*nu: [lo, hi) of the dofs a row may be non-zero on
+                                                 // (the row is zero outside; transmission() keeps it)
 
   // ------------------------------------------------------------------ velocity dependent
   std::vector<double> ten_velocity;              // ntendon

@@ -113,7 +113,8 @@ void actuation_force(const Model& m, Data& d) {
 
     if (force == 0) continue;
     const double* moment = d.actuator_moment.data() + static_cast<size_t>(u) * nv;
-    for (int i = 0; i < nv; ++i) d.qfrc_actuator[i] += moment[i] * force;
+    for (int i = d.actuator_moment_span[2 * u]; i < d.actuator_moment_span[2 * u + 1]; ++i)
+      d.qfrc_actuator[i] += moment[i] * force;  // the row is zero outside its span
   }
 }
 

@@ -91,6 +91,7 @@ Data make_data(const Model& m) {
   d.wrap_xpos.resize(6 * m.nwrap);
   d.actuator_length.resize(nu);
   d.actuator_moment.resize(nu * nv);
+  d.actuator_moment_span.resize(2 * nu);
 
   d.ten_velocity.resize(m.ntendon);
   d.actuator_velocity.resize(nu);
@@ -165,7 +166,7 @@ void reset_data(const Model& m, Data& d) {
                   &d.actuator_velocity, &d.ten_J, &d.wrap_xpos, &d.actuator_moment, &d.subtree_linvel,
                   &d.subtree_angmom, &d.qH, &d.qHDiagInv, &d.qDeriv, &d.qLU})
     zero(*v);
-  for (auto* v : {&d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj}) zero(*v);
+  for (auto* v : {&d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj, &d.actuator_moment_span}) zero(*v);
   d.ncon = d.ne = d.nf = d.nefc = 0;
   zero(d.ncp_work);  // hard-contact solvers (issue 6): no warm start from before the reset
   d.ncp = NcpStat{};

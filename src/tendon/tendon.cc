@@ -39,7 +39,7 @@ void tendon_actuator_velocity(const Model& m, Data& d) {
   for (int u = 0; u < m.nu; ++u) {
     const double* M = d.actuator_moment.data() + static_cast<size_t>(u) * nv;
     double v = 0;
-    for (int i = 0; i < nv; ++i) v += M[i] * d.qvel[i];
+    for (int i = d.actuator_moment_span[2 * u]; i < d.actuator_moment_span[2 * u + 1]; ++i) v += M[i] * d.qvel[i];
     d.actuator_velocity[u] = v;
   }
 }
