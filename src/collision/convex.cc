@@ -191,6 +191,68 @@ bool convex_penetration(const Model& m, const ConvexObject& o1, const ConvexObje
 
 namespace {
 
+constexpr int kEllipsoidMaxIter = 30;
+constexpr double kEllipsoidTol = 1e-6;
+
+// Outward normal of the ellipsoid with semi-axes s near local point p (unnormalized), as 2.2.2
+// computes it: an approximation of the normal at the surface point nearest to p, by one of two
+// iterations that stop early. Measured on 2.2.2 (ellipsoid against box, 3972 contacts at random
+// deep and margin states; each rule reproduces 2.2.2's normal to 1e-13 in every state of its
+// branch, the iteration counts and tolerances below split stopped and continued steps without
+// an exception):
+//   - p outside (sum p_k^2 / s_k^2 > 1, a contact within the margin): Newton's method on the
+//     Lagrange multiplier l of the nearest point x = s^2 p / (s^2 + l), i.e. on
+//     f(l) = sum p_k^2 s_k^2 / (s_k^2 + l)^2 - 1 from l = 0; a step dl = -f/f' below 1e-6 in
+//     magnitude is not taken and ends it, as does the 30th step; normal p / (s^2 + l). (774 of 774
+//     states; the cap measured on 3500 more with margins 2 to 200 around ellipsoids of 1-20 mm,
+//     where up to 30 steps are taken: capped at 30 all match, at 25 or 40 many differ.)
+//   - p inside: from MPR's direction d (local, outward), repeat: x = the point where the ray
+//     p + t d (t > 0) leaves the ellipsoid, g = unit gradient x / s^2 there; stop when
+//     |g - d| < 1e-6 (Euclidean) or after 30 gradients; else d = g. The normal is the last g.
+//     The cap matters in deep states (the ray iteration converges slowly near the medial plane;
+//     133 of the 3198 states stopped there): 2.2.2's normal is then far from the nearest point's,
+//     at times on the far side of the medial plane. (3198 of 3198 states.)
+void ellipsoid_normal(const double* s, const double* p, const double* mat, const double* mpr_dir, double* n) {
+  double F = 0;
+  for (int k = 0; k < 3; ++k) F += p[k] * p[k] / (s[k] * s[k]);
+  if (F > 1) {
+    double l = 0;
+    for (int it = 0; it < kEllipsoidMaxIter; ++it) {
+      double f = -1, df = 0;
+      for (int k = 0; k < 3; ++k) {
+        const double s2 = s[k] * s[k], q = s2 + l;
+        f += p[k] * p[k] * s2 / (q * q);
+        df -= 2 * p[k] * p[k] * s2 / (q * q * q);
+      }
+      const double dl = -f / df;
+      if (!(std::fabs(dl) >= kEllipsoidTol)) break;  // (also stops on a NaN step)
+      l += dl;
+    }
+    for (int k = 0; k < 3; ++k) n[k] = p[k] / (s[k] * s[k] + l);
+    return;
+  }
+  double d[3], g[3];
+  mul_mat_t_vec(d, mat, mpr_dir);
+  math::normalize3(d);
+  for (int it = 0; it < kEllipsoidMaxIter; ++it) {
+    double A = 0, B = 0, C = -1;
+    for (int k = 0; k < 3; ++k) {
+      const double s2 = s[k] * s[k];
+      A += d[k] * d[k] / s2;
+      B += p[k] * d[k] / s2;
+      C += p[k] * p[k] / s2;
+    }
+    const double t = (-B + std::sqrt(std::max(0.0, B * B - A * C))) / A;
+    for (int k = 0; k < 3; ++k) g[k] = (p[k] + t * d[k]) / (s[k] * s[k]);
+    math::normalize3(g);
+    double change = 0;
+    for (int k = 0; k < 3; ++k) change += (g[k] - d[k]) * (g[k] - d[k]);
+    if (change < kEllipsoidTol * kEllipsoidTol) break;
+    math::copy3(d, g);
+  }
+  math::copy3(n, g);
+}
+
 // Outward normal of a smooth geom at (near) world point p; false for types without one.
 bool surface_normal(const ConvexObject& o, const double* p, const double* mpr_dir, double* n) {
   if (o.type != kGeomSphere && o.type != kGeomCapsule && o.type != kGeomCylinder && o.type != kGeomEllipsoid)
@@ -220,32 +282,9 @@ bool surface_normal(const ConvexObject& o, const double* p, const double* mpr_di
       nl[1] = pl[1];
       break;
     }
-    case kGeomEllipsoid: {
-      // the normal at the surface point nearest to p, found from MPR's side: iterate
-      // n <- gradient at the point where the ray p + t n leaves the ellipsoid
-      double d[3];
-      mul_mat_t_vec(d, o.mat, mpr_dir);
-      math::normalize3(d);
-      for (int it = 0; it < 200; ++it) {
-        double A = 0, B = 0, C = -1;
-        for (int k = 0; k < 3; ++k) {
-          const double s2 = s[k] * s[k];
-          A += d[k] * d[k] / s2;
-          B += pl[k] * d[k] / s2;
-          C += pl[k] * pl[k] / s2;
-        }
-        const double disc = std::max(0.0, B * B - A * C);
-        const double t = (-B + std::sqrt(disc)) / A;
-        double g[3];
-        for (int k = 0; k < 3; ++k) g[k] = (pl[k] + t * d[k]) / (s[k] * s[k]);
-        math::normalize3(g);
-        const double change = std::fabs(g[0] - d[0]) + std::fabs(g[1] - d[1]) + std::fabs(g[2] - d[2]);
-        math::copy3(d, g);
-        if (change < 1e-15) break;
-      }
-      math::copy3(nl, d);
+    case kGeomEllipsoid:
+      ellipsoid_normal(s, pl, o.mat, mpr_dir, nl);
       break;
-    }
     default:
       return false;
   }

@@ -267,6 +267,99 @@ TEST(CollisionSphere, SphereCylinderAnalytic) {
   expect_vec(s.d.contact[0].frame, {-1, 0, 0});
 }
 
+// ------------------------------------------------------------------------------ ellipsoid
+// Sphere against an ellipsoid (MPR, then 2.2.2's normal correction, convex.cc). MPR stops at its
+// tolerance (mpr_tolerance 1e-6) and the ellipsoid normal iterations stop at a change of 1e-6, so
+// depth and normal are checked to 1e-5, well above that and far below any wrong rule's error.
+constexpr double kMprTol = 1e-5;
+
+TEST(CollisionEllipsoid, SphereOnPrincipalAxis) {
+  // Semi-axes 0.3, 0.2, 0.1; sphere r = 0.1 centred on each axis 0.35 / 0.25 / 0.15 out: depth 0.05,
+  // normal along the axis (from the sphere, geom 1, towards the ellipsoid), point midway.
+  const double s[3] = {0.3, 0.2, 0.1};
+  for (int axis = 0; axis < 3; ++axis) {
+    for (double sgn : {1.0, -1.0}) {
+      Scene t;
+      std::vector<double> c = {0, 0, 0};
+      c[axis] = sgn * (s[axis] + 0.05);
+      t.add(kGeomSphere, {0.1}, c);
+      t.add(kGeomEllipsoid, {s[0], s[1], s[2]}, {0, 0, 0});
+      t.run();
+      ASSERT_EQ(t.d.ncon, 1) << axis;
+      const Contact& k = t.d.contact[0];
+      // (on an axis MPR's portal is symmetric: measured error below 1e-12; 1e-9 allows for rounding)
+      EXPECT_NEAR(k.dist, -0.05, 1e-9) << axis;
+      double n[3] = {0, 0, 0}, p[3] = {0, 0, 0};
+      n[axis] = -sgn;
+      p[axis] = sgn * (s[axis] - 0.025);
+      expect_vec(k.frame, {n[0], n[1], n[2]}, 1e-9);
+      expect_vec(k.pos, {p[0], p[1], p[2]}, 1e-9);
+      expect_frame_ok(k);
+    }
+  }
+}
+
+// Unit outward normal of the ellipsoid with semi-axes s at the surface point nearest to local point
+// p (not the centre), independently of convex.cc: x = s^2 p / (s^2 + l) with the multiplier l found
+// by bisection on sum p_k^2 s_k^2 / (s_k^2 + l)^2 = 1 (decreasing for l > -min s_k^2).
+void nearest_point_normal(const double* s, const double* p, double* n) {
+  double lo = -std::min({s[0] * s[0], s[1] * s[1], s[2] * s[2]}), hi = 10;
+  for (int it = 0; it < 200; ++it) {
+    const double l = 0.5 * (lo + hi);
+    double f = -1;
+    for (int k = 0; k < 3; ++k) f += p[k] * p[k] * s[k] * s[k] / ((s[k] * s[k] + l) * (s[k] * s[k] + l));
+    (f > 0 ? lo : hi) = l;
+  }
+  for (int k = 0; k < 3; ++k) n[k] = p[k] / (s[k] * s[k] + lo);
+  math::normalize3(n);
+}
+
+TEST(CollisionEllipsoid, SphereOffAxisAlongGradient) {
+  // A sphere near the surface point x0 of a rotated ellipsoid, off the axes, penetrating by 0.02 and
+  // separated by 0.01 within the margin (2.2.2's two branches: contact point inside, outside). MPR's
+  // point is not on the normal line through x0 (its depth is along the centres' line), so the normal
+  // is checked against its definition: from the sphere (geom 1) towards the ellipsoid,
+  // normalize(u - n_e), u the sphere's radial direction at the contact point and n_e the ellipsoid's
+  // gradient direction at the surface point nearest to it (within 1e-5 of 2.2.2's early stops).
+  const double s[3] = {0.3, 0.2, 0.1}, a = 0.6, b = 0.4, r = 0.15;
+  const double x0[3] = {s[0] * std::cos(a) * std::cos(b), s[1] * std::sin(a) * std::cos(b), s[2] * std::sin(b)};
+  double n0[3] = {x0[0] / (s[0] * s[0]), x0[1] / (s[1] * s[1]), x0[2] / (s[2] * s[2])};
+  math::normalize3(n0);
+  const std::vector<double> q = rot(30, 1, 2, 3);
+  double R[9], qq[4] = {q[0], q[1], q[2], q[3]};
+  math::normalize4(qq);
+  math::quat2mat(R, qq);
+  const double origin[3] = {0.1, -0.2, 0.3};
+  for (double delta : {0.02, -0.01}) {
+    double cl[3], c[3];
+    for (int k = 0; k < 3; ++k) cl[k] = x0[k] + (r - delta) * n0[k];
+    math::mulmatvec3(c, R, cl);
+    for (int k = 0; k < 3; ++k) c[k] += origin[k];
+    Scene t;
+    t.add(kGeomSphere, {r}, {c[0], c[1], c[2]});
+    t.add(kGeomEllipsoid, {s[0], s[1], s[2]}, {origin[0], origin[1], origin[2]}, q);
+    if (delta < 0) t.m.geom_margin = {0.05, 0.05};
+    t.run();
+    ASSERT_EQ(t.d.ncon, 1) << delta;
+    const Contact& k = t.d.contact[0];
+    EXPECT_EQ(k.dist < 0, delta > 0) << delta;
+    double v[3], pl[3], ne_l[3], ne[3], u[3], expect[3];
+    for (int j = 0; j < 3; ++j) v[j] = k.pos[j] - origin[j];
+    for (int j = 0; j < 3; ++j) pl[j] = R[j] * v[0] + R[3 + j] * v[1] + R[6 + j] * v[2];  // R' v
+    double F = 0;
+    for (int j = 0; j < 3; ++j) F += pl[j] * pl[j] / (s[j] * s[j]);
+    EXPECT_EQ(F < 1, delta > 0) << "contact point inside the ellipsoid exactly when penetrating";
+    nearest_point_normal(s, pl, ne_l);
+    math::mulmatvec3(ne, R, ne_l);
+    for (int j = 0; j < 3; ++j) u[j] = k.pos[j] - c[j];
+    math::normalize3(u);
+    for (int j = 0; j < 3; ++j) expect[j] = u[j] - ne[j];
+    math::normalize3(expect);
+    expect_vec(k.frame, {expect[0], expect[1], expect[2]}, kMprTol);
+    expect_frame_ok(k);
+  }
+}
+
 // ------------------------------------------------------------------------------ capsule
 TEST(CollisionCapsule, CrossedCapsules) {
   Scene s;
