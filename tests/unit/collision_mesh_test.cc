@@ -285,6 +285,36 @@ TEST(CollisionHField, BoxOverSeveralPrismsGivesSeveralContacts) {
   }
 }
 
+TEST(CollisionHField, UprightCylinderAgainstTheFieldsSideWall) {
+  // An upright cylinder (r 0.1, half height 0.2) pushed d into the field's vertical side wall at
+  // x = 1 (the prism {(0,0), (1,1), (1,0)} of the single cell; its wall spans z in [-0.5, 0]): one
+  // contact, depth d, normal +x (field to cylinder; radial for the cylinder, whose contact line lies
+  // beside its wall). With margin m only the cylinder is inflated along the wall (by m/2; the
+  // prism's top, not its wall, is raised by m): -d - m/2. 2.2.2 gives -0.019999999999,
+  // -0.049999999999 and -0.069999996533 here. (The prism support's choice between top and bottom
+  // corners for near-horizontal directions, convex.cc, is checked against 2.2.2 by the
+  // differential HFieldExact test, not here: this scene's MPR ends the same either way.)
+  // Tolerances: depth to MPR's 1e-6; the point lies within the overlap (see SphereOnCubeFace),
+  // within 1e-3 of the contact line in y, and the radial normal is then within 1e-2 of +x.
+  const std::string world = "<geom type=\"hfield\" hfield=\"h\"/><body><freejoint/><geom type=\"cylinder\" size=\".1 .2\"/></body>";
+  for (const auto& [d, m] : {std::pair{0.02, 0.0}, std::pair{0.05, 0.0}, std::pair{0.02, 0.1}}) {
+    Scene s(model(kFlatField, world, m));
+    s.place(0, 1 + 0.1 - d, 0.3, -0.25);
+    s.run();
+    ASSERT_EQ(s.d.ncon, 1) << d << " " << m;
+    const Contact& c = s.d.contact[0];
+    EXPECT_NEAR(c.dist, -d - m / 2, 1e-6) << d << " " << m;
+    EXPECT_NEAR(c.frame[0], 1, 1e-4);
+    EXPECT_NEAR(c.frame[1], 0, 1e-2);
+    EXPECT_NEAR(c.frame[2], 0, 1e-12);  // radial to a vertical axis
+    EXPECT_GE(c.pos[0], 1 - d - m / 2 - 1e-9);
+    EXPECT_LE(c.pos[0], 1 + 1e-9);
+    EXPECT_NEAR(c.pos[1], 0.3, 1e-3);
+    EXPECT_GT(c.pos[2], -0.45);
+    EXPECT_LT(c.pos[2], -0.05);
+  }
+}
+
 TEST(CollisionHField, FarAboveNoContact) {
   Scene s(model(kFlatField, "<geom type=\"hfield\" hfield=\"h\"/><body><freejoint/><geom type=\"box\" size=\".1 .1 .1\"/></body>"));
   s.place(0, 0, 0, 1);
