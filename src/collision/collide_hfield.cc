@@ -14,8 +14,9 @@
 //     {(c, r+1), (c, r), (c+1, r+1)} and {(c, r), (c+1, r+1), (c+1, r)}, tested in that order, cells
 //     row by row; a prism reaches from z = -size_bottom up to its corners' heights raised by the
 //     contact margin (the other geom is inflated by half the margin, as in all MPR pairs);
-//   - its support point is the vertex of largest dir.v (tops first, then bottoms, corners in the
-//     order above, first maximum); its centre the mean of the six vertices (summed bottoms first);
+//   - its support point is the vertex of largest dir.v among the bottom corners where dir_z < 0,
+//     among the top corners otherwise (corners in the order above, first maximum; see convex.cc);
+//     its centre the mean of the six vertices (summed bottoms first);
 //   - the contact distance is minus MPR's depth, the normal is fixed for a smooth geom as in the
 //     convex pairs (fix_normal).
 #include <algorithm>

@@ -102,6 +102,54 @@ TEST(CollisionMesh, PlaneCubeTouchingWithinMarginAndSeparated) {
   }
 }
 
+// A plate (half sizes 0.5, 0.5, 0.05) tipped 80 degrees about the horizontal diagonal (1,-1,0): its
+// corner A = (-.5,-.5,-.05) is deepest and its neighbour across the thickness, B = (-.5,-.5,.05), lies
+// 0.1 cos(80) higher and 0.1 sin(80) to the side; every other vertex is above the plane at the depths
+// used. 2.2.2 keeps B only when it is farther than 0.3 rbound (rbound = |(.5,.5,.05)|) from the
+// first contact's position, the midpoint of A and the plane (collide_mesh.cc): at depth 0.1 B is
+// 0.104 from it (one contact), at depth 0.5 0.253 (two). Both counts are 2.2.2's for this scene.
+TEST(CollisionMesh, PlaneTippedPlateNeighbourFromFirstContact) {
+  const char* plate = "<mesh name=\"plate\" vertex=\"-.5 -.5 -.05  .5 -.5 -.05  -.5 .5 -.05  .5 .5 -.05  "
+                      "-.5 -.5 .05  .5 -.5 .05  -.5 .5 .05  .5 .5 .05\"/>";
+  const double phi = 80 * M_PI / 180, c = std::cos(phi), sn = std::sin(phi), r2 = std::sqrt(0.5);
+  // rotation about u = (1,-1,0)/sqrt(2): w = (1,1,0)/sqrt(2) -> c w + s e_z, e_z -> c e_z - s w
+  auto turned = [&](const double* v, double* out) {
+    const double vw = (v[0] + v[1]) * r2, vu = (v[0] - v[1]) * r2, vz = v[2];
+    const double nw = c * vw - sn * vz, nz = sn * vw + c * vz;
+    out[0] = (nw + vu) * r2;
+    out[1] = (nw - vu) * r2;
+    out[2] = nz;
+  };
+  // the mesh's vertices are stored in single precision (as 2.2.2's mesh_vert) and 0.05 is not a
+  // float: positions and depths agree to a few float ulps of 0.5, not to 1e-12
+  const double kTol = 1e-8;
+  const double a[3] = {-.5, -.5, -.05}, b[3] = {-.5, -.5, .05};
+  double ra[3], rb[3];
+  turned(a, ra);
+  turned(b, rb);
+  for (double depth : {0.1, 0.5}) {
+    Scene s(model(plate, "<geom type=\"plane\" size=\"1 1 .1\"/><body><freejoint/><geom type=\"mesh\" mesh=\"plate\"/></body>"));
+    const double z = -depth - ra[2];  // body height that puts A at -depth
+    s.place(0, 0, 0, z, std::cos(phi / 2), std::sin(phi / 2) * r2, -std::sin(phi / 2) * r2, 0);
+    s.run();
+    ASSERT_EQ(s.d.ncon, depth < 0.3 ? 1 : 2) << "depth " << depth;
+    const Contact& ca = s.d.contact[0];
+    EXPECT_NEAR(ca.dist, -depth, kTol);
+    EXPECT_NEAR(ca.pos[0], ra[0], kTol);
+    EXPECT_NEAR(ca.pos[1], ra[1], kTol);
+    EXPECT_NEAR(ca.pos[2], -depth / 2, kTol);
+    EXPECT_NEAR(ca.frame[2], 1, kTol);
+    if (s.d.ncon < 2) continue;
+    const Contact& cb = s.d.contact[1];
+    const double db = rb[2] + z;  // B's height: -depth + 0.1 cos(80)
+    EXPECT_NEAR(db, -depth + 0.1 * c, kTol);
+    EXPECT_NEAR(cb.dist, db, kTol);
+    EXPECT_NEAR(cb.pos[0], rb[0], kTol);
+    EXPECT_NEAR(cb.pos[1], rb[1], kTol);
+    EXPECT_NEAR(cb.pos[2], db / 2, kTol);
+  }
+}
+
 // ------------------------------------------------------------------------------ mesh - convex (MPR)
 
 TEST(CollisionMesh, SphereOnCubeFace) {
@@ -234,6 +282,36 @@ TEST(CollisionHField, BoxOverSeveralPrismsGivesSeveralContacts) {
     EXPECT_EQ(s.m.geom_type[s.d.contact[i].geom1], kGeomHField);
     EXPECT_GT(s.d.contact[i].frame[2], 0) << i;
     EXPECT_LT(s.d.contact[i].dist, 0) << i;
+  }
+}
+
+TEST(CollisionHField, UprightCylinderAgainstTheFieldsSideWall) {
+  // An upright cylinder (r 0.1, half height 0.2) pushed d into the field's vertical side wall at
+  // x = 1 (the prism {(0,0), (1,1), (1,0)} of the single cell; its wall spans z in [-0.5, 0]): one
+  // contact, depth d, normal +x (field to cylinder; radial for the cylinder, whose contact line lies
+  // beside its wall). With margin m only the cylinder is inflated along the wall (by m/2; the
+  // prism's top, not its wall, is raised by m): -d - m/2. 2.2.2 gives -0.019999999999,
+  // -0.049999999999 and -0.069999996533 here. (The prism support's choice between top and bottom
+  // corners for near-horizontal directions, convex.cc, is checked against 2.2.2 by the
+  // differential HFieldExact test, not here: this scene's MPR ends the same either way.)
+  // Tolerances: depth to MPR's 1e-6; the point lies within the overlap (see SphereOnCubeFace),
+  // within 1e-3 of the contact line in y, and the radial normal is then within 1e-2 of +x.
+  const std::string world = "<geom type=\"hfield\" hfield=\"h\"/><body><freejoint/><geom type=\"cylinder\" size=\".1 .2\"/></body>";
+  for (const auto& [d, m] : {std::pair{0.02, 0.0}, std::pair{0.05, 0.0}, std::pair{0.02, 0.1}}) {
+    Scene s(model(kFlatField, world, m));
+    s.place(0, 1 + 0.1 - d, 0.3, -0.25);
+    s.run();
+    ASSERT_EQ(s.d.ncon, 1) << d << " " << m;
+    const Contact& c = s.d.contact[0];
+    EXPECT_NEAR(c.dist, -d - m / 2, 1e-6) << d << " " << m;
+    EXPECT_NEAR(c.frame[0], 1, 1e-4);
+    EXPECT_NEAR(c.frame[1], 0, 1e-2);
+    EXPECT_NEAR(c.frame[2], 0, 1e-12);  // radial to a vertical axis
+    EXPECT_GE(c.pos[0], 1 - d - m / 2 - 1e-9);
+    EXPECT_LE(c.pos[0], 1 + 1e-9);
+    EXPECT_NEAR(c.pos[1], 0.3, 1e-3);
+    EXPECT_GT(c.pos[2], -0.45);
+    EXPECT_LT(c.pos[2], -0.05);
   }
 }
 
