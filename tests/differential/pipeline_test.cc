@@ -20,7 +20,8 @@
 //     single precision), efc_force, qfrc_constraint, qacc (1e-6, issue 4; the last two relative to
 //     the terms they sum, see below), actuator_force, qfrc_actuator, act_dot, sensordata (1e-6).
 // A state whose contact set differs from MuJoCo's fails, unless a contact of a pair type that does
-// not reproduce 2.2.2 yet is involved (exact_pair below): such states are counted and printed.
+// not reproduce 2.2.2 yet is involved (exact_pair below: capsule-box) or a cylinder stands upright on
+// a plane (upright_cylinder_on_plane): such states are counted and printed.
 // Models with a known, explained difference are listed in known_differences.h and skipped with it.
 #include <gtest/gtest.h>
 
@@ -184,7 +185,7 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
     if (d.ncon > 0 || D->ncon > 0) ++contact_states;
     // A contact agrees when dist, position and normal agree to 1e-9; for exact pairs a disagreement
     // fails the test, for the others it marks the state as another contact set.
-    bool inexact_differs = false;
+    bool inexact_differs = false, ill_conditioned = false;
     std::vector<int> exact_bad;
     if (same_contacts) {
       for (int i = 0; i < d.ncon; ++i) {
@@ -193,10 +194,12 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
           diff = std::max({diff, std::fabs(d.contact[i].pos[k] - D->contact[i].pos[k]),
                            std::fabs(d.contact[i].frame[k] - D->contact[i].frame[k])});
         if (diff <= 1e-9) continue;
-        if (exact_contact(mj.get(), D->contact[i].geom1, D->contact[i].geom2) &&
-            !upright_cylinder_on_plane(mj.get(), D.get(), D->contact[i]))
+        if (!exact_contact(mj.get(), D->contact[i].geom1, D->contact[i].geom2))
+          inexact_differs = true;
+        else if (upright_cylinder_on_plane(mj.get(), D.get(), D->contact[i]))
+          inexact_differs = ill_conditioned = true;  // another valid contact set (see above)
+        else
           exact_bad.push_back(i);
-        else inexact_differs = true;
       }
     }
     if (!inexact_differs)
@@ -205,7 +208,7 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
                       << ") dist " << d.contact[i].dist << " vs " << D->contact[i].dist << ", pos or normal differ" << at;
     if (!same_contacts || inexact_differs) {
       ++mismatched_contacts;
-      if (!inexact_present) {
+      if (!inexact_present && !ill_conditioned) {
         int k = 0;
         while (k < std::min(d.ncon, D->ncon) && d.contact[k].geom1 == D->contact[k].geom1 &&
                d.contact[k].geom2 == D->contact[k].geom2)
@@ -268,7 +271,7 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
       worst_sensor = std::max(worst_sensor, e);
     }
   }
-  std::printf("[ pipeline %s ] states %d (with contacts %d, contact sets differ (inexact pairs) %d, MuJoCo buffer full %d) "
+  std::printf("[ pipeline %s ] states %d (with contacts %d, contact sets differ (capsule-box or upright cylinder) %d, MuJoCo buffer full %d) "
               "max err: constraint %.2g actuator %.2g sensor %.2g\n",
               GetParam().c_str(), compared, contact_states, mismatched_contacts, overflowed, worst_constraint,
               worst_actuator, worst_sensor);
