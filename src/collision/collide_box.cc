@@ -634,6 +634,45 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
     }
   }
 
+  // A segment exactly parallel to a box axis k (both other local components zero, as for a capsule
+  // and a box rotated about the same world axis) is at the same distance from the box all along the
+  // part beside a face or an edge, and 2.2.2's choice within that tie was measured separately
+  // (probes sliding a vertical capsule past a face and past an edge, u = +z and -z):
+  //  - beside an edge along k: the point level with the edge's -h_k end if the segment reaches it,
+  //    else level with its +h_k end, else the segment end nearer the -h_k end;
+  //  - beside a face: the -end if it is level with the face, else the +end, else (the segment spans
+  //    the face) the point level with the -h_k edge of the face.
+  enum { kNotParallel, kParallelEdge, kParallelFaceSpan } parallel = kNotParallel;
+  int pk = -1, pf = -1;  // the parallel axis; for a spanned face, the face axis
+  if (!inside_at(-hl) && !inside_at(hl)) {
+    for (int k = 0; k < 3; ++k)
+      if (u[(k + 1) % 3] == 0 && u[(k + 2) % 3] == 0) pk = k;
+  }
+  if (pk >= 0) {
+    const int a = (pk + 1) % 3, b = (pk + 2) % 3;
+    const bool oa = std::fabs(c[a]) > h[a], ob = std::fabs(c[b]) > h[b];
+    const double za = c[pk] - hl * u[pk], zb = c[pk] + hl * u[pk];  // the -end's and the +end's level
+    const double zlo = std::min(za, zb), zhi = std::max(za, zb), hk = h[pk];
+    const bool overlap = zlo <= hk && zhi >= -hk;
+    auto level = [&](double z) { return z == za ? -hl : (z == zb ? hl : (z - c[pk]) / u[pk]); };
+    if (overlap && oa && ob) {
+      parallel = kParallelEdge;
+      through = false;
+      tbest = level(zlo <= -hk ? -hk : (zhi >= hk ? hk : zlo));
+    } else if (overlap && oa != ob) {
+      pf = oa ? a : b;
+      through = false;
+      if (std::fabs(za) <= hk) {
+        tbest = -hl;
+      } else if (std::fabs(zb) <= hk) {
+        tbest = hl;
+      } else {
+        parallel = kParallelFaceSpan;
+        tbest = level(-hk);
+      }
+    }
+  }
+
   // First contact: the sphere at that point against the box.
   const double p[3] = {c[0] + tbest * u[0], c[1] + tbest * u[1], c[2] + tbest * u[2]};
   double dd, ppl[3], nnl[3];
@@ -647,7 +686,25 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
   int noutside = 0;
   for (int k = 0; k < 3; ++k) noutside += std::fabs(p[k]) > h[k];
   double t2 = NAN;
-  if (through) {
+  if (parallel == kParallelEdge) {
+    // Beside an edge along pk (sides of the two other axes from p): the second point slides from the
+    // first along the edge to where the segment leaves the edge's extent, in the direction -side_a or
+    // -side_b of the two clamped axes (both for an edge with mixed signs, one for equal signs;
+    // measured on all four vertical edges), clamped to the segment; none when that does not move.
+    const int a = (pk + 1) % 3, b = (pk + 2) % 3;
+    for (double sg : {p[a] > 0 ? -1.0 : 1.0, p[b] > 0 ? -1.0 : 1.0}) {
+      const double vj = sg * u[pk];
+      const double s = vj > 0 ? (h[pk] - p[pk]) / vj : (p[pk] + h[pk]) / -vj;
+      const double tt = std::clamp(tbest + sg * std::max(s, 0.0), -hl, hl);
+      if (tt != tbest) { t2 = tt; break; }
+    }
+  } else if (parallel == kParallelFaceSpan) {
+    // Spanning a face: 2.2.2 takes the first point as on the face's -h edge and slides across the
+    // face along pk by 2 h / |u| (the edge rule), but only when that slide runs in the direction
+    // -side of the face axis (measured on the four side faces, u = +z and -z).
+    const double sg = u[pk] > 0 ? 1.0 : -1.0;
+    if (sg == (p[pf] > 0 ? -1.0 : 1.0)) t2 = std::clamp(tbest + sg * 2 * h[pk] / std::fabs(u[pk]), -hl, hl);
+  } else if (through) {
     // A crossing segment: a second point when the edge point lies inside the box (random states:
     // 2.2.2 adds none when it lies outside).
     if (noutside == 0) t2 = second_over_edge(c, u, hl, h, tbest, p, true, edge);
