@@ -512,6 +512,9 @@ double second_over_edge(const double* c, const double* u, double hl, const doubl
     for (int k = 0; k < 3; ++k)
       if (cl[k] && k != f) m = k;
     const double sg = toward(m);
+    // a support face exactly parallel to the segment (u_f = 0): a second point only when the slide
+    // runs towards -side_f (vertical capsules through and beside a box rotated about z)
+    if (u[f] == 0 && sg != (side[f] > 0 ? -1.0 : 1.0)) return NAN;
     double s = 2 * h[m] / std::fabs(u[m]);
     const double vj = sg * u[kf];
     if (vj > 0) s = std::min(s, (h[kf] - q[kf]) / vj);
@@ -523,7 +526,11 @@ double second_over_edge(const double* c, const double* u, double hl, const doubl
       if (std::fabs(u[k]) > std::fabs(u[kb])) kb = k;
     if (u[kb] * u[kb] >= 0.5) {
       m = kb;
-      t2 = std::clamp(t1 + toward(m) * 2 * h[m] / std::fabs(u[m]), -hl, hl);
+      const double sg = toward(m);
+      double s = 2 * h[m] / std::fabs(u[m]);
+      for (int k = 0; k < 3; ++k)
+        if (toward(k) == sg) s = std::min(s, 2 * h[k] / std::fabs(u[k]));
+      t2 = std::clamp(t1 + sg * s, -hl, hl);
     } else {
       int votes = 0;
       for (int k = 0; k < 3; ++k) votes += toward(k) > 0 ? 1 : -1;
@@ -599,7 +606,9 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
         num += u[k] * (c[k] - target);
         den += u[k] * u[k];
       }
-      double t = den > kMinVal ? std::clamp(-num / den, t0, t1) : t0;
+      // (a piece with no coordinate outside lies inside the box: evaluated at its middle, since its
+      // ends sit on slab planes where rounding can put them just outside)
+      double t = den > kMinVal ? std::clamp(-num / den, t0, t1) : tm;
       double p[3] = {c[0] + t * u[0], c[1] + t * u[1], c[2] + t * u[2]};
       const double f = box_dist2(p, h);
       if (f < fbest) { fbest = f; tbest = t; }
@@ -658,7 +667,9 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
     if (overlap && oa && ob) {
       parallel = kParallelEdge;
       through = false;
-      tbest = level(zlo <= -hk ? -hk : (zhi >= hk ? hk : zlo));
+      // (segment within the edge's extent: the end on the side of the box centre's level that the
+      // segment centre lies, the lower one for c_k <= 0)
+      tbest = level(zlo <= -hk ? -hk : (zhi >= hk ? hk : (c[pk] > 0 ? zhi : zlo)));
     } else if (overlap && oa != ob) {
       pf = oa ? a : b;
       through = false;

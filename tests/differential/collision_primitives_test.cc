@@ -220,7 +220,7 @@ TEST(CollisionPrimitivesDiff, CapsuleCapsule) { check_pair(mjGEOM_CAPSULE, mjGEO
 // (known_differences.h, shown as the SKIPPED ...KnownDifference tests). The number of states that
 // match fully and in order is asserted not to decrease (4000 random states per margin).
 TEST(CollisionPrimitivesDiff, CapsuleBox) {
-  const int min_matching[2] = {2439, 3560};  // of 2440 and 3566 states in contact
+  const int min_matching[2] = {2440, 3566};  // of 2440 and 3566 states in contact
   check_pair(mjGEOM_CAPSULE, mjGEOM_BOX, kReport, min_matching, 4000);
 }
 TEST(CollisionPrimitivesDiff, BoxBox) {
