@@ -47,12 +47,11 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 
 // Geom-type pairs whose narrow phase reproduces MuJoCo 2.2.2 exactly (collision_primitives_test
 // asserts it on random poses): plane against the primitives, sphere-sphere/capsule/box,
-// capsule-capsule, box-box, and the MPR pairs among sphere, capsule, box and mesh, and height fields
-// against those (libccd with bit-identical support functions). The others -- capsule-box (2.2.2's
-// second point near box edges is not reproduced everywhere), ellipsoid and cylinder pairs (2.2.2's
-// normal correction is partly reproduced) and mesh-plane (the choice of the 2nd/3rd vertex is partly
-// reproduced) -- can legitimately give another contact set; a state where they do is counted and
-// reported, not compared further (issue 3 records what is missing).
+// capsule-capsule, capsule-box, box-box, and the MPR pairs among sphere, capsule, box and mesh, and
+// height fields against those (libccd with bit-identical support functions). The others -- ellipsoid
+// and cylinder pairs (2.2.2's normal correction is partly reproduced) and mesh-plane (the choice of
+// the 2nd/3rd vertex is partly reproduced) -- can legitimately give another contact set; a state
+// where they do is counted and reported, not compared further (issue 3 records what is missing).
 bool exact_pair(int t1, int t2) {
   if (t1 > t2) std::swap(t1, t2);
   if (t1 == mjGEOM_PLANE) return t2 >= mjGEOM_SPHERE && t2 <= mjGEOM_BOX;
@@ -61,7 +60,7 @@ bool exact_pair(int t1, int t2) {
   if (t1 == mjGEOM_HFIELD) return mpr_exact(t2);
   if (t1 == mjGEOM_SPHERE) return t2 == mjGEOM_SPHERE || t2 == mjGEOM_CAPSULE || t2 == mjGEOM_BOX;
   if (t1 == mjGEOM_BOX && t2 == mjGEOM_BOX) return true;
-  return t1 == mjGEOM_CAPSULE && t2 == mjGEOM_CAPSULE;
+  return t1 == mjGEOM_CAPSULE && (t2 == mjGEOM_CAPSULE || t2 == mjGEOM_BOX);
 }
 
 bool exact_contact(const mjModel* mj, int g1, int g2) {
