@@ -46,22 +46,17 @@
 //
 // Capsule-box (rules measured on 2.2.2 with probe programs calling its mjCOLLISIONFUNC[capsule][box]
 // on swept and random poses; they reproduce every state of collision_primitives_test, 4000 random
-// states per margin, and all 83180 states in contact of 15 other seeds of that test, margins 0 and
-// 0.1, in 2.2.2's order): the first sphere sits at the segment's closest point to the box (an end
-// inside the box: the -end, else the +end; a segment
-// crossing the box with both ends outside: the candidate of the two ends and the 12 box edges
-// closest to the box; a segment exactly parallel to a box axis: 2.2.2's choice within the tie). The
-// second sphere depends on where the first centre lies:
+// states per margin, all 83180 states in contact of 15 other seeds of that test, margins 0 and 0.1,
+// and all 83330 of the same seeds with the special poses rotated about x instead of z, in 2.2.2's
+// order): the first sphere sits at the segment's closest point to the box (an end inside the box:
+// the -end, else the +end; a segment crossing the box with both ends outside: the candidate of the
+// two ends and the 12 box edges closest to the box; a segment exactly parallel to a box axis or
+// face: 2.2.2's choice within the tie). The second sphere depends on where the first centre lies:
 //  - over a face: the end, farther from the first, of the segment clipped to the prism over that
 //    face;
 //  - over an edge or a corner, or on the edge of a crossing segment: a slide along the segment from
 //    the first point by the box's whole extent 2 h_m / |u_m| along one axis m (second_over_edge);
 //  - inside the box otherwise: none.
-// Not reproduced: a segment exactly parallel to a box face but to no box axis (one local component
-// of u exactly zero), where the distance ties along the part over that face: measured with the
-// random test's poses rotated about x instead of z (4 seeds, 23719 states in contact), 13 states
-// differ in values and 55 more in order only; which candidate 2.2.2 takes in that tie, and the
-// second point that follows, were not identified.
 #include <algorithm>
 #include <cmath>
 
@@ -666,7 +661,7 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
   //    else level with its +h_k end, else the segment end nearer the -h_k end;
   //  - beside a face: the -end if it is level with the face, else the +end, else (the segment spans
   //    the face) the point level with the -h_k edge of the face.
-  enum { kNotParallel, kParallelEdge, kParallelFaceSpan } parallel = kNotParallel;
+  enum { kNotParallel, kParallelEdge, kParallelFaceSpan, kParallelFaceTie } parallel = kNotParallel;
   int pk = -1, pf = -1;  // the parallel axis; for a spanned face, the face axis
   if (!inside_at(-hl) && !inside_at(hl)) {
     for (int k = 0; k < 3; ++k)
@@ -696,6 +691,50 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
         parallel = kParallelFaceSpan;
         tbest = level(-hk);
       }
+    }
+  }
+
+  // A segment exactly parallel to a face pair f but to no axis (u_f = 0, the two other components
+  // not), beside face f: the distance ties along the part of the segment over the face. Measured
+  // (random poses rotated about x): the -end if it is over the face, else the +end, else the end of
+  // that part where the segment crosses the edge that comes first in the order of the crossing
+  // candidates above (edge axis, then the signs), treated as that edge's point for the second sphere.
+  if (pk < 0 && !inside_at(-hl) && !inside_at(hl)) {
+    for (int f = 0; f < 3; ++f) {
+      const int j = (f + 1) % 3, g = (f + 2) % 3;
+      if (u[f] != 0 || u[j] == 0 || u[g] == 0 || std::fabs(c[f]) <= h[f]) continue;
+      double lo = -hl, hi = hl;
+      int qlo = -1, qhi = -1;  // the axis whose plane bounds the part over the face at lo, hi
+      for (int q : {j, g}) {
+        double ta = (-h[q] - c[q]) / u[q], tb = (h[q] - c[q]) / u[q];
+        if (ta > tb) std::swap(ta, tb);
+        if (ta > lo) { lo = ta; qlo = q; }
+        if (tb < hi) { hi = tb; qhi = q; }
+      }
+      if (lo > hi) break;
+      through = false;
+      if (qlo < 0) {
+        tbest = -hl;
+      } else if (qhi < 0) {
+        tbest = hl;
+      } else {
+        // the edge along the third axis between face f and the bounding plane of q at t
+        auto edge_of = [&](double t, int q, int* e) {
+          const int ke = 3 - f - q;
+          double x[3];
+          for (int k = 0; k < 3; ++k) x[k] = c[k] + t * u[k];
+          e[0] = ke;
+          e[1] = x[(ke + 1) % 3] > 0 ? 1 : -1;
+          e[2] = x[(ke + 2) % 3] > 0 ? 1 : -1;
+          return 4 * ke + (e[1] > 0 ? 2 : 0) + (e[2] > 0 ? 1 : 0);
+        };
+        int elo[3], ehi[3];
+        const bool first_lo = edge_of(lo, qlo, elo) <= edge_of(hi, qhi, ehi);
+        tbest = first_lo ? lo : hi;
+        for (int k = 0; k < 3; ++k) edge[k] = first_lo ? elo[k] : ehi[k];
+        parallel = kParallelFaceTie;
+      }
+      break;
     }
   }
 
@@ -736,6 +775,8 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
     // -side of the face axis (measured on the four side faces, u = +z and -z).
     const double sg = u[pk] > 0 ? 1.0 : -1.0;
     if (sg == (p[pf] > 0 ? -1.0 : 1.0)) t2 = std::clamp(tbest + sg * 2 * h[pk] / std::fabs(u[pk]), -hl, hl);
+  } else if (parallel == kParallelFaceTie) {
+    t2 = second_over_edge(c, u, hl, h, tbest, p, true, edge);
   } else if (through) {
     // A crossing segment: a second point when the edge point lies inside the box (random states:
     // 2.2.2 adds none when it lies outside).

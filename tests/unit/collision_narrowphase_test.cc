@@ -404,6 +404,27 @@ TEST(CollisionCapsule, CapsuleBoxUprightBesideEdge) {
   }
 }
 
+TEST(CollisionCapsule, CapsuleBoxTiltedBesideSideFace) {
+  // A capsule tilted 30 degrees about x (exactly parallel to the x faces, to no axis) 0.04 beside
+  // an x face of a cube of half size 0.3, spanning it: the distance ties along the part over the
+  // face; 2.2.2 puts the first contact where the segment crosses the bottom edge's level (z = -0.3)
+  // and, for the -x face only, the second where it crosses the top (values checked against 2.2.2
+  // with a probe program). Depth 0.01, face normal.
+  for (int side : {-1, 1}) {
+    Scene s;
+    s.add(kGeomCapsule, {0.05, 0.5}, {side * 0.34, 0, 0}, rot(30, 1, 0, 0));  // axis (0, -1/2, 0.866)
+    s.add(kGeomBox, {0.3, 0.3, 0.3}, {0, 0, 0});
+    s.run();
+    ASSERT_EQ(s.d.ncon, side < 0 ? 2 : 1) << side;
+    for (int i = 0; i < s.d.ncon; ++i) {
+      EXPECT_NEAR(s.d.contact[i].dist, -0.01, kTol);
+      expect_vec(s.d.contact[i].frame, {-side * 1.0, 0, 0});
+      const double z = i == 0 ? -0.3 : 0.3;
+      expect_vec(s.d.contact[i].pos, {side * 0.295, -z / std::sqrt(3.0), z});
+    }
+  }
+}
+
 TEST(CollisionCapsule, CapsuleBoxCrossingWithFarEnds) {
   // A capsule (radius 0.1) crossing a cube of half size 0.3, from (-0.42, 0, 0.1) in through the -x
   // face to (0.2, 0, -0.45) out through the bottom face: the nearest candidate of 2.2.2's first
