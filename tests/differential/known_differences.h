@@ -45,11 +45,6 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "differ: exact ties between several coinciding edge axes of separated boxes (parallel edges) that "
      "2.2.2 breaks by its rounding; deep (> 0.2 of the size) or margin-separated edge-edge states where "
      "2.2.2's extra points lie on neither box (not reproduced)"},
-    {"CollisionPrimitives", "capsule-box",
-     "at random poses (collision_primitives_test, 4000 per margin) 11% (margin 0) and 24% (margin 0.1) of the states in contact differ, all in the second sphere: when the first "
-     "contact is near a box edge or corner (2.2.2 adds the same point twice, a segment end, or a point "
-     "whose rule was not identified) or when the first sphere centre is inside the box (2.2.2 may add a "
-     "segment end); the first sphere and face-region second spheres match"},
     {"CompilerFlagModels", "coordinate=\"global\" shared/models/mujoco/test/engine/testdata/collision_driver/midphase.xml",
      "in global coordinates the body holding the 1000 boxes takes its principal frame as body frame (moments "
      "729 and 697); 2.2.2's eigensolver leaves that frame unconverged (off-diagonal 1.1e-8 of the trace in "

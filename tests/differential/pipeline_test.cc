@@ -19,9 +19,9 @@
 //     efc_diagApprox and efc_R (1e-9; 1e-6 for models with meshes, whose inertia 2.2.2 computes in
 //     single precision), efc_force, qfrc_constraint, qacc (1e-6, issue 4; the last two relative to
 //     the terms they sum, see below), actuator_force, qfrc_actuator, act_dot, sensordata (1e-6).
-// A state whose contact set differs from MuJoCo's fails, unless a contact of a pair type that does
-// not reproduce 2.2.2 yet is involved (exact_pair below: capsule-box) or a cylinder stands upright on
-// a plane (upright_cylinder_on_plane): such states are counted and printed.
+// A state whose contact set differs from MuJoCo's fails, unless a cylinder stands upright on a plane
+// (upright_cylinder_on_plane: an ill-conditioned, equally valid contact set): such states are
+// counted and printed.
 // Models with a known, explained difference are listed in known_differences.h and skipped with it.
 #include <gtest/gtest.h>
 
@@ -44,22 +44,6 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
   for (auto& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return std::to_string(info.index) + "_" + s;
-}
-
-// Geom-type pairs whose narrow phase reproduces MuJoCo 2.2.2 exactly (collision_primitives_test
-// asserts it on random poses): every pair but capsule-box -- the analytic functions, mesh-plane
-// included, the MPR pairs among sphere, capsule, ellipsoid, cylinder, box and mesh and height fields
-// against those (libccd with bit-identical support functions, 2.2.2's cylinder and ellipsoid
-// normals). Capsule-box (2.2.2's second point near box edges is not reproduced everywhere) can
-// legitimately give another contact set; a state where it does is counted and reported, not
-// compared further (issue 3 records what is missing).
-bool exact_pair(int t1, int t2) {
-  if (t1 > t2) std::swap(t1, t2);
-  return !(t1 == mjGEOM_CAPSULE && t2 == mjGEOM_BOX);
-}
-
-bool exact_contact(const mjModel* mj, int g1, int g2) {
-  return exact_pair(mj->geom_type[g1], mj->geom_type[g2]);
 }
 
 // A cylinder standing on a plane within 1.4e-6 rad of upright (|cos| > 1 - 1e-12): the direction of
@@ -177,15 +161,11 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
     bool same_contacts = d.ncon == D->ncon;
     for (int i = 0; same_contacts && i < d.ncon; ++i)
       same_contacts = d.contact[i].geom1 == D->contact[i].geom1 && d.contact[i].geom2 == D->contact[i].geom2;
-    bool inexact_present = false;
-    for (int i = 0; i < D->ncon; ++i)
-      inexact_present = inexact_present || !exact_contact(mj.get(), D->contact[i].geom1, D->contact[i].geom2);
-    for (int i = 0; i < d.ncon; ++i)
-      inexact_present = inexact_present || !exact_contact(mj.get(), d.contact[i].geom1, d.contact[i].geom2);
     if (d.ncon > 0 || D->ncon > 0) ++contact_states;
-    // A contact agrees when dist, position and normal agree to 1e-9; for exact pairs a disagreement
-    // fails the test, for the others it marks the state as another contact set.
-    bool inexact_differs = false, ill_conditioned = false;
+    // A contact agrees when dist, position and normal agree to 1e-9 (every pair type reproduces
+    // 2.2.2: collision_primitives_test); a disagreement fails the test, unless an upright cylinder on
+    // a plane makes it another valid contact set.
+    bool ill_conditioned = false;
     std::vector<int> exact_bad;
     if (same_contacts) {
       for (int i = 0; i < d.ncon; ++i) {
@@ -194,21 +174,19 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
           diff = std::max({diff, std::fabs(d.contact[i].pos[k] - D->contact[i].pos[k]),
                            std::fabs(d.contact[i].frame[k] - D->contact[i].frame[k])});
         if (diff <= 1e-9) continue;
-        if (!exact_contact(mj.get(), D->contact[i].geom1, D->contact[i].geom2))
-          inexact_differs = true;
-        else if (upright_cylinder_on_plane(mj.get(), D.get(), D->contact[i]))
-          inexact_differs = ill_conditioned = true;  // another valid contact set (see above)
+        if (upright_cylinder_on_plane(mj.get(), D.get(), D->contact[i]))
+          ill_conditioned = true;  // another valid contact set (see above)
         else
           exact_bad.push_back(i);
       }
     }
-    if (!inexact_differs)
+    if (!ill_conditioned)
       for (int i : exact_bad)
         ADD_FAILURE() << "contact " << i << " (geoms " << D->contact[i].geom1 << "-" << D->contact[i].geom2
                       << ") dist " << d.contact[i].dist << " vs " << D->contact[i].dist << ", pos or normal differ" << at;
-    if (!same_contacts || inexact_differs) {
+    if (!same_contacts || ill_conditioned) {
       ++mismatched_contacts;
-      if (!inexact_present && !ill_conditioned) {
+      if (!ill_conditioned) {
         int k = 0;
         while (k < std::min(d.ncon, D->ncon) && d.contact[k].geom1 == D->contact[k].geom1 &&
                d.contact[k].geom2 == D->contact[k].geom2)
@@ -271,7 +249,7 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
       worst_sensor = std::max(worst_sensor, e);
     }
   }
-  std::printf("[ pipeline %s ] states %d (with contacts %d, contact sets differ (capsule-box or upright cylinder) %d, MuJoCo buffer full %d) "
+  std::printf("[ pipeline %s ] states %d (with contacts %d, contact sets differ (upright cylinder) %d, MuJoCo buffer full %d) "
               "max err: constraint %.2g actuator %.2g sensor %.2g\n",
               GetParam().c_str(), compared, contact_states, mismatched_contacts, overflowed, worst_constraint,
               worst_actuator, worst_sensor);

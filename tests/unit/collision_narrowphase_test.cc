@@ -2,6 +2,8 @@
 // touching, separated within margin, separated beyond margin, and degenerate placements.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "collision/narrowphase.h"
 #include "unit/collision_helpers.h"
 
@@ -429,6 +431,119 @@ TEST(CollisionCapsule, CapsuleBoxOverhangingFace) {
   }
   expect_vec(s.d.contact[0].pos, {0.25, 0, 0.09});
   expect_vec(s.d.contact[1].pos, {0.5, 0, 0.09});
+}
+
+TEST(CollisionCapsule, CapsuleBoxAcrossTopEdgeOfWall) {
+  // A capsule rising at 10 degrees across the top of a thin wall (half width 0.02 in x), 0.04 from
+  // the wall's lower top edge (x = -0.02, z = 0.1): the first sphere is the segment point nearest
+  // that edge (depth 0.01, normal along the edge's perpendicular); 2.2.2's second sphere is the
+  // width of the top face further along the segment, 2 h_x / cos(10 deg) (measured rule, see
+  // collide_box.cc), over the top face at the known height (values checked against 2.2.2 with a
+  // probe program).
+  const double th = 10 * M_PI / 180, d = 0.04, r = 0.05, hx = 0.02;
+  const double c[3] = {-hx - d * std::sin(th), 0, 0.1 + d * std::cos(th)};
+  Scene s;
+  s.add(kGeomCapsule, {r, 0.3}, {c[0], c[1], c[2]}, rot(80, 0, 1, 0));  // axis (cos 10, 0, sin 10)
+  s.add(kGeomBox, {hx, 0.3, 0.1}, {0, 0, 0});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 2);
+  const Contact& a = s.d.contact[0];
+  EXPECT_NEAR(a.dist, d - r, kTol);
+  expect_vec(a.frame, {std::sin(th), 0, -std::cos(th)});
+  const double ra = r + 0.5 * (d - r);  // from the sphere centre to the midway point
+  expect_vec(a.pos, {c[0] + ra * std::sin(th), 0, c[2] - ra * std::cos(th)});
+  const double t2 = 2 * hx / std::cos(th);
+  const double p2[3] = {c[0] + t2 * std::cos(th), 0, c[2] + t2 * std::sin(th)};
+  const Contact& b = s.d.contact[1];
+  EXPECT_NEAR(b.dist, p2[2] - 0.1 - r, kTol);  // -0.0035: still in contact
+  expect_vec(b.frame, {0, 0, -1});
+  expect_vec(b.pos, {p2[0], 0, 0.5 * (p2[2] - r + 0.1)});
+}
+
+TEST(CollisionCapsule, CapsuleBoxUprightBesideSideFace) {
+  // An upright capsule (exactly parallel to the box's z axis) 0.04 from a side face and spanning
+  // its height: the distance is the same all along the face, and 2.2.2 puts the contacts at the
+  // face's bottom and top edges for the -x face; for the +x face, with the capsule axis +z, only the
+  // bottom one (measured on the four side faces with u = +z and -z). Depth 0.01, face normal
+  // (values checked against 2.2.2 with a probe program).
+  for (int side : {-1, 1}) {
+    Scene s;
+    s.add(kGeomCapsule, {0.05, 0.2}, {side * 0.34, 0.05, 0});
+    s.add(kGeomBox, {0.3, 0.2, 0.1}, {0, 0, 0});
+    s.run();
+    ASSERT_EQ(s.d.ncon, side < 0 ? 2 : 1) << side;
+    for (int i = 0; i < s.d.ncon; ++i) {
+      EXPECT_NEAR(s.d.contact[i].dist, -0.01, kTol);
+      expect_vec(s.d.contact[i].frame, {-side * 1.0, 0, 0});
+      expect_vec(s.d.contact[i].pos, {side * 0.295, 0.05, i == 0 ? -0.1 : 0.1});
+    }
+  }
+}
+
+TEST(CollisionCapsule, CapsuleBoxUprightBesideEdge) {
+  // An upright capsule beside the vertical edge (x, y) = (0.3, 0.2), offset (0.03, 0.04) (distance
+  // 0.05, radius 0.06: depth 0.01), its segment within the edge's height: both segment ends, the
+  // upper one first (the segment centre is above the box centre), normal towards the edge (values
+  // checked against 2.2.2 with a probe program).
+  Scene s;
+  s.add(kGeomCapsule, {0.06, 0.05}, {0.33, 0.24, 0.02});
+  s.add(kGeomBox, {0.3, 0.2, 0.1}, {0, 0, 0});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, -0.01, kTol);
+    expect_vec(s.d.contact[i].frame, {-0.6, -0.8, 0});
+    expect_vec(s.d.contact[i].pos, {0.33 - 0.6 * 0.055, 0.24 - 0.8 * 0.055, i == 0 ? 0.07 : -0.03});
+  }
+}
+
+TEST(CollisionCapsule, CapsuleBoxTiltedBesideSideFace) {
+  // A capsule tilted 30 degrees about x (exactly parallel to the x faces, to no axis) 0.04 beside
+  // an x face of a cube of half size 0.3, spanning it: the distance ties along the part over the
+  // face; 2.2.2 puts the first contact where the segment crosses the bottom edge's level (z = -0.3)
+  // and, for the -x face only, the second where it crosses the top (values checked against 2.2.2
+  // with a probe program). Depth 0.01, face normal.
+  for (int side : {-1, 1}) {
+    Scene s;
+    s.add(kGeomCapsule, {0.05, 0.5}, {side * 0.34, 0, 0}, rot(30, 1, 0, 0));  // axis (0, -1/2, 0.866)
+    s.add(kGeomBox, {0.3, 0.3, 0.3}, {0, 0, 0});
+    s.run();
+    ASSERT_EQ(s.d.ncon, side < 0 ? 2 : 1) << side;
+    for (int i = 0; i < s.d.ncon; ++i) {
+      EXPECT_NEAR(s.d.contact[i].dist, -0.01, kTol);
+      expect_vec(s.d.contact[i].frame, {-side * 1.0, 0, 0});
+      const double z = i == 0 ? -0.3 : 0.3;
+      expect_vec(s.d.contact[i].pos, {side * 0.295, -z / std::sqrt(3.0), z});
+    }
+  }
+}
+
+TEST(CollisionCapsule, CapsuleBoxCrossingWithFarEnds) {
+  // A capsule (radius 0.1) crossing a cube of half size 0.3, from (-0.42, 0, 0.1) in through the -x
+  // face to (0.2, 0, -0.45) out through the bottom face: the nearest candidate of 2.2.2's first
+  // sphere is the -end, 0.12 from the box (the box edges are farther), and the second sphere sits
+  // where the segment leaves the box, on the bottom face, reported at depth -r. The two spheres are
+  // tested against the margin separately: at margin 0 only the second is a contact, at margin 0.05
+  // both (values checked against 2.2.2 with a probe program).
+  const double ex = -0.42 + 0.62 * 0.4 / 0.55;  // exit point's x, at z = -0.3
+  for (double margin : {0.0, 0.05}) {
+    Scene s;
+    s.add(kGeomCapsule, {0.1, 0.5 * std::hypot(0.62, 0.55)}, {-0.11, 0, -0.175},
+          rot(std::atan2(0.62, -0.55) * 180 / M_PI, 0, 1, 0));
+    s.add(kGeomBox, {0.3, 0.3, 0.3}, {0, 0, 0});
+    s.m.geom_margin = {margin, 0};
+    s.run();
+    ASSERT_EQ(s.d.ncon, margin > 0 ? 2 : 1) << margin;
+    if (margin > 0) {
+      EXPECT_NEAR(s.d.contact[0].dist, 0.02, kTol);
+      expect_vec(s.d.contact[0].frame, {1, 0, 0});
+      expect_vec(s.d.contact[0].pos, {-0.31, 0, 0.1});
+    }
+    const Contact& b = s.d.contact[s.d.ncon - 1];
+    EXPECT_NEAR(b.dist, -0.1, kTol);
+    expect_vec(b.frame, {0, 0, 1});
+    expect_vec(b.pos, {ex, 0, -0.25});
+  }
 }
 
 // ------------------------------------------------------------------------------ box
