@@ -632,6 +632,24 @@ TEST(CollisionBox, EdgeEdgeCrossing) {
   expect_vec(c.frame, {0, 0, 1}, 1e-12);
 }
 
+// The same crossed edges apart by `gap` (margin 0.05): one contact at the crossing, the full gap,
+// midway; the edge ends and the other corners are farther than the margin along z. 2.2.2 gives
+// the same single point (probe: gap 0.01 and 0.03).
+TEST(CollisionBox, EdgeEdgeSeparatedWithinMargin) {
+  const double h = 0.1, e = h * std::sqrt(2.0);
+  for (double gap : {0.01, 0.03}) {
+    Scene s;
+    s.add(kGeomBox, {h, h, h}, {0, 0, 0}, rot(45, 1, 0, 0));
+    s.add(kGeomBox, {h, h, h}, {0.01, 0.02, 2 * e + gap}, rot(45, 0, 1, 0));
+    s.m.geom_margin = {0.05, 0.05};
+    s.run();
+    ASSERT_EQ(s.d.ncon, 1) << "gap " << gap;
+    EXPECT_NEAR(s.d.contact[0].dist, gap, 1e-12);
+    expect_vec(s.d.contact[0].pos, {0.01, 0, e + gap / 2}, 1e-12);
+    expect_vec(s.d.contact[0].frame, {0, 0, 1}, 1e-12);
+  }
+}
+
 // Equal cubes exactly on top of each other, 1e-4 deep (coincident faces and edges): 2.2.2's
 // clipping yields each corner twice or three times; only the last of repeated positions is kept.
 TEST(CollisionBox, CoincidentFacesRepeatedCornersRemoved) {
