@@ -45,6 +45,16 @@
 // coinciding with the normal of separated boxes (2.2.2's order follows its rounding), one extra
 // deep point of 2.2.2 in some penetrating edge contacts, and margin-separated edge contacts whose
 // points (on neither box) R8 does not reproduce.
+// Probes of these (not yet a rule): the extra deep point comes right after the first reference
+// corner of (b) and before the vertices of (c), in the place of a later corner (where our test finds
+// a second corner inside, 2.2.2 gives the extra point instead); its line along n crosses the incident
+// face inside it, but neither end lies on a box, and it is not rigid with either box: shifting B by
+// 1e-3 moves it by about 1e-2 (isotropically within the incident face's plane, seen in B's frame),
+// and it depends on both edges' half lengths (A.h_i, B.h_j). It is not the midpoint of the edge
+// lines' closest points, nor on a line through two box vertices or contact points. The order ties
+// of separated boxes are ties among 2 to 4 edge axes parallel to a face axis; taking the first tied
+// edge instead of the last reproduces 9 of those 19 states but breaks 19 others, and neither the
+// world-frame separation (normalized or not) nor ours with strict '>' reproduces 2.2.2's pick.
 //
 // Capsule-box (rules measured on 2.2.2 with probe programs calling its mjCOLLISIONFUNC[capsule][box]
 // on swept and random poses; they reproduce every state of collision_primitives_test, 4000 random
