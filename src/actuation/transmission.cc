@@ -185,9 +185,8 @@ void body_transmission(const Model& m, const Data& d, int u, double* length, dou
 // root-most dof (dofs are numbered depth first, so every chain dof lies in between). Merged into
 // *lo, *hi (an empty span has lo >= hi).
 void add_chain_span(const Model& m, int b, int* lo, int* hi) {
-  while (b > 0 && m.body_dofnum[b] == 0) b = m.body_parentid[b];
-  if (b <= 0) return;
-  const int last = m.body_dofadr[b] + m.body_dofnum[b] - 1;
+  const int last = internal::last_dof(m, b);
+  if (last < 0) return;
   int first = last;
   for (int i = last; i >= 0; i = m.dof_parentid[i]) first = i;
   if (*lo >= *hi) {

@@ -46,18 +46,6 @@ void add_outer(const Model& m, double* D, const double* x, double c) {
   }
 }
 
-// Last dof of the chain that moves body b, or -1.
-inline int last_dof(const Model& m, int b) {
-  while (b > 0 && m.body_dofnum[b] == 0) b = m.body_parentid[b];
-  return b == 0 ? -1 : m.body_dofadr[b] + m.body_dofnum[b] - 1;
-}
-
-bool body_uses_ellipsoid_fluid(const Model& m, int b) {
-  for (int g = m.body_geomadr[b]; g >= 0 && g < m.body_geomadr[b] + m.body_geomnum[b]; ++g)
-    if (m.geom_fluid[kNFLUID * g] > 0) return true;
-  return false;
-}
-
 // D += J' H J for a wrench (torque, force) in the frame R applied at the point `pos` of body b, whose
 // local value depends on the local velocity (w, v) = J qvel through H = d(torque, force)/d(w, v)
 // (row-major 6x6). J's column for dof i is (R' cdof_rot, R' (cdof_lin + cdof_rot x (pos - com))),
@@ -70,7 +58,7 @@ void add_chain_product(const Model& m, Data& d, int b, const double* pos, const 
   double off[3];
   sub3(off, pos, &d.subtree_com[3 * m.body_rootid[b]]);
   int n = 0;
-  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i], ++n) {
+  for (int i = internal::last_dof(m, b); i >= 0; i = m.dof_parentid[i], ++n) {
     const double* cdof = &d.cdof[6 * i];
     double* j = jac + 12 * n;
     double lin[3];
@@ -81,7 +69,7 @@ void add_chain_product(const Model& m, Data& d, int b, const double* pos, const 
     for (int r = 0; r < 6; ++r) j[6 + r] = dot6(H + 6 * r, j);
   }
   int s = 0;
-  for (int i = last_dof(m, b); i >= 0; i = m.dof_parentid[i], ++s) {
+  for (int i = internal::last_dof(m, b); i >= 0; i = m.dof_parentid[i], ++s) {
     const double* ji = jac + 12 * s;
     int t = 0;
     for (int a = i; a >= 0; a = m.dof_parentid[a], ++t) {
@@ -104,7 +92,7 @@ void fluid_vel(const Model& m, Data& d, double* D) {
   const double rho = m.opt.density, beta = m.opt.viscosity;
   for (int b = 1; b < m.nbody; ++b) {
     double H[36];
-    if (body_uses_ellipsoid_fluid(m, b)) {
+    if (fluid_ellipsoid_body(m, b)) {
       for (int g = m.body_geomadr[b]; g < m.body_geomadr[b] + m.body_geomnum[b]; ++g) {
         if (m.geom_fluid[kNFLUID * g] <= 0) continue;
         const double* pos = &d.geom_xpos[3 * g];
@@ -116,14 +104,9 @@ void fluid_vel(const Model& m, Data& d, double* D) {
       }
       continue;
     }
-    const double mass = m.body_mass[b];
-    if (mass < kMinVal) continue;
-    const double* I = &m.body_inertia[3 * b];
+    if (m.body_mass[b] < kMinVal) continue;
     double r[3];
-    for (int i = 0; i < 3; ++i) {
-      const int j = (i + 1) % 3, k = (i + 2) % 3;
-      r[i] = std::sqrt((I[j] + I[k] - I[i]) * 1.5 / mass);
-    }
+    fluid_box_halfsizes(m, b, r);
     const double req = (r[0] + r[1] + r[2]) / 3;
     const double* pos = &d.xipos[3 * b];
     const double* R = &d.ximat[9 * b];

@@ -59,13 +59,8 @@ void apply_local(const Model& m, Data& d, int b, const double* pos, const double
 
 void inertia_box_model(const Model& m, Data& d, int b) {
   const double rho = m.opt.density, beta = m.opt.viscosity;
-  const double mass = m.body_mass[b];
-  const double* I = &m.body_inertia[3 * b];
   double r[3];
-  for (int i = 0; i < 3; ++i) {
-    const int j = (i + 1) % 3, k = (i + 2) % 3;
-    r[i] = std::sqrt((I[j] + I[k] - I[i]) * 1.5 / mass);
-  }
+  fluid_box_halfsizes(m, b, r);
   double w[3], v[3];
   const double* pos = &d.xipos[3 * b];
   const double* R = &d.ximat[9 * b];
@@ -186,14 +181,6 @@ void ellipsoid_model(const Model& m, Data& d, int b) {
   }
 }
 
-// True if one of the body's geoms uses the ellipsoid model.
-bool has_ellipsoid_geom(const Model& m, int b) {
-  const int begin = m.body_geomadr[b], end = begin + m.body_geomnum[b];
-  for (int geom = begin; geom < end; ++geom)
-    if (m.geom_fluid[kNFLUID * geom] > 0) return true;
-  return false;
-}
-
 }  // namespace
 
 // Velocity of the point `pos` of body b relative to the medium and the body's angular velocity,
@@ -228,6 +215,22 @@ void ellipsoid_fluid_jacobian(const Model& m, int geom, const double* w, const d
     }
 }
 
+bool fluid_ellipsoid_body(const Model& m, int b) {
+  const int begin = m.body_geomadr[b], end = begin + m.body_geomnum[b];
+  for (int geom = begin; geom < end; ++geom)
+    if (m.geom_fluid[kNFLUID * geom] > 0) return true;
+  return false;
+}
+
+void fluid_box_halfsizes(const Model& m, int b, double* r) {
+  const double mass = m.body_mass[b];
+  const double* I = &m.body_inertia[3 * b];
+  for (int i = 0; i < 3; ++i) {
+    const int j = (i + 1) % 3, k = (i + 2) % 3;
+    r[i] = std::sqrt((I[j] + I[k] - I[i]) * 1.5 / mass);
+  }
+}
+
 void fluid_semiaxes(int type, const double* size, double* r) {
   switch (type) {
     case kGeomSphere: r[0] = r[1] = r[2] = size[0]; break;
@@ -239,7 +242,7 @@ void fluid_semiaxes(int type, const double* size, double* r) {
 
 void fluid_forces(const Model& m, Data& d) {
   for (int b = 1; b < m.nbody; ++b) {
-    if (has_ellipsoid_geom(m, b))
+    if (fluid_ellipsoid_body(m, b))
       ellipsoid_model(m, d, b);
     else if (m.body_mass[b] >= kMinVal)
       inertia_box_model(m, d, b);

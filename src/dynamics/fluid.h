@@ -14,6 +14,12 @@ void fluid_semiaxes(int type, const double* size, double* r);
 // Virtual (added) mass and moments of inertia of the ellipsoid with semi-axes r, per unit fluid
 // density, in its own frame: geom_fluid[6..8] and [9..11] (src/compiler/fluid_coef.cc).
 void fluid_virtual_inertia(const double* r, double* virtual_mass, double* virtual_inertia);
+// True if one of body b's geoms uses the ellipsoid model (geom_fluid[0] > 0): the body then gets
+// that model for those geoms and no inertia-box forces.
+bool fluid_ellipsoid_body(const Model& m, int b);
+// Half-sizes r[3] of body b's equivalent inertia box (inertia-box model; body mass >= kMinVal):
+// r_x = sqrt(3/(2m) (I_y + I_z - I_x)) and cyclic.
+void fluid_box_halfsizes(const Model& m, int b, double* r);
 // Angular velocity wl and linear velocity vl (relative to the medium, opt.wind) of the point `pos`
 // of body b, in the frame R (3x3, columns the frame's axes in world: vl = R' v).
 void fluid_local_velocity(const Model& m, const Data& d, int b, const double* pos, const double* R, double* wl,

@@ -41,6 +41,13 @@ void implicit_discrete_to_continuous(const Model& m, Data& d, const double* qacc
 // act += h*act_dot; qvel += h*qacc; qpos <- integrate_pos(qpos, qvel_or_new_qvel, h); time += h.
 void advance(const Model& m, Data& d, const double* act_dot, const double* qacc, const double* qvel);
 
+// Last dof of the chain that moves body b (its own last dof, or its nearest moving ancestor's), or -1
+// when b is welded to the world. The chain's dofs are this one and its dof_parentid ancestors.
+inline int last_dof(const Model& m, int b) {
+  while (b > 0 && m.body_dofnum[b] == 0) b = m.body_parentid[b];
+  return b == 0 ? -1 : m.body_dofadr[b] + m.body_dofnum[b] - 1;
+}
+
 // Add J(point, body)' * [force; torque] to qfrc (nv) without forming J: the spatial force at the
 // com origin dotted with each cdof of the body's chain (apply force/torque at a point).
 void apply_ft(const Model& m, const Data& d, const double* force, const double* torque,

@@ -15,14 +15,6 @@ namespace moreau {
 
 using namespace math;
 
-namespace {
-// Last dof of the chain that moves body b, or -1 when b is welded to the world.
-inline int last_dof(const Model& m, int b) {
-  while (b > 0 && m.body_dofnum[b] == 0) b = m.body_parentid[b];
-  if (b == 0) return -1;
-  return m.body_dofadr[b] + m.body_dofnum[b] - 1;
-}
-}  // namespace
 
 void jac(const Model& m, const Data& d, double* jacp, double* jacr, const double point[3], int body) {
   const int nv = m.nv;
@@ -30,7 +22,7 @@ void jac(const Model& m, const Data& d, double* jacp, double* jacr, const double
   if (jacr) std::fill_n(jacr, 3 * nv, 0.0);
   double r[3];
   sub3(r, point, &d.subtree_com[3 * m.body_rootid[body]]);
-  for (int i = last_dof(m, body); i >= 0; i = m.dof_parentid[i]) {
+  for (int i = internal::last_dof(m, body); i >= 0; i = m.dof_parentid[i]) {
     const double* cdof = &d.cdof[6 * i];
     if (jacr) {
       jacr[i] = cdof[0];
