@@ -58,9 +58,10 @@
 // margin 0 / 0.1, 20000 per margin; tests/differential/known_differences.h): exact ties among
 // several edge axes coinciding with the normal of separated boxes (2.2.2's order follows its
 // rounding), margin-separated edge contacts whose points (on neither box) R8 does not reproduce,
-// and a few margin-separated edge contacts where R9's den is not the first corner's d^2 (w.nr)
-// (the first corner inside lies beyond the margin; den / (w.nr) is then 0.087 or 0.50 where
-// d_first^2 is 0.20 or 0.26, and no crossing depth, R8 length or corner depth gives it).
+// and R9 in 3 edge contacts of boxes apart along n (of 60000 probe states at margin 0.1, seeds
+// 1..3): 2.2.2's den before a later corner is not the first corner's d^2 (w.nr) (den / (w.nr) =
+// 0.087 and 0.50 where d_first^2 = 0.20 and 0.26; no crossing depth, R8 length or corner depth
+// gives it), or 2.2.2 gives no second later point.
 // Probes of these (not yet a rule): the order ties
 // of separated boxes are ties among 2 to 4 edge axes parallel to a face axis; taking the first tied
 // edge instead of the last reproduces 9 of those 19 states but breaks 19 others, and neither the

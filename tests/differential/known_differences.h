@@ -45,9 +45,8 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "(margin 0.1) states in contact differ (20000 per margin: 0 of 13638 and 59 of 15812), all with an "
      "edge-edge axis, all at margin 0.1: edge contacts where 2.2.2's points on neither box follow "
      "another rule than R8 of collide_box.cc (a first point that is not the clamped reference corner "
-     "(-,-), or another choice of clamped incident vertices: about 40 states); a few where the first "
-     "reference corner inside lies beyond the margin and R9's scale for the later corners is not the "
-     "one measured; separated boxes whose parallel edges tie several edge axes, where 2.2.2's rounding "
+     "(-,-), or another choice of clamped incident vertices: about 40 states); a few of boxes apart "
+     "along n where R9's scale of the later reference corners is not the one measured; separated boxes whose parallel edges tie several edge axes, where 2.2.2's rounding "
      "gives the other order of the same points (19 states)"},
     {"CompilerFlagModels", "coordinate=\"global\" shared/models/mujoco/test/engine/testdata/collision_driver/midphase.xml",
      "in global coordinates the body holding the 1000 boxes takes its principal frame as body frame (moments "
