@@ -206,7 +206,8 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
   math::sub3(e2, c.v[2], c.v[0]);
   math::cross3(cr, e1, e2);
   const double det = math::dot3(cr, n);
-  double den = 0;  // 0 until the first corner inside (edge case)
+  bool first = true;  // no corner inside yet
+  double den = 0;
   auto inside = [&](const double* q) {
     double r[3];
     math::sub3(r, q, inc.c);
@@ -221,14 +222,17 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
       math::sub3(r, ic, p);
       const double d = math::dot3(r, m) / wm;
       math::addscl3(p, c.w, d);  // the point of the incident face plane
-      if (den == 0) {
+      if (first || !edge) {
         if (!inside(p)) continue;
         if (d <= margin) add_point(out, nc, p, d, c, scale, n);
-        if (!edge) continue;
+        first = false;
         den = d * d * c.wn;
         continue;
       }
-      double q[3], corner[3], pq[3], pos[3];  // R9: a later corner of an edge contact
+      // R9: a later corner of an edge contact (den = 0, a zero pair length: an infinite scale,
+      // no q inside)
+      if (den == 0) continue;
+      double q[3], corner[3], pq[3], pos[3];
       math::copy3(q, c.v[0]);
       math::sub3(r, p, c.v[0]);
       math::addscl3(q, r, det / den);
