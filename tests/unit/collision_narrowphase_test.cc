@@ -635,6 +635,30 @@ TEST(CollisionBox, EdgeEdgeCrossing) {
 // The same crossed edges apart by `gap` (margin 0.05): one contact at the crossing, the full gap,
 // midway; the edge ends and the other corners are farther than the margin along z. 2.2.2 gives
 // the same single point (probe: gap 0.01 and 0.03).
+// R9 of collide_box.cc: a penetrating edge contact (a random state of the box-box probe, model 55
+// trial 71 of seed 1) where a later reference corner gives 2.2.2's extra deep point on neither box
+// (the fourth). Expected values: 2.2.2's mjCOLLISIONFUNC[box][box] at this state (printed to 17
+// digits); 1e-9 allows for our quaternion-to-matrix rounding, far below the points' spacing.
+TEST(CollisionBox, EdgeEdgeLaterCornerPoint) {
+  Scene s;
+  s.add(kGeomBox, {0.1976, 0.2223, 0.1541}, {0.0034330955042955877, -9.1767913924157291e-05, -0.002984306108522735},
+        {0.83455402377329435, -0.3581207640035981, -0.41523044789518282, 0.053411374575543437});
+  s.add(kGeomBox, {0.2829, 0.3497, 0.3083}, {0.25135531568644037, -0.023070675703697696, 0.2847693150235458},
+        {0.51091844771020356, 0.050376299377657266, 0.55458466739288059, -0.65487435050025966});
+  s.run();
+  ASSERT_EQ(s.d.ncon, 4);
+  const double expect[4][4] = {
+      {-0.22278609151747661, -0.053191834158585104, 0.0779937343983505, 0.13981661412726543},
+      {-0.19050273082744176, 0.22133858305506265, 0.12445742321895414, -0.13540687428415718},
+      {-0.19673339604035942, -0.082600470523571251, -0.04635706830916677, 0.26216008071539743},
+      {-0.56196683879198905, 0.087810686770690136, 0.019722115820084436, 0.061720361404659252}};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(s.d.contact[i].dist, expect[i][0], 1e-9) << "contact " << i;
+    expect_vec(s.d.contact[i].pos, {expect[i][1], expect[i][2], expect[i][3]}, 1e-9);
+    expect_vec(s.d.contact[i].frame, {0.5629498984130028, 0.44642972853453133, 0.69554863910252562}, 1e-9);
+  }
+}
+
 TEST(CollisionBox, EdgeEdgeSeparatedWithinMargin) {
   const double h = 0.1, e = h * std::sqrt(2.0);
   for (double gap : {0.01, 0.03}) {
