@@ -41,14 +41,13 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "efc_force by 1% (with 2.2.2's own vertices the mesh-box contact is bit-identical, "
      "collision_primitives_test)"},
     {"CollisionPrimitives", "box-box",
-     "at random poses (collision_primitives_test, 4000 per margin) 2 of 2577 (margin 0) and 18 of 3245 "
-     "(margin 0.1) states in contact differ (20000 per margin: 14 of 13638 and 73 of 15812), all with an "
+     "at random poses (collision_primitives_test, 4000 per margin) 2 of 2577 (margin 0) and 15 of 3245 "
+     "(margin 0.1) states in contact differ (20000 per margin: 14 of 13638 and 54 of 15812), all with an "
      "edge-edge axis: penetrating edge contacts where 2.2.2 adds one more deep point that lies on neither "
      "box (14 + 14 states); margin-separated edge contacts where 2.2.2's points on neither box follow "
      "another rule than R8 of collide_box.cc (a first point that is not the clamped reference corner "
-     "(-,-), or another choice of clamped incident vertices: about 40 states); separated boxes whose "
-     "parallel edges tie several edge axes, where 2.2.2's rounding gives the other order of the same "
-     "points (19 states)"},
+     "(-,-), or another choice of clamped incident vertices, also with parallel edges whose faces do not "
+     "overlap along the parallel axis: about 40 states)"},
     {"CompilerFlagModels", "coordinate=\"global\" shared/models/mujoco/test/engine/testdata/collision_driver/midphase.xml",
      "in global coordinates the body holding the 1000 boxes takes its principal frame as body frame (moments "
      "729 and 697); 2.2.2's eigensolver leaves that frame unconverged (off-diagonal 1.1e-8 of the trace in "
