@@ -38,6 +38,16 @@
 //     forced v0 (probe: 6188 random edge states: every point pairs a point of B's face with one of
 //     A's face along n).
 //
+//  R6a Parallel edges (separated boxes whose tied edge axis a_i x b_j coincides with a face axis,
+//     so that B's other in-face axis b_m is orthogonal to n and the incident vertices tie in depth):
+//     v0 takes the side sgn_m = -sign((n . b_kb) (a_i . b_m)) of b_m, the incident face's own side
+//     (kb) times the sign of A's edge axis along b_m; the "- side of an axis orthogonal to n" of R3
+//     gave 2.2.2's order only where that product is positive. Probe: every separated tie of the
+//     random test (20000 states, seeds 1..3, margin 0.1), and the same with its special poses
+//     rotated about x or y instead of z, forced to each tied axis and each of the 8 sign choices of
+//     v0: the states that some choice reproduces are reproduced by this one (244 states fixed: 79,
+//     84, 81 for rotations about z, x, y; none of the other states changes). The separation being
+//     tied, the choice is insensitive to shifting either box along b_m and to rotating the whole scene.
 //  R7 Repeated positions: see remove_repeated.
 //  R8 Separated edge contact without points: see separated_edge_points.
 //  R9 Later reference corners of an edge contact: see reference_corners. 2.2.2 tests each corner
@@ -54,18 +64,15 @@
 //     follow the chained den). With R9 all states in contact at margin 0 of seeds 1..9 of the probe
 //     (20000 each, 109k in contact) match 2.2.2; before, 0.1% did not.
 //
-// Measured differences that remain (none of 12223 / 0.5% of 15097 random states in contact at
-// margin 0 / 0.1, seed 1 of the box-box probe, 20000 per margin; tests/differential/known_differences.h),
-// all edge contacts at margin 0.1: exact ties among several edge axes coinciding with the normal of
-// separated boxes (2.2.2's order follows its rounding); margin-separated edge contacts where 2.2.2
-// puts first points of another kind before R8's (on neither box, not clamped features); and R9 in
-// a few edge contacts of boxes apart along n: 2.2.2's den before a later corner is not the first
-// corner's d^2 (w.nr) (den / (w.nr) = 0.087 and 0.50 where d_first^2 = 0.20 and 0.26; no crossing
-// depth, R8 length or corner depth gives it), or 2.2.2 gives no second later point.
-// Probes of these (not yet a rule): the order ties
-// of separated boxes are ties among 2 to 4 edge axes parallel to a face axis; taking the first tied
-// edge instead of the last reproduces 9 of those 19 states but breaks 19 others, and neither the
-// world-frame separation (normalized or not) nor ours with strict '>' reproduces 2.2.2's pick.
+// Measured differences that remain (none at margin 0; at margin 0.1 about 0.1% of random states in
+// contact, all edge contacts of boxes apart along n; tests/differential/known_differences.h):
+// margin-separated edge contacts where 2.2.2 puts first points of another kind before R8's (on
+// neither box, not clamped features), among them separated boxes with parallel edges whose faces do
+// not overlap along the parallel axis (2.2.2: two points midway between the parallel edges at the
+// ends of their common range; no choice of tied axis or v0 gives them); and R9 in a few edge
+// contacts: 2.2.2's den before a later corner is not the first corner's d^2 (w.nr) (den / (w.nr) =
+// 0.087 and 0.50 where d_first^2 = 0.20 and 0.26; no crossing depth, R8 length or corner depth gives
+// it), or 2.2.2 gives no second later point.
 //
 // Capsule-box (rules measured on 2.2.2 with probe programs calling its mjCOLLISIONFUNC[capsule][box]
 // on swept and random poses; they reproduce every state of collision_primitives_test, 4000 random
@@ -137,11 +144,12 @@ void set_reference(Clip& c, const Box& ref, int k, const double* nr) {
 }
 
 // Incident polygon of `inc`: v0 is its vertex deepest along -w (an axis orthogonal to w takes the
-// - side); `flat` lists the nflat (0..2) axes spanning the polygon, ascending.
+// - side); `flat` lists the nflat (0..2) axes spanning the polygon, ascending; forced (optional):
+// a sign per axis of `inc` that overrides that choice where it is nonzero.
 // tl, rl: the incident box's centre and axes in the reference box's frame (tl[m] = ref.ax[m] .
 // (inc.c - ref.c), rl[m][j] = ref.ax[m] . inc.ax[j]).
 void set_incident(Clip& c, const Box& inc, const int* flat, int nflat, const double* w, const double* tl,
-                  const double (*rl)[3], int force_axis = -1, double force_sign = 0) {
+                  const double (*rl)[3], const double* forced = nullptr) {
   const Box& ref = *c.ref;
   const bool along_normal = w == c.nr;  // face contact: seen along the reference normal itself
   c.inc = &inc;
@@ -151,7 +159,8 @@ void set_incident(Clip& c, const Box& inc, const int* flat, int nflat, const dou
   c.we[1] = along_normal ? 0.0 : math::dot3(w, c.e[1]);
   for (int j = 0; j < 3; ++j)
     c.sgn[j] = (along_normal ? c.sk * rl[c.k][j] : math::dot3(inc.ax[j], w)) >= 0 ? -1.0 : 1.0;
-  if (force_axis >= 0) c.sgn[force_axis] = force_sign;
+  for (int j = 0; forced && j < 3; ++j)
+    if (forced[j] != 0) c.sgn[j] = forced[j];
   c.nv = 1 << nflat;
   c.j1 = nflat > 0 ? flat[0] : -1;
   c.j2 = nflat > 1 ? flat[1] : -1;
@@ -401,8 +410,16 @@ int edge_contacts(const Box& A, int i, const Box& B, int j, const double* tl, co
   math::scl3(nr, A.ax[ka], math::dot3(A.ax[ka], n) > 0 ? 1.0 : -1.0);
   Clip c;
   set_reference(c, A, ka, nr);
-  const int flat[2] = {j, 3 - j - kb};
-  set_incident(c, B, flat, 2, n, tl, rl, j, 1.0);
+  const int m = 3 - j - kb;  // the incident face's other in-face axis
+  const int flat[2] = {j, m};
+  // v0 lies on the + side of B's edge axis j (R6), and on the side -sign((n . b_kb) (a_i . b_m)) of
+  // the other in-face axis b_m where b_m is orthogonal to n (R6a).
+  double forced[3] = {0, 0, 0};
+  forced[j] = 1.0;
+  const double a_bm = math::dot3(A.ax[i], B.ax[m]);
+  if (std::fabs(math::dot3(B.ax[m], n)) < 1e-12 && std::fabs(a_bm) > 1e-12)
+    forced[m] = math::dot3(B.ax[kb], n) * a_bm > 0 ? -1.0 : 1.0;
+  set_incident(c, B, flat, 2, n, tl, rl, forced);
   c.separated = separated;
   return clip_contacts(c, margin, 1.0, true, n, out);
 }

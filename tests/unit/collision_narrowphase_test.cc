@@ -674,6 +674,37 @@ TEST(CollisionBox, EdgeEdgeSeparatedWithinMargin) {
   }
 }
 
+// Axis-aligned boxes 0.05 apart along x (margin 0.1), their y and z edges parallel: the face axes
+// and the edge axes a_y x b_z, a_z x b_y tie, and all four incident corners are equally deep. 2.2.2
+// gives the overlap rectangle's corners (full gap, midway) in an order that puts v0 on the side
+// -sign((n . b_x) (a_z . b_z)) of B's z axis (R6a of collide_box.cc): B beside A's +x face, the
+// same B turned 180 deg about x (b_z = -z), and B beside A's -x face (values from 2.2.2's
+// mj_forward on these poses).
+TEST(CollisionBox, ParallelEdgesSeparatedOrder) {
+  struct Case {
+    double x;
+    bool flipped;
+    double yz[4][2];
+  };
+  const Case cases[3] = {{0.45, false, {{0.3, -0.1}, {-0.05, 0.3}, {0.3, 0.3}, {-0.05, -0.1}}},
+                         {0.45, true, {{0.3, -0.1}, {-0.05, 0.3}, {0.3, 0.3}, {-0.05, -0.1}}},
+                         {-0.45, false, {{-0.05, 0.3}, {0.3, -0.1}, {0.3, 0.3}, {-0.05, -0.1}}}};
+  for (const Case& c : cases) {
+    Scene s;
+    s.add(kGeomBox, {0.2, 0.3, 0.3}, {0, 0, 0});
+    s.add(kGeomBox, {0.2, 0.2, 0.2}, {c.x, 0.15, 0.1}, c.flipped ? std::vector<double>{0, 1, 0, 0} : std::vector<double>{1, 0, 0, 0});
+    s.m.geom_margin = {0.1, 0.1};
+    s.run();
+    ASSERT_EQ(s.d.ncon, 4) << "x " << c.x << " flipped " << c.flipped;
+    const double sx = c.x > 0 ? 1 : -1;
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_NEAR(s.d.contact[i].dist, 0.05, 1e-12);
+      expect_vec(s.d.contact[i].pos, {sx * 0.225, c.yz[i][0], c.yz[i][1]}, 1e-12);
+      expect_vec(s.d.contact[i].frame, {sx, 0, 0}, 1e-12);
+    }
+  }
+}
+
 // Equal cubes exactly on top of each other, 1e-4 deep (coincident faces and edges): 2.2.2's
 // clipping yields each corner twice or three times; only the last of repeated positions is kept.
 TEST(CollisionBox, CoincidentFacesRepeatedCornersRemoved) {
