@@ -635,6 +635,21 @@ TEST(CollisionBox, EdgeEdgeCrossing) {
 // The same crossed edges apart by `gap` (margin 0.05): one contact at the crossing, the full gap,
 // midway; the edge ends and the other corners are farther than the margin along z. 2.2.2 gives
 // the same single point (probe: gap 0.01 and 0.03).
+TEST(CollisionBox, EdgeEdgeSeparatedWithinMargin) {
+  const double h = 0.1, e = h * std::sqrt(2.0);
+  for (double gap : {0.01, 0.03}) {
+    Scene s;
+    s.add(kGeomBox, {h, h, h}, {0, 0, 0}, rot(45, 1, 0, 0));
+    s.add(kGeomBox, {h, h, h}, {0.01, 0.02, 2 * e + gap}, rot(45, 0, 1, 0));
+    s.m.geom_margin = {0.05, 0.05};
+    s.run();
+    ASSERT_EQ(s.d.ncon, 1) << "gap " << gap;
+    EXPECT_NEAR(s.d.contact[0].dist, gap, 1e-12);
+    expect_vec(s.d.contact[0].pos, {0.01, 0, e + gap / 2}, 1e-12);
+    expect_vec(s.d.contact[0].frame, {0, 0, 1}, 1e-12);
+  }
+}
+
 // R9 of collide_box.cc: a penetrating edge contact (a random state of the box-box probe, model 55
 // trial 71 of seed 1) where a later reference corner gives 2.2.2's extra deep point on neither box
 // (the fourth). Expected values: 2.2.2's mjCOLLISIONFUNC[box][box] at this state (printed to 17
@@ -656,21 +671,6 @@ TEST(CollisionBox, EdgeEdgeLaterCornerPoint) {
     EXPECT_NEAR(s.d.contact[i].dist, expect[i][0], 1e-9) << "contact " << i;
     expect_vec(s.d.contact[i].pos, {expect[i][1], expect[i][2], expect[i][3]}, 1e-9);
     expect_vec(s.d.contact[i].frame, {0.5629498984130028, 0.44642972853453133, 0.69554863910252562}, 1e-9);
-  }
-}
-
-TEST(CollisionBox, EdgeEdgeSeparatedWithinMargin) {
-  const double h = 0.1, e = h * std::sqrt(2.0);
-  for (double gap : {0.01, 0.03}) {
-    Scene s;
-    s.add(kGeomBox, {h, h, h}, {0, 0, 0}, rot(45, 1, 0, 0));
-    s.add(kGeomBox, {h, h, h}, {0.01, 0.02, 2 * e + gap}, rot(45, 0, 1, 0));
-    s.m.geom_margin = {0.05, 0.05};
-    s.run();
-    ASSERT_EQ(s.d.ncon, 1) << "gap " << gap;
-    EXPECT_NEAR(s.d.contact[0].dist, gap, 1e-12);
-    expect_vec(s.d.contact[0].pos, {0.01, 0, e + gap / 2}, 1e-12);
-    expect_vec(s.d.contact[0].frame, {0, 0, 1}, 1e-12);
   }
 }
 
