@@ -42,13 +42,14 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "collision_primitives_test)"},
     {"CollisionPrimitives", "box-box",
      "at random poses (collision_primitives_test, 4000 per margin) 2 of 2577 (margin 0) and 11 of 3245 "
-     "(margin 0.1) states in contact differ (20000 per margin: 14 of 13638 and 61 of 15812), all with an "
+     "(margin 0.1) states in contact differ (20000 per margin: 14 of 13638 and 57 of 15812), all with an "
      "edge-edge axis: penetrating edge contacts where 2.2.2 adds one more deep point that lies on neither "
      "box (14 + 14 states); margin-separated edge contacts where 2.2.2 gives, before the clamped "
-     "corner and vertex points of R8 (collide_box.cc), one or more first points of another kind (on "
-     "neither box, not a clamped corner or vertex, depending on all six half sizes); separated boxes "
+     "corner and vertex points of R8 (collide_box.cc), one or more first points of another kind (a "
+     "reference corner paired with a point of an incident face edge that is not its clamped "
+     "projection; 2.2.2 gives it when R8's first corner is beyond the margin); separated boxes "
      "whose parallel edges tie several edge axes, where 2.2.2's rounding gives the other order of the "
-     "same points (these two kinds: 47 states at margin 0.1; the ties were 19 of them before R8's corner "
+     "same points (these two kinds: 43 states at margin 0.1; the ties were 19 of them before R8's corner "
      "rule, which also fixes some ties: 9 of 90 tie states of the bb probe, seeds 1-3)"},
     {"CompilerFlagModels", "coordinate=\"global\" shared/models/mujoco/test/engine/testdata/collision_driver/midphase.xml",
      "in global coordinates the body holding the 1000 boxes takes its principal frame as body frame (moments "
