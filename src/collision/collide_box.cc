@@ -66,13 +66,13 @@
 //
 // Measured differences that remain (none at margin 0; at margin 0.1 about 0.1% of random states in
 // contact, all edge contacts of boxes apart along n; tests/differential/known_differences.h):
-// margin-separated edge contacts where 2.2.2 puts first points of another kind before R8's (on
-// neither box, not clamped features), among them separated boxes with parallel edges whose faces do
-// not overlap along the parallel axis (2.2.2: two points midway between the parallel edges at the
-// ends of their common range; no choice of tied axis or v0 gives them); and R9 in a few edge
-// contacts: 2.2.2's den before a later corner is not the first corner's d^2 (w.nr) (den / (w.nr) =
-// 0.087 and 0.50 where d_first^2 = 0.20 and 0.26; no crossing depth, R8 length or corner depth gives
-// it), or 2.2.2 gives no second later point.
+// margin-separated edge contacts where 2.2.2 puts first points of another kind before R8's (a
+// reference corner, later in (b)'s order than R8's, paired with a point of an edge line of B that is
+// not its clamped projection: see separated_edge_points), among them separated boxes with parallel
+// edges whose faces do not overlap along the parallel axis; and R9 in a few edge contacts: 2.2.2's
+// den before a later corner is not the first corner's d^2 (w.nr) (den / (w.nr) = 0.087 and 0.50
+// where d_first^2 = 0.20 and 0.26; no crossing depth, R8 length or corner depth gives it), or 2.2.2
+// gives no second later point.
 //
 // Capsule-box (rules measured on 2.2.2 with probe programs calling its mjCOLLISIONFUNC[capsule][box]
 // on swept and random poses; they reproduce every state of collision_primitives_test, 4000 random
@@ -272,12 +272,16 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 //       projection along w onto the incident face's plane lies within the face's extent along at
 //       least one of its two axes. Within both, it is (b)'s corner (beyond the margin here): no
 //       point. Within one: the pair is the corner and that projection clamped to the face, dist =
-//       +-their distance (negative when the partner lies behind the corner along n). Corners within
-//       neither extent are passed over. (Probe: a state whose first such corner is 0.0006 outside
-//       the face's perpendicular extent gives the along-w value, 0.1027 (dropped) instead of
-//       0.0947 for the perpendicular foot, and follows it through shifts of B; of 169 corner points
-//       of 2.2.2 in those states all are the along-w pair, 147 also the perpendicular foot: the two
-//       coincide when the clamped axis is not the incident edge's, w being orthogonal to it.)
+//       +-their distance, negative when the partner lies behind the reference face's plane (its
+//       depth coordinate along w is negative, as for (c')). (Probe: all 172 such corner points of
+//       2.2.2 in 6 seeds x 20000 states at margin 0.1 follow this sign; "behind the corner along n"
+//       gives 133: the others are deep negative pairs, |dist| > margin, that 2.2.2 keeps.)
+//       Corners within neither extent are passed over. (Probe: a state whose first such corner is
+//       0.0006 outside the face's perpendicular extent gives the along-w value, 0.1027 (dropped)
+//       instead of 0.0947 for the perpendicular foot, and follows it through shifts of B; of 169
+//       corner points of 2.2.2 in those states all are the along-w pair, 147 also the perpendicular
+//       foot: the two coincide when the clamped axis is not the incident edge's, w being orthogonal
+//       to it.)
 //  (c') each incident vertex outside the reference face: its face coordinates (seen along w)
 //       clamped to the face, du, dv the clamped amounts, d its depth coordinate:
 //       dist = sign(d) sqrt(d^2 + du^2 + dv^2), position p - (w d + e1 du + e2 dv) / 2
@@ -288,8 +292,29 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 // Points with dist > margin are dropped, as elsewhere. (Probe: on a 1-point state, shifts of B
 // along n of -0.025..0.02 keep the point's projections fixed and change dist as the square root
 // of a quadratic.) With (b'') and the vertex filter, 18 to 28 more of 20000 random states per seed
-// match at margin 0.1 (seeds 1..6), none fewer; what remains of these states is 2.2.2's first
-// point(s) of another kind (on neither box, not a corner pair: about 140 of the 584).
+// match at margin 0.1 (seeds 1..6), none fewer; the sign rule of (b'') 1 to 8 more (18 in all, and
+// 0 to 5 more per seed at margins 0.02, 0.05, 0.2; none fewer at any of these margins or at 0).
+// What remains of these states is mostly 2.2.2's first point of another kind ("corner slot" points,
+// probes below, not yet a rule): a reference corner C paired (midpoint, dist = +-|C - P|, exact to
+// 1e-16) with a point P exactly on an edge line of B, but not C's clamped projection. Of the 257
+// separated states of 6 seeds whose first point pairs a reference corner with a point of an edge
+// line of B, 172 are (b'')'s pair, and there C is (b'')'s first corner, its dist within the margin;
+// in all 85 others C is a later corner, (b'')'s first corner being beyond the margin (81) or inside
+// the incident face (4): 2.2.2 goes on to later corners where R8 stops. P is the clamp of no simple
+// projection of C (planes through C and two of the box axes, n, vertices; line-line closest points
+// of the incident edge with lines through box vertices; 2D line intersections seen along n: none
+// match). Sliding B along its incident edge (seed 1 model 83 trial 43, `bb 20000 0.1 1 1`), P's edge
+// coordinate is a rational function of degree (2, 2) of the slide (to 1e-10): P - v0 = K c / Q(c),
+// c = C's edge coordinate minus v0's (v0 the edge end at +h_j), Q positive definite with its
+// minimum where a corner adjacent to C (sharing a reference side) is level with an end of the edge
+// (seen in 2 states), P -> v0 far away; P is nearly insensitive to rotating A about its edge axis,
+// but not low-degree rational in B's h_j. The extra deep point of penetrating edge contacts (box_box
+// notes above) is the same kind of point: in all 79 such states of 6 seeds (margin 0) it pairs a
+// reference corner C, later in (b)'s order than the first corner inside the incident face, with a
+// point P of the incident face's plane inside the face (dist = -|C - P|, pos the midpoint), P - C
+// not along n nor in the plane of any two of the box axes and n. So 2.2.2's corner loop goes on
+// after the first corner (separated: after one beyond the margin) and gives one more corner a
+// partner on the incident face by a rule not found yet.
 void separated_edge_points(const Clip& c, double margin, const double* n, ContactPoint* out, int& nc) {
   const Box& inc = *c.inc;
   double m[3], ic[3];
@@ -314,9 +339,10 @@ void separated_edge_points(const Clip& c, double margin, const double* n, Contac
     if (in1 && in2) break;  // (b)'s corner, farther than the margin
     math::addscl3(f, inc.ax[c.j1], std::clamp(x1, -inc.h[c.j1], inc.h[c.j1]) - x1);
     math::addscl3(f, inc.ax[c.j2], std::clamp(x2, -inc.h[c.j2], inc.h[c.j2]) - x2);
-    double off[3];
+    double off[3], fr[3];
     math::sub3(off, p, f);
-    const double dc = (math::dot3(off, n) > 0 ? -1 : 1) * std::sqrt(math::dot3(off, off));
+    math::sub3(fr, f, c.fc);  // the sign: the partner's side of the reference face plane
+    const double dc = (math::dot3(fr, c.nr) < 0 ? -1 : 1) * std::sqrt(math::dot3(off, off));
     if (dc <= margin) {
       double pos[3];
       math::copy3(pos, p);
