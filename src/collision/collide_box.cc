@@ -64,15 +64,11 @@
 //     follow the chained den). With R9 all states in contact at margin 0 of seeds 1..9 of the probe
 //     (20000 each, 109k in contact) match 2.2.2; before, 0.1% did not.
 //
-// Measured differences that remain (none at margin 0; at margin 0.1 about 0.1% of random states in
-// contact, all edge contacts of boxes apart along n; tests/differential/known_differences.h):
-// margin-separated edge contacts where 2.2.2 puts first points of another kind before R8's (a
-// reference corner, later in (b)'s order than R8's, paired with a point of an edge line of B that is
-// not its clamped projection: see separated_edge_points), among them separated boxes with parallel
-// edges whose faces do not overlap along the parallel axis; and R9 in a few edge contacts: 2.2.2's
-// den before a later corner is not the first corner's d^2 (w.nr) (den / (w.nr) = 0.087 and 0.50
-// where d_first^2 = 0.20 and 0.26; no crossing depth, R8 length or corner depth gives it), or 2.2.2
-// gives no second later point.
+// Measured differences that remain (none at margin 0; at margin 0.1 8 of the 15812 random states
+// in contact of collision_primitives_test, 3 to 9 of 20000 per seed of the box-box probe, all edge
+// contacts of boxes apart along n; tests/differential/known_differences.h): states where 2.2.2
+// gives no (b) point for a first corner inside the incident face within the margin but R8's points
+// instead, and a few whose corner chain (R8, R9) takes another den than the one measured.
 //
 // Capsule-box (rules measured on 2.2.2 with probe programs calling its mjCOLLISIONFUNC[capsule][box]
 // on swept and random poses; they reproduce every state of collision_primitives_test, 4000 random
@@ -263,25 +259,29 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 }
 
 // R8: an edge contact between boxes that are apart along n (0 < separation <= margin) for which
-// (a)-(c) find no point. 2.2.2 then returns points that lie on neither box: pairs of a box feature
-// and a clamped partner, positioned at their midpoint (measured on the random states of
-// collision_primitives_test and probe sweeps; (b'') and the vertex filter of (c') from the 584 such
-// states of 6 seeds of 20000 random states at margin 0.1: in 450 of them every point of 2.2.2 is
-// one of the candidate pairs below, and the rules give exactly 2.2.2's set in 449):
-//  (b'') at most one reference corner, the first in (b)'s order ((-,-), (-,+), (+,-), (+,+)) whose
-//       projection along w onto the incident face's plane lies within the face's extent along at
-//       least one of its two axes. Within both, it is (b)'s corner (beyond the margin here): no
-//       point. Within one: the pair is the corner and that projection clamped to the face, dist =
-//       +-their distance, negative when the partner lies behind the reference face's plane (its
-//       depth coordinate along w is negative, as for (c')). (Probe: all 172 such corner points of
-//       2.2.2 in 6 seeds x 20000 states at margin 0.1 follow this sign; "behind the corner along n"
-//       gives 133: the others are deep negative pairs, |dist| > margin, that 2.2.2 keeps.)
-//       Corners within neither extent are passed over. (Probe: a state whose first such corner is
-//       0.0006 outside the face's perpendicular extent gives the along-w value, 0.1027 (dropped)
-//       instead of 0.0947 for the perpendicular foot, and follows it through shifts of B; of 169
-//       corner points of 2.2.2 in those states all are the along-w pair, 147 also the perpendicular
-//       foot: the two coincide when the clamped axis is not the incident edge's, w being orthogonal
-//       to it.)
+// (a)-(c) find no point (R9's points do not count; they are found again by (b'')). 2.2.2 then
+// returns points that lie on neither box: pairs of a box feature and a partner on the other box's
+// face, positioned at their midpoint (measured on the random states of collision_primitives_test
+// and probe sweeps, 6 seeds of 20000 random states at margin 0.1):
+//  (b'') the reference corners in (b)'s order ((-,-), (-,+), (+,-), (+,+)) as a chain, like R9's:
+//       the first corner is tested at its projection f along w onto the incident face's plane,
+//       each later one at f scaled about v0 by det / den (R9's scale, den = L^2 (w . nr), L the
+//       length of the previous link of the chain). A corner whose point lies within the incident
+//       face's extent along neither axis is passed over. The first corner within both extents is
+//       (b)'s corner (beyond the margin here): no point, L = |d|. Otherwise (within one extent for
+//       the first corner; within one or both for a later one) the pair is the corner and its point
+//       clamped to the face, dist = +-their distance, negative when the partner lies behind the
+//       reference face's plane (its depth coordinate along w is negative, as for (c')); L = that
+//       distance whether or not the point is kept.
+//       (Probes: of the 257 separated states of 6 seeds whose first point pairs a reference corner
+//       with a point of an edge line of B, 172 are the first corner's clamped pair, all with this
+//       sign ("behind the corner along n" gives 133: the others are deep negative pairs, |dist| >
+//       margin, that 2.2.2 keeps); in the 85 others the corner is a later one and 2.2.2's partner,
+//       a rational function of degree (2, 2) of a slide of B along its edge (to 1e-10), is R9's
+//       scaled point clamped to the face: with the chain 15 to 22 more states per 20000 match at
+//       margin 0.1 (seeds 1..6), 8 at 0.05, 61 at 0.2, none fewer. A state whose first such corner
+//       is 0.0006 outside the face's perpendicular extent gives the along-w value, 0.1027 (dropped),
+//       not 0.0947 for the perpendicular foot, and follows it through shifts of B.)
 //  (c') each incident vertex outside the reference face: its face coordinates (seen along w)
 //       clamped to the face, du, dv the clamped amounts, d its depth coordinate:
 //       dist = sign(d) sqrt(d^2 + du^2 + dv^2), position p - (w d + e1 du + e2 dv) / 2
@@ -291,38 +291,23 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 //       are left out; without one they are kept.
 // Points with dist > margin are dropped, as elsewhere. (Probe: on a 1-point state, shifts of B
 // along n of -0.025..0.02 keep the point's projections fixed and change dist as the square root
-// of a quadratic.) With (b'') and the vertex filter, 18 to 28 more of 20000 random states per seed
-// match at margin 0.1 (seeds 1..6), none fewer; the sign rule of (b'') 1 to 8 more (18 in all, and
-// 0 to 5 more per seed at margins 0.02, 0.05, 0.2; none fewer at any of these margins or at 0).
-// What remains of these states is mostly 2.2.2's first point of another kind ("corner slot" points,
-// probes below, not yet a rule): a reference corner C paired (midpoint, dist = +-|C - P|, exact to
-// 1e-16) with a point P exactly on an edge line of B, but not C's clamped projection. Of the 257
-// separated states of 6 seeds whose first point pairs a reference corner with a point of an edge
-// line of B, 172 are (b'')'s pair, and there C is (b'')'s first corner, its dist within the margin;
-// in all 85 others C is a later corner, (b'')'s first corner being beyond the margin (81) or inside
-// the incident face (4): 2.2.2 goes on to later corners where R8 stops. P is the clamp of no simple
-// projection of C (planes through C and two of the box axes, n, vertices; line-line closest points
-// of the incident edge with lines through box vertices; 2D line intersections seen along n: none
-// match). Sliding B along its incident edge (seed 1 model 83 trial 43, `bb 20000 0.1 1 1`), P's edge
-// coordinate is a rational function of degree (2, 2) of the slide (to 1e-10): P - v0 = K c / Q(c),
-// c = C's edge coordinate minus v0's (v0 the edge end at +h_j), Q positive definite with its
-// minimum where a corner adjacent to C (sharing a reference side) is level with an end of the edge
-// (seen in 2 states), P -> v0 far away; P is nearly insensitive to rotating A about its edge axis,
-// but not low-degree rational in B's h_j. The extra deep point of penetrating edge contacts (box_box
-// notes above) is the same kind of point: in all 79 such states of 6 seeds (margin 0) it pairs a
-// reference corner C, later in (b)'s order than the first corner inside the incident face, with a
-// point P of the incident face's plane inside the face (dist = -|C - P|, pos the midpoint), P - C
-// not along n nor in the plane of any two of the box axes and n. So 2.2.2's corner loop goes on
-// after the first corner (separated: after one beyond the margin) and gives one more corner a
-// partner on the incident face by a rule not found yet.
+// of a quadratic.) What remains (about 3 of 20000 random states per seed at margin 0.1): states
+// where 2.2.2 gives no (b) point for a first corner inside the incident face within the margin
+// but R8's points instead (e.g. (c') of a vertex below the reference plane), and a few whose
+// chain takes another den.
 void separated_edge_points(const Clip& c, double margin, const double* n, ContactPoint* out, int& nc) {
   const Box& inc = *c.inc;
-  double m[3], ic[3];
+  double m[3], ic[3], e1[3], e2[3], cr[3];
   math::scl3(m, inc.ax[c.ki], c.sgn[c.ki]);
   math::copy3(ic, inc.c);
   math::addscl3(ic, m, inc.h[c.ki]);
   const double wm = math::dot3(c.w, m);
-  bool corner = false;
+  math::sub3(e1, c.v[1], c.v[0]);
+  math::sub3(e2, c.v[2], c.v[0]);
+  math::cross3(cr, e1, e2);
+  const double det = math::dot3(cr, n);  // R9's scale numerator
+  bool corner = false, first = true;
+  double den = 0;
   for (int q = 0; q < 4; ++q) {
     const double a = q < 2 ? -1.0 : 1.0, b = (q & 1) ? 1.0 : -1.0;
     double p[3], r[3], f[3];
@@ -330,19 +315,31 @@ void separated_edge_points(const Clip& c, double margin, const double* n, Contac
     math::addscl3(p, c.e[0], a * c.hf[0]);
     math::addscl3(p, c.e[1], b * c.hf[1]);
     math::sub3(r, ic, p);
+    const double d = math::dot3(r, m) / wm;
     math::copy3(f, p);
-    math::addscl3(f, c.w, math::dot3(r, m) / wm);  // the corner seen along w on the incident plane
+    math::addscl3(f, c.w, d);  // the corner seen along w on the incident plane
+    if (!first) {              // a later corner: R9's scaled point (den 0: no point inside)
+      if (den == 0) continue;
+      math::sub3(r, f, c.v[0]);
+      math::copy3(f, c.v[0]);
+      math::addscl3(f, r, det / den);
+    }
     math::sub3(r, f, inc.c);
     const double x1 = math::dot3(r, inc.ax[c.j1]), x2 = math::dot3(r, inc.ax[c.j2]);
     const bool in1 = std::fabs(x1) <= inc.h[c.j1], in2 = std::fabs(x2) <= inc.h[c.j2];
     if (!in1 && !in2) continue;
-    if (in1 && in2) break;  // (b)'s corner, farther than the margin
+    if (in1 && in2 && first) {  // (b)'s corner, farther than the margin
+      first = false;
+      den = d * d * c.wn;
+      continue;
+    }
     math::addscl3(f, inc.ax[c.j1], std::clamp(x1, -inc.h[c.j1], inc.h[c.j1]) - x1);
     math::addscl3(f, inc.ax[c.j2], std::clamp(x2, -inc.h[c.j2], inc.h[c.j2]) - x2);
     double off[3], fr[3];
     math::sub3(off, p, f);
     math::sub3(fr, f, c.fc);  // the sign: the partner's side of the reference face plane
-    const double dc = (math::dot3(fr, c.nr) < 0 ? -1 : 1) * std::sqrt(math::dot3(off, off));
+    const double len = math::norm3(off);
+    const double dc = (math::dot3(fr, c.nr) < 0 ? -1 : 1) * len;
     if (dc <= margin) {
       double pos[3];
       math::copy3(pos, p);
@@ -350,7 +347,8 @@ void separated_edge_points(const Clip& c, double margin, const double* n, Contac
       set_point(out[nc++], dc, pos, n);
       corner = true;
     }
-    break;
+    first = false;
+    den = len * len * c.wn;
   }
   for (int i = 0; i < c.nv; ++i) {
     const bool in1 = std::fabs(c.uv[i][0]) < c.hf[0], in2 = std::fabs(c.uv[i][1]) < c.hf[1];
@@ -403,7 +401,11 @@ int clip_contacts(const Clip& c, double margin, double scale, bool edge, const d
     if (c.dep[i] > margin) continue;
     add_point(out, nc, c.v[i], c.dep[i], c, scale, n);
   }
-  if (edge && c.separated && nc == nlater) separated_edge_points(c, margin, n, out, nc);
+  // R8 (its corner chain finds R9's points again, in the same order)
+  if (edge && c.separated && nc == nlater) {
+    nc = 0;
+    separated_edge_points(c, margin, n, out, nc);
+  }
   return nc;
 }
 
