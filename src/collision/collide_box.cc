@@ -64,11 +64,10 @@
 //     follow the chained den). With R9 all states in contact at margin 0 of seeds 1..9 of the probe
 //     (20000 each, 109k in contact) match 2.2.2; before, 0.1% did not.
 //
-// Measured differences that remain (none at margin 0; at margin 0.1 8 of the 15812 random states
-// in contact of collision_primitives_test, 3 to 9 of 20000 per seed of the box-box probe, all edge
-// contacts of boxes apart along n; tests/differential/known_differences.h): states where 2.2.2
-// gives no (b) point for a first corner inside the incident face within the margin but R8's points
-// instead, and a few whose corner chain (R8, R9) takes another den than the one measured.
+// Measured differences that remain (none at margin 0; at margin 0.1 3 of the 15809 random states
+// in contact of collision_primitives_test, 0 to 3 of 20000 per seed of the box-box probe, all edge
+// contacts of boxes apart along n; tests/differential/known_differences.h): states whose corner
+// chain (R8, R9) takes another den than the one measured.
 //
 // Capsule-box (rules measured on 2.2.2 with probe programs calling its mjCOLLISIONFUNC[capsule][box]
 // on swept and random poses; they reproduce every state of collision_primitives_test, 4000 random
@@ -198,9 +197,8 @@ void add_point(ContactPoint* out, int& nc, const double* p, double d, const Clip
 // (|d| for the first corner, |q - corner| for a later one, whether or not the point was kept).
 // A later corner whose q lies strictly inside the incident face gives the point midway between the
 // reference corner and q, dist = +-|q - corner|, negative when q lies below the reference plane.
-// nlater counts the later points kept.
 void reference_corners(const Clip& c, double margin, double scale, bool edge, const double* n, ContactPoint* out,
-                       int& nc, int& nlater) {
+                       int& nc) {
   const Box& inc = *c.inc;
   double m[3], ic[3], e1[3], e2[3], cr[3];
   math::scl3(m, inc.ax[c.ki], c.sgn[c.ki]);
@@ -251,28 +249,31 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
       if (dist <= margin) {
         for (int k = 0; k < 3; ++k) pos[k] = 0.5 * (corner[k] + q[k]);
         set_point(out[nc++], dist, pos, n);
-        ++nlater;
       }
       den = len * len * c.wn;
     }
   }
 }
 
-// R8: an edge contact between boxes that are apart along n (0 < separation <= margin) for which
-// (a)-(c) find no point (R9's points do not count; they are found again by (b'')). 2.2.2 then
-// returns points that lie on neither box: pairs of a box feature and a partner on the other box's
-// face, positioned at their midpoint (measured on the random states of collision_primitives_test
-// and probe sweeps, 6 seeds of 20000 random states at margin 0.1):
+// R8: an edge contact between boxes that are apart along n (0 < separation <= margin) where (a)
+// finds no crossing and no incident vertex lies inside the reference face within the margin. 2.2.2
+// then takes another path (decided before the corners: a first corner inside the incident face
+// does not prevent it) and returns points that mostly lie on neither box: pairs of a box feature
+// and a partner on the other box's face, positioned at their midpoint (measured on the random
+// states of collision_primitives_test and probe sweeps, 6 seeds of 20000 random states at margin
+// 0.1; deciding by "(a)-(c) find no point" instead leaves 23 of them wrong, e.g. a corner inside
+// the incident face within the margin after one within a single extent: 2.2.2 gives (c')'s points,
+// the corner being a later one of the chain):
 //  (b'') the reference corners in (b)'s order ((-,-), (-,+), (+,-), (+,+)) as a chain, like R9's:
 //       the first corner is tested at its projection f along w onto the incident face's plane,
 //       each later one at f scaled about v0 by det / den (R9's scale, den = L^2 (w . nr), L the
 //       length of the previous link of the chain). A corner whose point lies within the incident
-//       face's extent along neither axis is passed over. The first corner within both extents is
-//       (b)'s corner (beyond the margin here): no point, L = |d|. Otherwise (within one extent for
-//       the first corner; within one or both for a later one) the pair is the corner and its point
-//       clamped to the face, dist = +-their distance, negative when the partner lies behind the
-//       reference face's plane (its depth coordinate along w is negative, as for (c')); L = that
-//       distance whether or not the point is kept.
+//       face's extent along neither axis is passed over. The first corner strictly within both
+//       extents is (b)'s corner: (b)'s point if d <= margin (and then no (c') points), L = |d|.
+//       Otherwise (within one extent for the first corner; within one or both for a later one)
+//       the pair is the corner and its point clamped to the face, dist = +-their distance,
+//       negative when the partner lies behind the reference face's plane (its depth coordinate
+//       along w is negative, as for (c')); L = that distance whether or not the point is kept.
 //       (Probes: of the 257 separated states of 6 seeds whose first point pairs a reference corner
 //       with a point of an edge line of B, 172 are the first corner's clamped pair, all with this
 //       sign ("behind the corner along n" gives 133: the others are deep negative pairs, |dist| >
@@ -291,10 +292,9 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 //       are left out; without one they are kept.
 // Points with dist > margin are dropped, as elsewhere. (Probe: on a 1-point state, shifts of B
 // along n of -0.025..0.02 keep the point's projections fixed and change dist as the square root
-// of a quadratic.) What remains (about 3 of 20000 random states per seed at margin 0.1): states
-// where 2.2.2 gives no (b) point for a first corner inside the incident face within the margin
-// but R8's points instead (e.g. (c') of a vertex below the reference plane), and a few whose
-// chain takes another den.
+// of a quadratic.) With the path decided this way 23 more states of seeds 1..6 match at margin
+// 0.1, 2 to 19 more at margins 0.02, 0.05, 0.2, 0.3, none fewer. What remains (0 to 3 of 20000
+// random states per seed at margin 0.1) are states whose chain takes another den.
 void separated_edge_points(const Clip& c, double margin, const double* n, ContactPoint* out, int& nc) {
   const Box& inc = *c.inc;
   double m[3], ic[3], e1[3], e2[3], cr[3];
@@ -306,7 +306,7 @@ void separated_edge_points(const Clip& c, double margin, const double* n, Contac
   math::sub3(e2, c.v[2], c.v[0]);
   math::cross3(cr, e1, e2);
   const double det = math::dot3(cr, n);  // R9's scale numerator
-  bool corner = false, first = true;
+  bool corner = false, corner_b = false, first = true;
   double den = 0;
   for (int q = 0; q < 4; ++q) {
     const double a = q < 2 ? -1.0 : 1.0, b = (q & 1) ? 1.0 : -1.0;
@@ -328,7 +328,11 @@ void separated_edge_points(const Clip& c, double margin, const double* n, Contac
     const double x1 = math::dot3(r, inc.ax[c.j1]), x2 = math::dot3(r, inc.ax[c.j2]);
     const bool in1 = std::fabs(x1) <= inc.h[c.j1], in2 = std::fabs(x2) <= inc.h[c.j2];
     if (!in1 && !in2) continue;
-    if (in1 && in2 && first) {  // (b)'s corner, farther than the margin
+    if (first && std::fabs(x1) < inc.h[c.j1] && std::fabs(x2) < inc.h[c.j2]) {  // (b)'s corner
+      if (d <= margin) {
+        add_point(out, nc, f, d, c, 1.0, n);
+        corner_b = true;
+      }
       first = false;
       den = d * d * c.wn;
       continue;
@@ -350,6 +354,7 @@ void separated_edge_points(const Clip& c, double margin, const double* n, Contac
     first = false;
     den = len * len * c.wn;
   }
+  if (corner_b) return;  // (c') only without a (b) point
   for (int i = 0; i < c.nv; ++i) {
     const bool in1 = std::fabs(c.uv[i][0]) < c.hf[0], in2 = std::fabs(c.uv[i][1]) < c.hf[1];
     if ((in1 && in2) || (corner && !in1 && !in2)) continue;
@@ -393,18 +398,23 @@ int clip_contacts(const Clip& c, double margin, double scale, bool edge, const d
       }
     }
   }
-  int nlater = 0;  // R9 points do not count for R8
-  if (c.nv == 4) reference_corners(c, margin, scale, edge, n, out, nc, nlater);
+  // R8: an edge contact of boxes apart along n where neither (a) nor (c) gives a point
+  if (edge && c.separated && nc == 0) {
+    bool vertex_inside = false;
+    for (int i = 0; i < c.nv; ++i)
+      vertex_inside = vertex_inside ||
+                      (std::fabs(c.uv[i][0]) < c.hf[0] && std::fabs(c.uv[i][1]) < c.hf[1] && c.dep[i] <= margin);
+    if (!vertex_inside) {
+      separated_edge_points(c, margin, n, out, nc);
+      return nc;
+    }
+  }
+  if (c.nv == 4) reference_corners(c, margin, scale, edge, n, out, nc);
   for (int i = 0; i < c.nv; ++i) {
     const bool inside = std::fabs(c.uv[i][0]) < c.hf[0] && std::fabs(c.uv[i][1]) < c.hf[1];
     if (!(inside || (!edge && i == 0))) continue;
     if (c.dep[i] > margin) continue;
     add_point(out, nc, c.v[i], c.dep[i], c, scale, n);
-  }
-  // R8 (its corner chain finds R9's points again, in the same order)
-  if (edge && c.separated && nc == nlater) {
-    nc = 0;
-    separated_edge_points(c, margin, n, out, nc);
   }
   return nc;
 }
