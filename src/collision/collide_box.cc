@@ -64,8 +64,8 @@
 //     follow the chained den). With R9 all states in contact at margin 0 of seeds 1..9 of the probe
 //     (20000 each, 109k in contact) match 2.2.2; before, 0.1% did not.
 //
-// Measured differences that remain (none at margin 0; at margin 0.1 3 of the 15809 random states
-// in contact of collision_primitives_test, 0 to 3 of 20000 per seed of the box-box probe, all edge
+// Measured differences that remain (none at margin 0; at margin 0.1 2 of the 15809 random states
+// in contact of collision_primitives_test, 0 or 1 of 20000 per seed of the box-box probe, all edge
 // contacts of boxes apart along n; tests/differential/known_differences.h): states whose corner
 // chain (R8, R9) takes another den than the one measured.
 //
@@ -269,7 +269,7 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 //       each later one at f scaled about v0 by det / den (R9's scale, den = L^2 (w . nr), L the
 //       length of the previous link of the chain). A corner whose point lies within the incident
 //       face's extent along neither axis is passed over. The first corner strictly within both
-//       extents is (b)'s corner: (b)'s point if d <= margin (and then no (c') points), L = |d|.
+//       extents is (b)'s corner: (b)'s point if d <= margin, L = |d|.
 //       Otherwise (within one extent for the first corner; within one or both for a later one)
 //       the pair is the corner and its point clamped to the face, dist = +-their distance,
 //       negative when the partner lies behind the reference face's plane (its depth coordinate
@@ -288,13 +288,14 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 //       dist = sign(d) sqrt(d^2 + du^2 + dv^2), position p - (w d + e1 du + e2 dv) / 2
 //       (the midpoint with its orthogonal projection onto the reference face's edge line, for a
 //       vertex outside in one coordinate: 2.2.2 sums the squares as if w and e were orthogonal).
-//       When (b'') gave a point, vertices outside the face in both coordinates (beyond a corner)
-//       are left out; without one they are kept.
+//       When (b'') gave a point ((b)'s or a pair), vertices outside the face in both coordinates
+//       (beyond a corner) are left out; without one they are kept.
 // Points with dist > margin are dropped, as elsewhere. (Probe: on a 1-point state, shifts of B
 // along n of -0.025..0.02 keep the point's projections fixed and change dist as the square root
-// of a quadratic.) With the path decided this way 23 more states of seeds 1..6 match at margin
-// 0.1, 2 to 19 more at margins 0.02, 0.05, 0.2, 0.3, none fewer. What remains (0 to 3 of 20000
-// random states per seed at margin 0.1) are states whose chain takes another den.
+// of a quadratic.) With the path decided this way and (b)'s point in the chain 29 more states of
+// seeds 1..6 match at margin 0.1, and more at margins 0.02, 0.05, 0.2, 0.3, none fewer. What
+// remains (0 or 1 of 20000 random states per seed at margin 0.1) are states whose chain takes
+// another den.
 void separated_edge_points(const Clip& c, double margin, const double* n, ContactPoint* out, int& nc) {
   const Box& inc = *c.inc;
   double m[3], ic[3], e1[3], e2[3], cr[3];
@@ -306,7 +307,7 @@ void separated_edge_points(const Clip& c, double margin, const double* n, Contac
   math::sub3(e2, c.v[2], c.v[0]);
   math::cross3(cr, e1, e2);
   const double det = math::dot3(cr, n);  // R9's scale numerator
-  bool corner = false, corner_b = false, first = true;
+  bool corner = false, first = true;
   double den = 0;
   for (int q = 0; q < 4; ++q) {
     const double a = q < 2 ? -1.0 : 1.0, b = (q & 1) ? 1.0 : -1.0;
@@ -331,7 +332,7 @@ void separated_edge_points(const Clip& c, double margin, const double* n, Contac
     if (first && std::fabs(x1) < inc.h[c.j1] && std::fabs(x2) < inc.h[c.j2]) {  // (b)'s corner
       if (d <= margin) {
         add_point(out, nc, f, d, c, 1.0, n);
-        corner_b = true;
+        corner = true;
       }
       first = false;
       den = d * d * c.wn;
@@ -354,7 +355,6 @@ void separated_edge_points(const Clip& c, double margin, const double* n, Contac
     first = false;
     den = len * len * c.wn;
   }
-  if (corner_b) return;  // (c') only without a (b) point
   for (int i = 0; i < c.nv; ++i) {
     const bool in1 = std::fabs(c.uv[i][0]) < c.hf[0], in2 = std::fabs(c.uv[i][1]) < c.hf[1];
     if ((in1 && in2) || (corner && !in1 && !in2)) continue;
