@@ -49,7 +49,8 @@
 //     84, 81 for rotations about z, x, y; none of the other states changes). The separation being
 //     tied, the choice is insensitive to shifting either box along b_m and to rotating the whole scene.
 //  R7 Repeated positions: see remove_repeated.
-//  R8 Separated edge contact without points: see separated_edge_points.
+//  R8 Edge contact of boxes apart along n where (a) gives no point: see separated_edge_points
+//     (2.2.2's other path: reference corners and incident vertices paired with clamped partners).
 //  R9 Later reference corners of an edge contact: see reference_corners. 2.2.2 tests each corner
 //     after the first one inside at its incident point p scaled about v0 by mu = det / den, with
 //     det = ((v1 - v0) x (v2 - v0)) . n and den = L^2 (w . nr), L the previous corner's pair length;
@@ -64,10 +65,10 @@
 //     follow the chained den). With R9 all states in contact at margin 0 of seeds 1..9 of the probe
 //     (20000 each, 109k in contact) match 2.2.2; before, 0.1% did not.
 //
-// Measured differences that remain (none at margin 0; at margin 0.1 2 of the 15809 random states
-// in contact of collision_primitives_test, 0 or 1 of 20000 per seed of the box-box probe, all edge
-// contacts of boxes apart along n; tests/differential/known_differences.h): states whose corner
-// chain (R8, R9) takes another den than the one measured.
+// Coverage: with R1..R9 every random state of collision_primitives_test (20000 per margin, 0 and
+// 0.1) matches 2.2.2 in order, and so does every state of the box-box probe (other random states of
+// the same kind: 9 seeds x 20000 at margin 0.1, 2 to 4 seeds at margins 0, 0.01, 0.02, 0.05, 0.2,
+// 0.3, 0.5, and with the parallel-axis poses rotated about x and y).
 //
 // Capsule-box (rules measured on 2.2.2 with probe programs calling its mjCOLLISIONFUNC[capsule][box]
 // on swept and random poses; they reproduce every state of collision_primitives_test, 4000 random
@@ -256,14 +257,15 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 }
 
 // R8: an edge contact between boxes that are apart along n (0 < separation <= margin) where (a)
-// finds no crossing and no incident vertex lies inside the reference face within the margin. 2.2.2
-// then takes another path (decided before the corners: a first corner inside the incident face
-// does not prevent it) and returns points that mostly lie on neither box: pairs of a box feature
-// and a partner on the other box's face, positioned at their midpoint (measured on the random
-// states of collision_primitives_test and probe sweeps, 6 seeds of 20000 random states at margin
-// 0.1; deciding by "(a)-(c) find no point" instead leaves 23 of them wrong, e.g. a corner inside
-// the incident face within the margin after one within a single extent: 2.2.2 gives (c')'s points,
-// the corner being a later one of the chain):
+// gives no point (no incident edge crosses a reference side line within the margin). 2.2.2 then
+// takes another path, decided before the corners (a first corner inside the incident face does not
+// prevent it, nor does an incident vertex inside the reference face), that returns (b'') and (c'')
+// below: pairs of a box feature and a partner on the other box's face, positioned at their
+// midpoint, most of them on neither box (measured on the random states of collision_primitives_test
+// and on the box-box probe's, 6 seeds of 20000 random states at margin 0.1, and probe sweeps;
+// deciding by "(a)-(c) find no point" instead leaves 29 of those states wrong, by "(a) and (c) find
+// no point" 3: e.g. a corner inside the incident face within the margin after one within a single
+// extent, for which 2.2.2 gives no (b) point, the corner being a later one of the chain):
 //  (b'') the reference corners in (b)'s order ((-,-), (-,+), (+,-), (+,+)) as a chain, like R9's:
 //       the first corner is tested at its projection f along w onto the incident face's plane,
 //       each later one at f scaled about v0 by det / den (R9's scale, den = L^2 (w . nr), L the
@@ -283,8 +285,9 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 //       margin 0.1 (seeds 1..6), 8 at 0.05, 61 at 0.2, none fewer. A state whose first such corner
 //       is 0.0006 outside the face's perpendicular extent gives the along-w value, 0.1027 (dropped),
 //       not 0.0947 for the perpendicular foot, and follows it through shifts of B.)
-//  (c') each incident vertex outside the reference face: its face coordinates (seen along w)
-//       clamped to the face, du, dv the clamped amounts, d its depth coordinate:
+//  (c'') each incident vertex in order: one inside the reference face (seen along w) gives (c)'s
+//       point; one outside gives the pair (c') of itself and its face coordinates clamped to the
+//       face, du, dv the clamped amounts, d its depth coordinate:
 //       dist = sign(d) sqrt(d^2 + du^2 + dv^2), position p - (w d + e1 du + e2 dv) / 2
 //       (the midpoint with its orthogonal projection onto the reference face's edge line, for a
 //       vertex outside in one coordinate: 2.2.2 sums the squares as if w and e were orthogonal).
@@ -292,10 +295,8 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 //       (beyond a corner) are left out; without one they are kept.
 // Points with dist > margin are dropped, as elsewhere. (Probe: on a 1-point state, shifts of B
 // along n of -0.025..0.02 keep the point's projections fixed and change dist as the square root
-// of a quadratic.) With the path decided this way and (b)'s point in the chain 29 more states of
-// seeds 1..6 match at margin 0.1, and more at margins 0.02, 0.05, 0.2, 0.3, none fewer. What
-// remains (0 or 1 of 20000 random states per seed at margin 0.1) are states whose chain takes
-// another den.
+// of a quadratic.) With the path decided this way every state of the probe (9 seeds at margin 0.1,
+// 2 to 4 at margins 0 to 0.5) matches 2.2.2.
 void separated_edge_points(const Clip& c, double margin, const double* n, ContactPoint* out, int& nc) {
   const Box& inc = *c.inc;
   double m[3], ic[3], e1[3], e2[3], cr[3];
@@ -357,7 +358,11 @@ void separated_edge_points(const Clip& c, double margin, const double* n, Contac
   }
   for (int i = 0; i < c.nv; ++i) {
     const bool in1 = std::fabs(c.uv[i][0]) < c.hf[0], in2 = std::fabs(c.uv[i][1]) < c.hf[1];
-    if ((in1 && in2) || (corner && !in1 && !in2)) continue;
+    if (in1 && in2) {  // (c)'s point
+      if (c.dep[i] <= margin) add_point(out, nc, c.v[i], c.dep[i], c, 1.0, n);
+      continue;
+    }
+    if (corner && !in1 && !in2) continue;
     const double d = c.dep[i];
     double du[2];
     for (int q = 0; q < 2; ++q) du[q] = c.uv[i][q] - std::clamp(c.uv[i][q], -c.hf[q], c.hf[q]);
@@ -398,16 +403,10 @@ int clip_contacts(const Clip& c, double margin, double scale, bool edge, const d
       }
     }
   }
-  // R8: an edge contact of boxes apart along n where neither (a) nor (c) gives a point
+  // R8: an edge contact of boxes apart along n where (a) finds no crossing
   if (edge && c.separated && nc == 0) {
-    bool vertex_inside = false;
-    for (int i = 0; i < c.nv; ++i)
-      vertex_inside = vertex_inside ||
-                      (std::fabs(c.uv[i][0]) < c.hf[0] && std::fabs(c.uv[i][1]) < c.hf[1] && c.dep[i] <= margin);
-    if (!vertex_inside) {
-      separated_edge_points(c, margin, n, out, nc);
-      return nc;
-    }
+    separated_edge_points(c, margin, n, out, nc);
+    return nc;
   }
   if (c.nv == 4) reference_corners(c, margin, scale, edge, n, out, nc);
   for (int i = 0; i < c.nv; ++i) {

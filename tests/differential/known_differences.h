@@ -40,11 +40,6 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "flat on the box, where MPR's contact point depends on the last bits: dist differs by 1e-8, "
      "efc_force by 1% (with 2.2.2's own vertices the mesh-box contact is bit-identical, "
      "collision_primitives_test)"},
-    {"CollisionPrimitives", "box-box",
-     "at random poses (collision_primitives_test, 20000 per margin) every one of the 13638 states in contact "
-     "at margin 0 matches, and 2 of the 15809 at margin 0.1 differ (0 or 1 of 20000 per seed of the box-box "
-     "probe, 0.005%), all edge contacts of boxes apart along n within the margin where 2.2.2's corner chain "
-     "(R8, R9 of collide_box.cc) takes another scale than the one measured"},
     {"CompilerFlagModels", "coordinate=\"global\" shared/models/mujoco/test/engine/testdata/collision_driver/midphase.xml",
      "in global coordinates the body holding the 1000 boxes takes its principal frame as body frame (moments "
      "729 and 697); 2.2.2's eigensolver leaves that frame unconverged (off-diagonal 1.1e-8 of the trace in "

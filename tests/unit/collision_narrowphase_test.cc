@@ -674,6 +674,66 @@ TEST(CollisionBox, EdgeEdgeLaterCornerPoint) {
   }
 }
 
+// R8 of collide_box.cc: edge contacts of boxes apart along n (margin 0.1) whose clipping finds no
+// crossing, random states of the box-box probe where rules measured earlier gave other points
+// (expected values: 2.2.2's mjCOLLISIONFUNC[box][box], printed to 17 digits; 1e-9 as above):
+//  - a later reference corner paired with R9's scaled point clamped to the incident face (seed 1,
+//    model 83, trial 43: the one point lies on neither box);
+//  - a first corner inside the incident face within the margin that 2.2.2 does not report, the
+//    corner chain having started at a corner within one extent: only (c')'s pair of the incident
+//    vertex below the reference plane (seed 1, model 146, trial 58);
+//  - the chain's clamped pair, then (c)'s incident vertex inside the reference face (seed 4, model
+//    55, trial 57).
+TEST(CollisionBox, SeparatedEdgeCornerChain) {
+  struct Case {
+    double sa[3], sb[3], qpos[14];
+    int ncon;
+    double expect[2][4], normal[3];
+  };
+  const Case cases[] = {
+      {{0.3057, 0.3600, 0.2433},
+       {0.3514, 0.3110, 0.3328},
+       {-0.2344851099437128, 0.43206243340278677, -0.38479863080381294, 0.58717964171745041, 0.27035120574612148,
+        0.13848499002606773, -0.75030140706363135, -0.1894307484135061, -0.42877343230261217,
+        0.036252854128704826, 0.57676493581923405, 0.17230628400360351, 0.47864331392443704, 0.63918176705670926},
+       1,
+       {{0.099080890693217044, 0.022678905175492703, -0.054177503308154795, -0.27871744579721713}},
+       {-0.22704169335346133, -0.52977584605881867, 0.81718395873380689}},
+      {{0.0865, 0.1721, 0.0890},
+       {0.3961, 0.1072, 0.0939},
+       {-0.088427348166691067, -0.30632589123647297, 0.24246541512251535, 0.039127126128831909,
+        -0.44013964104523123, 0.73321491719299969, -0.51685786207344864, -0.00038094426554576179,
+        -0.0017469000065449209, -0.00065968170043230131, 0.34604955815012411, -0.42199733498505709,
+        -0.60081400101607929, -0.58411513313101582},
+       1,
+       {{-0.27054253868077388, -0.19262187797449976, -0.1139259336821995, 0.26080189014853694}},
+       {0.1726258121903021, 0.98438080085910795, -0.03456541429839699}},
+      {{0.3653, 0.2271, 0.1461},
+       {0.1629, 0.1138, 0.3130},
+       {0.15685358472965, 0.1405969664283418, -0.37373859363813577, -0.3812254129683651, -0.82595129934845013,
+        -0.20804961836994124, 0.35942591991650841, -0.21153895717754573, -0.28605402570074967,
+        -0.40045133036542946, 0.99767713103912481, 0, 0, 0.068120057263194922},
+       2,
+       {{0.082068177760089428, -0.032801018988161346, -0.1665667572321477, -0.07159267450481499},
+        {0.057092259234788278, -0.045351841252065039, -0.13106526586189232, -0.087451330365429514}},
+       {-0.70997542114051071, -0.70422645603268474, 0}}};
+  for (const Case& c : cases) {
+    Scene s;
+    s.add(kGeomBox, {c.sa[0], c.sa[1], c.sa[2]}, {c.qpos[0], c.qpos[1], c.qpos[2]},
+          {c.qpos[3], c.qpos[4], c.qpos[5], c.qpos[6]});
+    s.add(kGeomBox, {c.sb[0], c.sb[1], c.sb[2]}, {c.qpos[7], c.qpos[8], c.qpos[9]},
+          {c.qpos[10], c.qpos[11], c.qpos[12], c.qpos[13]});
+    s.m.geom_margin = {0.1, 0.1};
+    s.run();
+    ASSERT_EQ(s.d.ncon, c.ncon) << "A size " << c.sa[0];
+    for (int i = 0; i < c.ncon; ++i) {
+      EXPECT_NEAR(s.d.contact[i].dist, c.expect[i][0], 1e-9) << "A size " << c.sa[0] << " contact " << i;
+      expect_vec(s.d.contact[i].pos, {c.expect[i][1], c.expect[i][2], c.expect[i][3]}, 1e-9);
+      expect_vec(s.d.contact[i].frame, {c.normal[0], c.normal[1], c.normal[2]}, 1e-9);
+    }
+  }
+}
+
 // Axis-aligned boxes 0.05 apart along x (margin 0.1), their y and z edges parallel: the face axes
 // and the edge axes a_y x b_z, a_z x b_y tie, and all four incident corners are equally deep. 2.2.2
 // gives the overlap rectangle's corners (full gap, midway) in an order that puts v0 on the side
