@@ -198,8 +198,11 @@ void add_point(ContactPoint* out, int& nc, const double* p, double d, const Clip
 // (|d| for the first corner, |q - corner| for a later one, whether or not the point was kept).
 // A later corner whose q lies strictly inside the incident face gives the point midway between the
 // reference corner and q, dist = +-|q - corner|, negative when q lies below the reference plane.
-void reference_corners(const Clip& c, double margin, double scale, bool edge, const double* n, ContactPoint* out,
-                       int& nc) {
+// With `clamp` (R8's (b'')), a corner whose point lies within the face's extent along one axis only
+// (or, for a later corner, also along both) is paired with that point clamped to the face, and a
+// first corner within one extent starts the chain. Returns whether a point was given.
+bool reference_corners(const Clip& c, double margin, double scale, bool edge, bool clamp, const double* n,
+                       ContactPoint* out, int& nc) {
   const Box& inc = *c.inc;
   double m[3], ic[3], e1[3], e2[3], cr[3];
   math::scl3(m, inc.ax[c.ki], c.sgn[c.ki]);
@@ -210,50 +213,61 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
   math::sub3(e2, c.v[2], c.v[0]);
   math::cross3(cr, e1, e2);
   const double det = math::dot3(cr, n);
-  bool first = true;  // no corner inside yet
+  bool first = true, any = false;  // first: no link of the chain yet
   double den = 0;
-  auto inside = [&](const double* q) {
-    double r[3];
-    math::sub3(r, q, inc.c);
-    return std::fabs(math::dot3(r, inc.ax[c.j1])) < inc.h[c.j1] && std::fabs(math::dot3(r, inc.ax[c.j2])) < inc.h[c.j2];
-  };
   for (double a : {-1.0, 1.0}) {
     for (double b : {-1.0, 1.0}) {
-      double p[3], r[3];
-      math::copy3(p, c.fc);
-      math::addscl3(p, c.e[0], a * c.hf[0]);
-      math::addscl3(p, c.e[1], b * c.hf[1]);
-      math::sub3(r, ic, p);
+      double corner[3], f[3], r[3];
+      math::copy3(corner, c.fc);
+      math::addscl3(corner, c.e[0], a * c.hf[0]);
+      math::addscl3(corner, c.e[1], b * c.hf[1]);
+      math::sub3(r, ic, corner);
       const double d = math::dot3(r, m) / wm;
-      math::addscl3(p, c.w, d);  // the point of the incident face plane
-      if (first || !edge) {
-        if (!inside(p)) continue;
-        if (d <= margin) add_point(out, nc, p, d, c, scale, n);
+      math::copy3(f, corner);
+      math::addscl3(f, c.w, d);  // the corner seen along w on the incident face plane
+      const bool later = edge && !first;
+      if (later) {  // R9's scaled point (den = 0, a zero pair length: an infinite scale, no point)
+        if (den == 0) continue;
+        math::sub3(r, f, c.v[0]);
+        math::copy3(f, c.v[0]);
+        math::addscl3(f, r, det / den);
+      }
+      math::sub3(r, f, inc.c);
+      const double x1 = math::dot3(r, inc.ax[c.j1]), x2 = math::dot3(r, inc.ax[c.j2]);
+      const bool inside = std::fabs(x1) < inc.h[c.j1] && std::fabs(x2) < inc.h[c.j2];
+      if (!later && inside) {  // (b)'s point
+        if (d <= margin) {
+          add_point(out, nc, f, d, c, scale, n);
+          any = true;
+        }
         first = false;
         den = d * d * c.wn;
         continue;
       }
-      // R9: a later corner of an edge contact (den = 0, a zero pair length: an infinite scale,
-      // no q inside)
-      if (den == 0) continue;
-      double q[3], corner[3], pq[3], pos[3];
-      math::copy3(q, c.v[0]);
-      math::sub3(r, p, c.v[0]);
-      math::addscl3(q, r, det / den);
-      if (!inside(q)) continue;
-      math::copy3(corner, p);
-      math::addscl3(corner, c.w, -d);
-      math::sub3(pq, q, corner);
-      math::sub3(r, q, c.fc);
-      const double len = math::norm3(pq);
+      if (clamp) {
+        if (std::fabs(x1) > inc.h[c.j1] && std::fabs(x2) > inc.h[c.j2]) continue;
+        math::addscl3(f, inc.ax[c.j1], std::clamp(x1, -inc.h[c.j1], inc.h[c.j1]) - x1);
+        math::addscl3(f, inc.ax[c.j2], std::clamp(x2, -inc.h[c.j2], inc.h[c.j2]) - x2);
+      } else if (!later || !inside) {
+        continue;
+      }
+      // the pair of the corner and f: midway, dist = +-|f - corner|, negative when f lies behind
+      // the reference face's plane
+      double pair[3], pos[3];
+      math::sub3(pair, f, corner);
+      math::sub3(r, f, c.fc);
+      const double len = math::norm3(pair);
       const double dist = math::dot3(r, c.nr) < 0 ? -len : len;
       if (dist <= margin) {
-        for (int k = 0; k < 3; ++k) pos[k] = 0.5 * (corner[k] + q[k]);
+        for (int k = 0; k < 3; ++k) pos[k] = 0.5 * (corner[k] + f[k]);
         set_point(out[nc++], dist, pos, n);
+        any = true;
       }
+      first = false;
       den = len * len * c.wn;
     }
   }
+  return any;
 }
 
 // R8: an edge contact between boxes that are apart along n (0 < separation <= margin) where (a)
@@ -298,64 +312,7 @@ void reference_corners(const Clip& c, double margin, double scale, bool edge, co
 // of a quadratic.) With the path decided this way every state of the probe (9 seeds at margin 0.1,
 // 2 to 4 at margins 0 to 0.5) matches 2.2.2.
 void separated_edge_points(const Clip& c, double margin, const double* n, ContactPoint* out, int& nc) {
-  const Box& inc = *c.inc;
-  double m[3], ic[3], e1[3], e2[3], cr[3];
-  math::scl3(m, inc.ax[c.ki], c.sgn[c.ki]);
-  math::copy3(ic, inc.c);
-  math::addscl3(ic, m, inc.h[c.ki]);
-  const double wm = math::dot3(c.w, m);
-  math::sub3(e1, c.v[1], c.v[0]);
-  math::sub3(e2, c.v[2], c.v[0]);
-  math::cross3(cr, e1, e2);
-  const double det = math::dot3(cr, n);  // R9's scale numerator
-  bool corner = false, first = true;
-  double den = 0;
-  for (int q = 0; q < 4; ++q) {
-    const double a = q < 2 ? -1.0 : 1.0, b = (q & 1) ? 1.0 : -1.0;
-    double p[3], r[3], f[3];
-    math::copy3(p, c.fc);
-    math::addscl3(p, c.e[0], a * c.hf[0]);
-    math::addscl3(p, c.e[1], b * c.hf[1]);
-    math::sub3(r, ic, p);
-    const double d = math::dot3(r, m) / wm;
-    math::copy3(f, p);
-    math::addscl3(f, c.w, d);  // the corner seen along w on the incident plane
-    if (!first) {              // a later corner: R9's scaled point (den 0: no point inside)
-      if (den == 0) continue;
-      math::sub3(r, f, c.v[0]);
-      math::copy3(f, c.v[0]);
-      math::addscl3(f, r, det / den);
-    }
-    math::sub3(r, f, inc.c);
-    const double x1 = math::dot3(r, inc.ax[c.j1]), x2 = math::dot3(r, inc.ax[c.j2]);
-    const bool in1 = std::fabs(x1) <= inc.h[c.j1], in2 = std::fabs(x2) <= inc.h[c.j2];
-    if (!in1 && !in2) continue;
-    if (first && std::fabs(x1) < inc.h[c.j1] && std::fabs(x2) < inc.h[c.j2]) {  // (b)'s corner
-      if (d <= margin) {
-        add_point(out, nc, f, d, c, 1.0, n);
-        corner = true;
-      }
-      first = false;
-      den = d * d * c.wn;
-      continue;
-    }
-    math::addscl3(f, inc.ax[c.j1], std::clamp(x1, -inc.h[c.j1], inc.h[c.j1]) - x1);
-    math::addscl3(f, inc.ax[c.j2], std::clamp(x2, -inc.h[c.j2], inc.h[c.j2]) - x2);
-    double off[3], fr[3];
-    math::sub3(off, p, f);
-    math::sub3(fr, f, c.fc);  // the sign: the partner's side of the reference face plane
-    const double len = math::norm3(off);
-    const double dc = (math::dot3(fr, c.nr) < 0 ? -1 : 1) * len;
-    if (dc <= margin) {
-      double pos[3];
-      math::copy3(pos, p);
-      math::addscl3(pos, off, -0.5);
-      set_point(out[nc++], dc, pos, n);
-      corner = true;
-    }
-    first = false;
-    den = len * len * c.wn;
-  }
+  const bool corner = reference_corners(c, margin, 1.0, true, true, n, out, nc);
   for (int i = 0; i < c.nv; ++i) {
     const bool in1 = std::fabs(c.uv[i][0]) < c.hf[0], in2 = std::fabs(c.uv[i][1]) < c.hf[1];
     if (in1 && in2) {  // (c)'s point
@@ -408,7 +365,7 @@ int clip_contacts(const Clip& c, double margin, double scale, bool edge, const d
     separated_edge_points(c, margin, n, out, nc);
     return nc;
   }
-  if (c.nv == 4) reference_corners(c, margin, scale, edge, n, out, nc);
+  if (c.nv == 4) reference_corners(c, margin, scale, edge, false, n, out, nc);
   for (int i = 0; i < c.nv; ++i) {
     const bool inside = std::fabs(c.uv[i][0]) < c.hf[0] && std::fabs(c.uv[i][1]) < c.hf[1];
     if (!(inside || (!edge && i == 0))) continue;
