@@ -3,11 +3,11 @@
 # tests against MuJoCo 2.2.2 in the Release build, then the sanitizer builds of issue 7.
 #
 # CI budget: about 20 minutes on a fresh 2-core machine, apt install included. Measured on a clean
-# clone with the packages present (2026-11-24, session 4, this project's 2-core machine; wall time),
-# 1018 s in all:
-#   Release build .................. 243 s          Release ctest (everything, 295) ...... 189 s
-#   ASan+UBSan build (-O1) ......... 245 s          20000 fuzz inputs ..................... 31 s
-#   ASan+UBSan ctest (stride 4) .... 234 s          TSan build + parallel rollouts ........ 76 s
+# clone with the packages present (2026-11-24, session 5, this project's 2-core machine; wall time),
+# 1014 s in all:
+#   Release build .................. 223 s          Release ctest (everything, 298) ...... 191 s
+#   ASan+UBSan build (-O1) ......... 254 s          20000 fuzz inputs ..................... 20 s
+#   ASan+UBSan ctest (stride 4) .... 246 s          TSan build + parallel rollouts ........ 80 s
 # The apt install of a fresh machine adds one to two minutes.
 # Why this split: the Release build runs every test on every model. The sanitizers find memory and UB
 # errors by executing code, not by checking values, and the differential suites run the same code
