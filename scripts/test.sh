@@ -4,10 +4,10 @@
 #
 # CI budget: about 20 minutes on a fresh 2-core machine, apt install included. Measured on a clean
 # clone with the packages present (2026-11-24, session 5, this project's 2-core machine; wall time),
-# 1014 s in all:
-#   Release build .................. 223 s          Release ctest (everything, 298) ...... 191 s
-#   ASan+UBSan build (-O1) ......... 254 s          20000 fuzz inputs ..................... 20 s
-#   ASan+UBSan ctest (stride 4) .... 246 s          TSan build + parallel rollouts ........ 80 s
+# 1007 s in all:
+#   Release build .................. 224 s          Release ctest (everything, 298) ...... 181 s
+#   ASan+UBSan build (-O1) ......... 242 s          20000 fuzz inputs ..................... 28 s
+#   ASan+UBSan ctest (stride 4) .... 257 s          TSan build + parallel rollouts ........ 75 s
 # The apt install of a fresh machine adds one to two minutes.
 # Why this split: the Release build runs every test on every model. The sanitizers find memory and UB
 # errors by executing code, not by checking values, and the differential suites run the same code
