@@ -1,73 +1,41 @@
-// Box-box pairs, reproducing MuJoCo 2.2.2's contact sets (count, order, dist, pos, normal). 2.2.2
-// was treated as a black box: the rules below were inferred from probe programs that call its
-// mjCOLLISIONFUNC[box][box] directly on chosen poses, and
-// are checked by tests/differential/collision_primitives_test.cc (random states, in order) and
-// tests/unit/collision_narrowphase_test.cc (hand-built cases).
+// Box-box pairs: MuJoCo 2.2.2's contact sets (count, order, dist, pos, normal). The rules were
+// measured on 2.2.2 as a black box, by probe programs calling its mjCOLLISIONFUNC[box][box] on
+// chosen poses (probes and counts: docs/notes/box_box_rules.md); collision_primitives_test.cc
+// (random states, in order) and collision_narrowphase_test.cc (hand-built cases) check them.
 //
-// Box-box, established rules (A = geom1, B = geom2; "probe" names the configuration that shows it):
+// A = geom1, B = geom2.
 //  R1 Axis: the largest separation over the 15 axes (faces of A, faces of B, then A.ax[i] x B.ax[j]
-//     i-major), strict '>': an edge better by 2e-11 relative wins (probe: B tilted 1e-9..1e-2 deg
-//     about x over A's edge, z = 0.18 and 0.22). Exact ties between an edge axis and the coinciding
-//     axis (parallel edges) go to the (later) edge when separated, to the face when penetrating
-//     (probe: axis-aligned cube over a box at z = 0.17..0.23: half depths below contact, full gaps
-//     above). Face separations are computed in each box's own frame (|T.a_k| - h_k - sum_j
-//     hB_j |a_k.b_j|, in that order): this decides exact ties between parallel faces of A and B as
-//     2.2.2 (1821 of 1821 random ties; a world-frame formula gets 927).
+//     i-major), strict '>'. An edge axis tied with the coinciding face axis (parallel edges) wins
+//     when the boxes are separated and loses when they penetrate. Face separations are computed in
+//     each box's own frame, which decides exact ties between parallel faces as 2.2.2 does.
 //  R2 Face contact (face k of the reference box, nref towards the other box): the reference frame
 //     (e1, e2) per face is {x: (-z, y) / (z, y), y: (x, -z) / (x, z), z: (x, y) / (-x, y)} for the
-//     + / - face (probe: a small box on each of A's 6 faces under 24 exact rotations; the corners
-//     come out in the order (-,-), (-,+), (+,-), (+,+) on (e1, e2)).
+//     + / - face; corners come in the order (-,-), (-,+), (+,-), (+,+) on (e1, e2).
 //  R3 Incident feature: v0 = the vertex of the other box deepest along -nref (an axis orthogonal to
 //     nref takes the - side); v0's edges with |cos| < 1/2 to nref span it: two -> face (v1, v2, v3
-//     flip the lower-index, the higher-index, both axes), one -> edge, none -> v0 alone (probe:
-//     6734 random face states tabulated by the cosines: no 3-point set above 0.5, no 2-point set
-//     with the smallest cosine above 0.5).
+//     flip the lower-index, the higher-index, both axes), one -> edge, none -> v0 alone.
 //  R4 Points, in this order: (a) incident edges v0v1, v0v2, v1v3, v2v3 crossing the reference side
 //     lines e1 = -h1, +h1, e2 = -h2, +h2 (bounds inclusive); (b) reference corners strictly inside
-//     the incident face; (c) incident vertices strictly inside the reference face, and v0 always
-//     (probe: cube .12 rotated 45 deg on cube .1: 8 crossings then v0 (0, -0.17), outside A).
-//     A point is kept when its height d above the reference face is <= margin (probe: B tilted 10
-//     deg, margins 0.0069..0.0139: the raised corners appear at d = 0.01388).
-//  R5 Face contact values: dist = d / 2 (half the height), pos = midway (probe: box 0.02 into a box:
-//     dist -0.01, pos z = 0.09).
+//     the incident face; (c) incident vertices strictly inside the reference face, and v0 always.
+//     A point is kept when its height d above the reference face is <= margin.
+//  R5 Face contact values: dist = d / 2 (half the height), pos = midway.
 //  R6 Edge contact (axis A.ax[i] x B.ax[j]): the face of A next to edge i with normal closest to n is
 //     the reference, the face of B next to edge j closest to -n the incident face; both seen along
 //     n (not along the face normal); dist = the full distance along n; the incident face's v1 flips
 //     B's edge axis j with v0 on its + side, v2 the other axis (v0 deepest); only the first
 //     reference corner inside the incident face gives its own point, later corners follow R9; no
-//     forced v0 (probe: 6188 random edge states: every point pairs a point of B's face with one of
-//     A's face along n).
-//
+//     forced v0.
 //  R6a Parallel edges (separated boxes whose tied edge axis a_i x b_j coincides with a face axis,
 //     so that B's other in-face axis b_m is orthogonal to n and the incident vertices tie in depth):
 //     v0 takes the side sgn_m = -sign((n . b_kb) (a_i . b_m)) of b_m, the incident face's own side
-//     (kb) times the sign of A's edge axis along b_m; the "- side of an axis orthogonal to n" of R3
-//     gave 2.2.2's order only where that product is positive. Probe: every separated tie of the
-//     random test (20000 states, seeds 1..3, margin 0.1), and the same with its special poses
-//     rotated about x or y instead of z, forced to each tied axis and each of the 8 sign choices of
-//     v0: the states that some choice reproduces are reproduced by this one (244 states fixed: 79,
-//     84, 81 for rotations about z, x, y; none of the other states changes). The separation being
-//     tied, the choice is insensitive to shifting either box along b_m and to rotating the whole scene.
+//     (kb) times the sign of A's edge axis along b_m.
 //  R7 Repeated positions: see remove_repeated.
 //  R8 Edge contact of boxes apart along n where (a) gives no point: see separated_edge_points
 //     (2.2.2's other path: reference corners and incident vertices paired with clamped partners).
 //  R9 Later reference corners of an edge contact: see reference_corners. 2.2.2 tests each corner
 //     after the first one inside at its incident point p scaled about v0 by mu = det / den, with
 //     det = ((v1 - v0) x (v2 - v0)) . n and den = L^2 (w . nr), L the previous corner's pair length;
-//     such a corner gives one deep point that lies on neither box. Probes: in 85 of the 87 random
-//     states (seeds 1..3 of the box-box probe, margins 0 and 0.1) where 2.2.2 returned one point
-//     more than R1..R8, the extra point's line along n meets the incident plane on the line from
-//     v0 through one later corner's incident point (1e-16); its position is the midpoint of that
-//     reference corner and q = v0 + mu (p - v0), and |dist| = |q - corner| (1e-16, also along a
-//     sweep of B by -0.05..0.01 in its face plane); mu does not change when B moves in its face
-//     plane, is proportional to B.h_j1 B.h_j2 (exactly linear sweeps of each half size) and equals
-//     det / (d_first^2 w.nr), d_first the first corner's depth, in 44 of 48 distinct states (2 more
-//     follow the chained den). With R9 all states in contact at margin 0 of seeds 1..9 of the probe
-//     (20000 each, 109k in contact) match 2.2.2; before, 0.1% did not.
-//
-// Coverage: with R1..R9 every random state of collision_primitives_test matches 2.2.2 in order:
-// BoxBox (20000 per margin, 0 and 0.1) and BoxBoxWide (26 runs of 20000: other seeds, margins 0 to
-// 1, parallel-axis poses turned about x and y, half sizes 0.001 to 5; 380375 states in contact).
+//     such a corner gives one deep point that lies on neither box.
 #include <algorithm>
 #include <cmath>
 
@@ -105,7 +73,7 @@ struct Clip {
   bool separated = false;  // edge contact of boxes apart along n (within the margin)
 };
 
-// Reference face frame: e1, e2 per face, from the probes (contact order of the face corners).
+// Reference face frame: e1, e2 per face (R2: the contact order of the face corners).
 void set_reference(Clip& c, const Box& ref, int k, const double* nr) {
   static constexpr int kAxis[3][2] = {{2, 1}, {0, 2}, {0, 1}};
   static constexpr double kSign[3][2][2] = {{{-1, 1}, {1, 1}}, {{1, -1}, {1, 1}}, {{1, 1}, {-1, 1}}};
@@ -260,12 +228,7 @@ bool reference_corners(const Clip& c, double margin, double scale, bool edge, bo
 // takes another path, decided before the corners (a first corner inside the incident face does not
 // prevent it, nor does an incident vertex inside the reference face), that returns (b'') and (c'')
 // below: pairs of a box feature and a partner on the other box's face, positioned at their
-// midpoint, most of them on neither box (measured on the random states of collision_primitives_test
-// and on the box-box probe's, 6 seeds of 20000 random states at margin 0.1, and probe sweeps;
-// deciding after (a)-(c), as first measured, left 32 of the 89535 states in contact of those seeds
-// wrong, deciding on "(a) and (c) give no point" 3, on (a) alone none: e.g. a corner inside the
-// incident face within the margin after one within a single extent, for which 2.2.2 gives no (b)
-// point, the corner being a later one of the chain):
+// midpoint, most of them on neither box (measured on 2.2.2; docs/notes/box_box_rules.md):
 //  (b'') the reference corners in (b)'s order ((-,-), (-,+), (+,-), (+,+)) as a chain, like R9's:
 //       the first corner is tested at its projection f along w onto the incident face's plane,
 //       each later one at f scaled about v0 by det / den (R9's scale, den = L^2 (w . nr), L the
@@ -276,15 +239,6 @@ bool reference_corners(const Clip& c, double margin, double scale, bool edge, bo
 //       the pair is the corner and its point clamped to the face, dist = +-their distance,
 //       negative when the partner lies behind the reference face's plane (its depth coordinate
 //       along w is negative, as for (c')); L = that distance whether or not the point is kept.
-//       (Probes: of the 257 separated states of 6 seeds whose first point pairs a reference corner
-//       with a point of an edge line of B, 172 are the first corner's clamped pair, all with this
-//       sign ("behind the corner along n" gives 133: the others are deep negative pairs, |dist| >
-//       margin, that 2.2.2 keeps); in the 85 others the corner is a later one and 2.2.2's partner,
-//       a rational function of degree (2, 2) of a slide of B along its edge (to 1e-10), is R9's
-//       scaled point clamped to the face: with the chain 15 to 22 more states per 20000 match at
-//       margin 0.1 (seeds 1..6), 8 at 0.05, 61 at 0.2, none fewer. A state whose first such corner
-//       is 0.0006 outside the face's perpendicular extent gives the along-w value, 0.1027 (dropped),
-//       not 0.0947 for the perpendicular foot, and follows it through shifts of B.)
 //  (c'') each incident vertex in order: one inside the reference face (seen along w) gives (c)'s
 //       point; one outside gives the pair (c') of itself and its face coordinates clamped to the
 //       face, du, dv the clamped amounts, d its depth coordinate:
@@ -293,9 +247,7 @@ bool reference_corners(const Clip& c, double margin, double scale, bool edge, bo
 //       vertex outside in one coordinate: 2.2.2 sums the squares as if w and e were orthogonal).
 //       When (b'') gave a point ((b)'s or a pair), vertices outside the face in both coordinates
 //       (beyond a corner) are left out; without one they are kept.
-// Points with dist > margin are dropped, as elsewhere. (Probe: on a 1-point state, shifts of B
-// along n of -0.025..0.02 keep the point's projections fixed and change dist as the square root
-// of a quadratic.)
+// Points with dist > margin are dropped, as elsewhere.
 void separated_edge_points(const Clip& c, double margin, const double* n, ContactPoint* out, int& nc) {
   const bool corner = reference_corners(c, margin, 1.0, true, true, n, out, nc);
   for (int i = 0; i < c.nv; ++i) {
@@ -404,9 +356,8 @@ int edge_contacts(const Box& A, int i, const Box& B, int j, const double* tl, co
 }
 
 // R7: 2.2.2's collision step (mj_forward) keeps, of contacts at exactly the same position, only
-// the last one; the others keep their order (probe: cube on an equal cube, 1e-4 deep: the
-// function returns 9 points, mj_forward 4, in the order of their last occurrences; points 1e-12
-// apart are all kept). Capsule-box duplicates are not removed.
+// the last one; the others keep their order (points 1e-12 apart are all kept). Capsule-box
+// duplicates are not removed.
 int remove_repeated(ContactPoint* out, int n) {
   int m = 0;
   for (int i = 0; i < n; ++i) {
@@ -443,8 +394,8 @@ int box_box(const Model& m, const Data& d, int g1, int g2, double margin, Contac
   double best_sep = -INFINITY;
   int best_type = -1, best_i = 0, best_j = 0;  // type 0: face of A, 1: face of B, 2: edge-edge
   // Face axes, each box's separation computed in its own frame, in this order of operations: it
-  // decides exact ties between parallel faces of A and B as 2.2.2 does (1821 of 1821 random ties;
-  // the world-frame formula matches 927).
+  // decides exact ties between parallel faces of A and B as 2.2.2 does (a world-frame formula
+  // does not).
   for (int i = 0; i < 3; ++i) {
     const double sep = std::fabs(pa[i]) - A.h[i] - B.h[0] * std::fabs(R[i][0]) - B.h[1] * std::fabs(R[i][1]) -
                        B.h[2] * std::fabs(R[i][2]);
@@ -467,9 +418,7 @@ int box_box(const Model& m, const Data& d, int g1, int g2, double margin, Contac
       const double sep = (std::fabs(R[i1][j] * pa[i2] - R[i2][j] * pa[i1]) - rA - rB) / len;
       // An edge axis that coincides with the best axis so far (parallel edges) and has the same
       // separation up to rounding: 2.2.2 takes the edge when the boxes are separated and keeps the
-      // earlier axis when they penetrate (4124 such face-edge ties at random states: 4123 follow
-      // this rule; an edge better by 2e-11 relative wins either way, so no tolerance is involved
-      // otherwise).
+      // earlier axis when they penetrate (R1); otherwise the strict '>' decides.
       bool better = sep > best_sep;
       if (std::fabs(sep - best_sep) < 1e-12) {
         double L[3], Lb[3];

@@ -1,16 +1,14 @@
-// Capsule-box pairs, reproducing MuJoCo 2.2.2's contact sets (rules measured on 2.2.2 with probe
-// programs calling its mjCOLLISIONFUNC[capsule][box] on swept and random poses; they reproduce every state of collision_primitives_test, 4000 random
-// states per margin, all 83180 states in contact of 15 other seeds of that test, margins 0 and 0.1,
-// and all 83330 of the same seeds with the special poses rotated about x instead of z, in 2.2.2's
-// order): the first sphere sits at the segment's closest point to the box (an end inside the box:
-// the -end, else the +end; a segment crossing the box with both ends outside: the candidate of the
-// two ends and the 12 box edges closest to the box; a segment exactly parallel to a box axis or
-// face: 2.2.2's choice within the tie). The second sphere depends on where the first centre lies:
-//  - over a face: the end, farther from the first, of the segment clipped to the prism over that
-//    face;
-//  - over an edge or a corner, or on the edge of a crossing segment: a slide along the segment from
-//    the first point by the box's whole extent 2 h_m / |u_m| along one axis m (second_over_edge);
-//  - inside the box otherwise: none.
+// Capsule-box pairs: MuJoCo 2.2.2's contact sets, by rules measured on 2.2.2 as a black box (probe
+// programs calling its mjCOLLISIONFUNC[capsule][box] on swept and random poses; the probes and
+// counts: docs/notes/capsule_box_rules.md). The capsule is two spheres on its segment:
+//  - the first sits at the segment's closest point to the box (an end inside the box: the -end,
+//    else the +end; a segment crossing the box with both ends outside: the candidate of the two
+//    ends and the 12 box edges closest to the box; a segment exactly parallel to a box axis or face:
+//    2.2.2's choice within the tie);
+//  - the second depends on where the first centre lies: over a face, the end, farther from the
+//    first, of the segment clipped to the prism over that face; over an edge or a corner, or on the
+//    edge of a crossing segment, a slide along the segment from the first point by the box's whole
+//    extent 2 h_m / |u_m| along one axis m (second_over_edge); inside the box otherwise, none.
 #include <algorithm>
 #include <cmath>
 
@@ -104,8 +102,8 @@ namespace {
 
 // The second sphere of a capsule-box pair whose first sphere (segment parameter t1, centre p,
 // box-local) lies outside the box over an edge or a corner, or on an edge of a box the segment
-// crosses. Returns the second segment parameter, or NAN for none. Rules measured on 2.2.2 (probe
-// programs sweeping the capsule across box edges and corners, and 100000 random poses per margin):
+// crosses. Returns the second segment parameter, or NAN for none. Rules measured on 2.2.2 (capsules
+// swept across box edges and corners, and random poses):
 //  - Edge (two coordinates of p outside the box, on axes a and b; f, the one with the smaller
 //    |u_k|, is the support face): the second point is reached by sliding from the first along the
 //    segment across the whole box along the other axis m, by 2 h_m / |u_m|, in the direction that
@@ -232,7 +230,7 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
   math::mulmatTvec3(u, box.mat, uw);
 
   // The first sphere. A segment end inside the box: the -end if it is inside, else the +end
-  // (random-pose comparison: this rule matches; deepest end or +end first do not).
+  // (not the deeper end).
   auto inside_at = [&](double t) {
     return std::fabs(c[0] + t * u[0]) <= h[0] && std::fabs(c[1] + t * u[1]) <= h[1] &&
            std::fabs(c[2] + t * u[2]) <= h[2];
@@ -281,8 +279,7 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
     }
     if (fbest <= 0) {
       // The segment crosses the box with both ends outside: 2.2.2 takes the candidate nearest the
-      // box among the two ends and the segment's closest points to the 12 box edges (probe: random
-      // crossing capsules; the first sphere sits exactly at the closest point to the nearest edge).
+      // box among the two ends and the segment's closest points to the 12 box edges.
       double bestd = INFINITY;
       for (double te : {-hl, hl}) {
         const double pe[3] = {c[0] + te * u[0], c[1] + te * u[1], c[2] + te * u[2]};
@@ -311,8 +308,7 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
 
   // A segment exactly parallel to a box axis k (both other local components zero, as for a capsule
   // and a box rotated about the same world axis) is at the same distance from the box all along the
-  // part beside a face or an edge, and 2.2.2's choice within that tie was measured separately
-  // (probes sliding a vertical capsule past a face and past an edge, u = +z and -z):
+  // part beside a face or an edge; 2.2.2's choice within that tie, measured:
   //  - beside an edge along k: the point level with the edge's -h_k end if the segment reaches it,
   //    else level with its +h_k end, else the segment end nearer the -h_k end;
   //  - beside a face: the -end if it is level with the face, else the +end, else (the segment spans
@@ -351,8 +347,8 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
   }
 
   // A segment exactly parallel to a face pair f but to no axis (u_f = 0, the two other components
-  // not), beside face f: the distance ties along the part of the segment over the face. Measured
-  // (random poses rotated about x): the -end if it is over the face, else the +end, else the end of
+  // not), beside face f: the distance ties along the part of the segment over the face. 2.2.2
+  // takes the -end if it is over the face, else the +end, else the end of
   // that part where the segment crosses the edge that comes first in the order of the crossing
   // candidates above (edge axis, then the signs), treated as that edge's point for the second sphere.
   if (pk < 0 && !inside_at(-hl) && !inside_at(hl)) {
@@ -399,8 +395,8 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
   double dd, ppl[3], nnl[3];
   // The two spheres are tested against the margin independently: for a segment crossing the box
   // the first (an end or an edge point) can lie beyond the margin while the second, on a face the
-  // segment leaves the box through, is inside it at depth -r (measured: 2.2.2 then reports the
-  // second alone; with margin 0.05 both). For any other segment the first is the closest point, so
+  // segment leaves the box through, is inside it at depth -r (2.2.2 then reports the
+  // second alone). For any other segment the first is the closest point, so
   // a second never passes where the first fails. (nnl is set, unnormalized, even beyond the margin.)
   int n = 0;
   double pos[3], nw[3];
@@ -416,8 +412,8 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
   if (parallel == kParallelEdge) {
     // Beside an edge along pk (sides of the two other axes from p): the second point slides from the
     // first along the edge to where the segment leaves the edge's extent, in the direction -side_a or
-    // -side_b of the two clamped axes (both for an edge with mixed signs, one for equal signs;
-    // measured on all four vertical edges), clamped to the segment; none when that does not move.
+    // -side_b of the two clamped axes (both for an edge with mixed signs, one for equal signs),
+    // clamped to the segment; none when that does not move.
     const int a = (pk + 1) % 3, b = (pk + 2) % 3;
     for (double sg : {p[a] > 0 ? -1.0 : 1.0, p[b] > 0 ? -1.0 : 1.0}) {
       const double vj = sg * u[pk];
@@ -428,24 +424,23 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
   } else if (parallel == kParallelFaceSpan) {
     // Spanning a face: 2.2.2 takes the first point as on the face's -h edge and slides across the
     // face along pk by 2 h / |u| (the edge rule), but only when that slide runs in the direction
-    // -side of the face axis (measured on the four side faces, u = +z and -z).
+    // -side of the face axis.
     const double sg = u[pk] > 0 ? 1.0 : -1.0;
     if (sg == (p[pf] > 0 ? -1.0 : 1.0)) t2 = std::clamp(tbest + sg * 2 * h[pk] / std::fabs(u[pk]), -hl, hl);
   } else if (parallel == kParallelFaceTie) {
     t2 = second_over_edge(c, u, hl, h, tbest, p, true, edge);
   } else if (through) {
-    // A crossing segment: a second point when the edge point lies inside the box (random states:
-    // 2.2.2 adds none when it lies outside).
+    // A crossing segment: a second point when the edge point lies inside the box, none when it
+    // lies outside.
     // (an edge point of a segment parallel to a face lands on the face's plane, up to rounding)
     bool inside = true;
     for (int k = 0; k < 3; ++k) inside = inside && std::fabs(p[k]) <= h[k] * (1 + 1e-12);
     if (inside) t2 = second_over_edge(c, u, hl, h, tbest, p, true, edge);
   } else if (noutside == 1) {
-    // Face region (probes: horizontal, tilted 2..25 degrees, overhanging capsules on a box face;
-    // random states): the face of the box the first normal points into (its dominant axis) is
+    // Face region: the face of the box the first normal points into (its dominant axis) is
     // the support face; the segment is clipped to the prism over that face (|x_j| <= h_j on the
     // two other axes), and the end of the clipped part farther from the first point is the second
-    // point. No angle threshold was seen (a capsule tilted 25 degrees still gets two contacts).
+    // point, whatever the capsule's tilt.
     int k = 0;
     for (int j = 1; j < 3; ++j)
       if (std::fabs(nnl[j]) > std::fabs(nnl[k])) k = j;
@@ -469,8 +464,7 @@ int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, Co
   } else if (noutside >= 2) {
     t2 = second_over_edge(c, u, hl, h, tbest, p, false, edge);
   }
-  // (a first centre inside the box, not on a crossing segment's edge, gets no second point: every
-  // such state probed)
+  // (a first centre inside the box, not on a crossing segment's edge, gets no second point)
   if (!std::isnan(t2)) {
     const double q[3] = {c[0] + t2 * u[0], c[1] + t2 * u[1], c[2] + t2 * u[2]};
     if (sphere_box_local(q, r, h, margin, &dd, ppl, nnl)) {
