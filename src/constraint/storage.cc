@@ -56,7 +56,7 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   d.efc_iwork.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
   if (d.solver.size() < static_cast<size_t>(kNSolverStat)) d.solver.resize(kNSolverStat);
   if (static_cast<int>(d.qfrc_constraint.size()) < nv) d.qfrc_constraint.assign(nv, 0.0);
-  // hard-contact solvers (issue 6): their work space, only when one of them is selected
+  // hard-contact solvers: their work space, only when one of them is selected
   if (is_hard_contact_solver(m.opt.solver)) ncp::ensure_storage(m, d);
   d.ne = d.nf = d.nefc = 0;
 }

@@ -13,7 +13,7 @@ namespace moreau {
 
 void solve_constraint(const Model& m, Data& d) {
   const int nv = m.nv;
-  // issue 6: the velocity-stepping (hard-contact) solvers, src/solver/ncp
+  // the velocity-stepping (hard-contact) solvers, src/solver/ncp
   if (is_hard_contact_solver(m.opt.solver)) {
     ncp::solve(m, d);
     return;

@@ -1,4 +1,4 @@
-// The command-line contract of `moreau` (README, issue 2): scripts depend on these keys and exit codes.
+// The command-line contract of `moreau` (README): scripts depend on these keys and exit codes.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -190,7 +190,7 @@ TEST(Cli, BenchReportsStepsPerSecond) {
   EXPECT_EQ(v[0]["steps"], 200);
 }
 
-// `rollout --metrics` (issue 6): the existing keys are unchanged and each line gains the step's
+// `rollout --metrics`: the existing keys are unchanged and each line gains the step's
 // iterations, eps_abs, errors, world-frame contact forces and the energy of the new state. A 1 kg
 // cube resting on a plane under raisim-ds: the four contact forces on the cube sum to m g upward
 // (1e-9 relative), eps_abs is tiny, and the energy is the potential m g z (kinetic 0).

@@ -1,4 +1,4 @@
-// Unit tests of the solver parameters (issue 4): impedance d(r) against the formula at chosen
+// Unit tests of the solver parameters: impedance d(r) against the formula at chosen
 // points, solref in both forms, refsafe, R = (1-d)/d diagApprox, elliptic R and mu.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The implicit integrators, the midpoint integration of free bodies, the step1/step2 split and the
-// control callback (issue 5), tested against their own promises (no MuJoCo; 2.2.2 comparisons are in
+// control callback, tested against their own promises (no MuJoCo; 2.2.2 comparisons are in
 // tests/differential/implicit_test.cc and dynamics_rollout_test.cc):
 //  - the sparse LU of M - hD solves the dense system; the analytic qDeriv equals central differences
 //    of qfrc_passive + qfrc_actuator - qfrc_bias on the sparsity of M;
