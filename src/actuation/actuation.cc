@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/checks.h"
 #include "moreau/actuation.h"
 
 namespace moreau {
@@ -19,6 +20,7 @@ inline int act_address(const Model& m, int u) {
 }  // namespace
 
 double next_activation(const Model& m, int u, double act, double act_dot, double h) {
+  internal::check_id("next_activation", "actuator", u, m.nu);
   const double* prm = &m.actuator_dynprm[kNDYN * u];
   double next;
   if (m.actuator_dyntype[u] == kDynFilterExact) {
@@ -36,6 +38,7 @@ double next_activation(const Model& m, int u, double act, double act_dot, double
 }
 
 void actuation_force(const Model& m, Data& d) {
+  internal::check_data(m, d, "actuation_force");
   const int nv = m.nv;
   std::fill(d.qfrc_actuator.begin(), d.qfrc_actuator.end(), 0.0);
   if (m.nu == 0) return;

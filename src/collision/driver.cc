@@ -13,6 +13,7 @@
 #include "collision/filter.h"
 #include "collision/midphase.h"
 #include "collision/narrowphase.h"
+#include "engine/checks.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -210,6 +211,7 @@ const CollisionTable& default_collision_table() {
 void collision(const Model& m, Data& d) { collision(m, d, default_collision_table()); }
 
 void collision(const Model& m, Data& d, const CollisionTable& table) {
+  internal::check_data(m, d, "collision");
   using namespace col;
   d.ncon = 0;
   if (m.opt.disableflags & (kDsblContact | kDsblConstraint)) return;

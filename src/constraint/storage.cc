@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "constraint/storage.h"
+#include "engine/checks.h"
 #include "solver/ncp/ncp.h"
 
 namespace moreau {
@@ -16,6 +17,7 @@ namespace moreau {
 using constraint::capacity;
 
 void allocate_constraint_storage(const Model& m, Data& d) {
+  internal::check_data(m, d, "allocate_constraint_storage");
   const int nv = m.nv;
   long long cap = 0;
   if (m.njmax > 0) {
@@ -62,6 +64,8 @@ void allocate_constraint_storage(const Model& m, Data& d) {
 }
 
 void efc_J_dense(const Model& m, const Data& d, double* out) {
+  internal::check_data(m, d, "efc_J_dense");
+  internal::check_ptr(out, 1LL * d.nefc * m.nv, "efc_J_dense", "out");
   const int nv = m.nv;
   const double* J = constraint::J_values(m, d);
   std::fill_n(out, static_cast<size_t>(d.nefc) * nv, 0.0);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/checks.h"
 #include "engine/internal.h"
 #include "moreau/moreau.h"
 
@@ -45,6 +46,7 @@ void factor_ld(const Model& m, double* qld, double* diaginv, double* diagsqrtinv
 }  // namespace internal
 
 void factor_m(const Model& m, Data& d) {
+  internal::check_data(m, d, "factor_m");
   std::copy(d.qM.begin(), d.qM.begin() + m.nM, d.qLD.begin());
   // a (near) singular inertia: record it and keep D positive so the solves stay finite
   for (int i = 0; i < m.nv; ++i) {

@@ -15,20 +15,31 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/checks.h"
 #include "engine/internal.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 
-void inverse(const Model& m, Data& d) {
+void inverse(const Model& m, Data& d) { inverse_skip(m, d, kStageNone, false); }
+
+void inverse_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
+  internal::check_data(m, d, "inverse_skip");
+  if (skipstage != kStageNone && skipstage != kStagePos && skipstage != kStageVel)
+    throw std::invalid_argument("inverse_skip: skipstage " + std::to_string(skipstage) +
+                                " is not kStageNone (0), kStagePos (1) or kStageVel (2)");
   internal::StageTimer timer(d, kTimerInverse);
-  fwd_position(m, d);
-  sensor_pos(m, d);
-  if (m.opt.enableflags & kEnblEnergy) energy_pos(m, d);
-  fwd_velocity(m, d);
-  sensor_vel(m, d);
-  if (m.opt.enableflags & kEnblEnergy) energy_vel(m, d);
+  if (skipstage < kStagePos) {
+    fwd_position(m, d);
+    if (!skip_sensor) sensor_pos(m, d);
+    if (m.opt.enableflags & kEnblEnergy) energy_pos(m, d);
+  }
+  if (skipstage < kStageVel) {
+    fwd_velocity(m, d);
+    if (!skip_sensor) sensor_vel(m, d);
+    if (m.opt.enableflags & kEnblEnergy) energy_vel(m, d);
+  }
 
   const int nv = m.nv;
   double* qacc_discrete = nullptr;
@@ -58,7 +69,7 @@ void inverse(const Model& m, Data& d) {
   rne(m, d, true, d.qfrc_inverse.data());
   for (int i = 0; i < nv; ++i)
     d.qfrc_inverse[i] += m.dof_armature[i] * d.qacc[i] - d.qfrc_passive[i] - d.qfrc_constraint[i];
-  internal::acceleration_sensors(m, d);
+  if (!skip_sensor) internal::acceleration_sensors(m, d);
 
   if (qacc_discrete) std::copy_n(qacc_discrete, nv, d.qacc.begin());
 }

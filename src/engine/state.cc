@@ -2,6 +2,8 @@
 // length and where it lives in Data; get, set and size walk the bits in order.
 #include "moreau/state.h"
 
+#include "engine/checks.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -65,6 +67,8 @@ int state_size(const Model& m, unsigned mask) {
 }
 
 void get_state(const Model& m, const Data& d, unsigned mask, double* state) {
+  internal::check_data(m, d, "get_state");
+  internal::check_ptr(state, state_size(m, mask), "get_state", "state");
   check_mask(mask);
   for (unsigned i = 0; i < kNState; ++i) {
     const unsigned bit = 1u << i;
@@ -82,6 +86,8 @@ void get_state(const Model& m, const Data& d, unsigned mask, double* state) {
 }
 
 void set_state(const Model& m, Data& d, unsigned mask, const double* state) {
+  internal::check_data(m, d, "set_state");
+  internal::check_ptr(state, state_size(m, mask), "set_state", "state");
   check_mask(mask);
   for (unsigned i = 0; i < kNState; ++i) {
     const unsigned bit = 1u << i;

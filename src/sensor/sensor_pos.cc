@@ -1,6 +1,7 @@
 // Position-stage sensors (mj_sensorPos): everything that depends on qpos only.
 #include <cmath>
 
+#include "engine/checks.h"
 #include "math/vec.h"
 #include "sensor/sensor.h"
 
@@ -35,6 +36,7 @@ void object_quat(const Model& m, const Data& d, int objtype, int objid, double q
 }  // namespace
 
 void sensor_pos(const Model& m, Data& d) {
+  internal::check_data(m, d, "sensor_pos");
   if (m.opt.disableflags & kDsblSensor) return;
   for (int s = 0; s < m.nsensor; ++s) {
     if (sensor_stage(m, s) != kStagePos) continue;

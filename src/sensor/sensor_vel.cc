@@ -1,4 +1,5 @@
 // Velocity-stage sensors (mj_sensorVel): everything that depends on qpos and qvel.
+#include "engine/checks.h"
 #include "math/vec.h"
 #include "sensor/sensor.h"
 
@@ -8,6 +9,7 @@ using namespace math;
 using namespace sensor_detail;
 
 void sensor_vel(const Model& m, Data& d) {
+  internal::check_data(m, d, "sensor_vel");
   if (m.opt.disableflags & kDsblSensor) return;
   bool subtree_done = false;
   for (int s = 0; s < m.nsensor; ++s) {

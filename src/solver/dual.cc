@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/checks.h"
 #include "solver/solver.h"
 
 namespace moreau::solver {
@@ -131,6 +132,7 @@ void dual_finish(const Model& m, Data& d, double* x) {
 namespace moreau {
 
 void project_constraint(const Model& m, Data& d) {
+  internal::check_data(m, d, "project_constraint");
   const int nefc = d.nefc, nv = m.nv;
   if (nefc == 0) {
     d.efc_AR.clear();

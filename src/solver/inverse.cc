@@ -8,11 +8,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/checks.h"
 #include "solver/solver.h"
 
 namespace moreau {
 
 void inverse_constraint(const Model& m, Data& d) {
+  internal::check_data(m, d, "inverse_constraint");
   const int nv = m.nv;
   // the analytic inverse is that of the soft model; a hard contact has no such map (its forces are
   // not a function of qacc): refuse rather than answer for another model
@@ -32,6 +34,7 @@ void inverse_constraint(const Model& m, Data& d) {
 }
 
 void compare_fwdinv(const Model& m, Data& d) {
+  internal::check_data(m, d, "compare_fwdinv");
   const int nv = m.nv, nefc = d.nefc;
   constraint::Work w = constraint::carve(m, d);
   // save the forward results, run the inverse at qacc, compare, restore

@@ -6,12 +6,14 @@
 #include <stdexcept>
 #include <cstring>
 
+#include "engine/checks.h"
 #include "solver/ncp/ncp.h"
 #include "solver/solver.h"
 
 namespace moreau {
 
 void solve_constraint(const Model& m, Data& d) {
+  internal::check_data(m, d, "solve_constraint");
   const int nv = m.nv;
   // issue 6: the velocity-stepping (hard-contact) solvers, src/solver/ncp
   if (is_hard_contact_solver(m.opt.solver)) {

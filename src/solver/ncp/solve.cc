@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/checks.h"
 #include "solver/ncp/ncp.h"
 
 namespace moreau {
@@ -118,6 +119,7 @@ void solve(const Model& m, Data& d) {
 }  // namespace ncp
 
 void impact(const Model& m, Data& d, double restitution) {
+  internal::check_data(m, d, "impact");
   if (!is_hard_contact_solver(m.opt.solver))
     throw std::invalid_argument(std::string("impact: opt.solver is ") + solver_name(m.opt.solver) +
                                 "; the impact map needs a hard-contact solver (raisim, raisim-ds, ncp-pgs, ccp, lcp)");
