@@ -211,7 +211,8 @@ void apply_ft(const Model& m, const Data& d, const double force[3], const double
 // orientation or (flg_local) in the object's frame. Needs the position and velocity stages.
 void object_velocity(const Model& m, const Data& d, ObjType objtype, int id, double res[6], bool flg_local);
 // 6D acceleration of the same, from cacc (call rne_post_constraint first), with the linear part
-// the acceleration of the origin point (cacc plus w x v).
+// the acceleration of the origin point (cacc plus w x v). As cacc, it is measured against free fall:
+// a body at rest reads -gravity, a falling one 0.
 void object_acceleration(const Model& m, const Data& d, ObjType objtype, int id, double res[6],
                          bool flg_local);
 // World pose of a pose (pos, quat) given in body's frame: xpos (3) and xmat (9), each skipped when it

@@ -24,7 +24,8 @@ void axis_angle_to_quat(double res[4], const double axis[3], double angle);
 void quat_to_vel(double res[3], const double q[4], double dt);
 // The rotation vector res with qb * quat(res) = qa (in qb's local frame).
 void sub_quat(double res[3], const double qa[4], const double qb[4]);
-// Time derivative of q under the local angular velocity vel: res = q * (0, vel) / 2.
+// Time derivative of q under the world-frame angular velocity vel: res = (0, vel) * q / 2 (as
+// MuJoCo's mju_derivQuat; for a local angular velocity use quat_mul_axis(res, q, vel) / 2).
 void deriv_quat(double res[4], const double q[4], const double vel[3]);
 // q <- normalize(q * quat(vel * scale)): rotate q by the local rotation vector vel * scale.
 void quat_integrate(double q[4], const double vel[3], double scale);

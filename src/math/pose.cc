@@ -72,7 +72,9 @@ void deriv_quat(double res[4], const double q[4], const double vel[3]) {
   check_ptr(q, "deriv_quat", "q");
   check_ptr(vel, "deriv_quat", "vel");
   const double v[4] = {0, 0.5 * vel[0], 0.5 * vel[1], 0.5 * vel[2]};
-  math::mulquat(res, q, v);
+  double r[4];
+  math::mulquat(r, v, q);
+  math::copy4(res, r);
 }
 
 void quat_integrate(double q[4], const double vel[3], double scale) {
