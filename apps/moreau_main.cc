@@ -61,6 +61,12 @@ bool load(const std::string& path, const moreau::cli::OptionOverrides& o, moreau
   }
 }
 
+// rollout and simulate report warnings as JSON lines themselves: the library's default handler
+// (plain text to stderr) is silenced for them.
+void silence_warning_handler() {
+  moreau::set_warning_handler([](const char*) {});
+}
+
 void report_warnings(const moreau::Data& d, long step, std::array<int, moreau::kNWarning>& seen) {
   for (int i = 0; i < moreau::kNWarning; ++i) {
     if (d.warning[i].number != seen[i]) {
@@ -349,7 +355,10 @@ int run(int argc, char** argv) {
   }
   if (fwd->parsed()) return run_lines(model, o, false, full);
   if (inv->parsed()) return run_lines(model, o, true, false);
-  if (roll->parsed()) return rollout(model, o, steps, every, key, metrics);
+  if (roll->parsed()) {
+    silence_warning_handler();
+    return rollout(model, o, steps, every, key, metrics);
+  }
   if (exper->parsed()) {
     if (!moreau::cli::is_experiment(exp_name)) {
       std::string names;
@@ -369,6 +378,7 @@ int run(int argc, char** argv) {
         return kExitBadInput;
       }
     }
+    silence_warning_handler();
     return simulate(model, o, has_steps ? steps : 2000);
   }
   return usage_error("a subcommand is required: " + subcommand_list(app));

@@ -14,6 +14,7 @@
 #include "collision/midphase.h"
 #include "collision/narrowphase.h"
 #include "engine/checks.h"
+#include "moreau/messages.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -134,8 +135,7 @@ class Collector {
     const int n = fn(m_, d_, g1, g2, p.margin, buf_, t_.user[t1][t2]);
     for (int i = 0; i < n; ++i) {
       if (d_.ncon >= cap_) {
-        d_.warning[kWarnContactFull].lastinfo = d_.ncon;
-        d_.warning[kWarnContactFull].number++;
+        warning(d_, kWarnContactFull, d_.ncon);
         full_ = true;
         return;
       }

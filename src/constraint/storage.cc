@@ -10,6 +10,7 @@
 
 #include "constraint/storage.h"
 #include "engine/checks.h"
+#include "moreau/messages.h"
 #include "solver/ncp/ncp.h"
 
 namespace moreau {
@@ -99,9 +100,7 @@ long long nnz_bound(const Model& m, long long cap) {
 
 bool reserve_rows(Data& d, int n) {
   if (d.nefc + n <= capacity(d)) return true;
-  auto& w = d.warning[kWarnCnstrFull];
-  w.lastinfo = d.nefc + n;
-  w.number++;
+  warning(d, kWarnCnstrFull, d.nefc + n);
   return false;
 }
 
@@ -124,8 +123,7 @@ double* values(const Model& m, Data& d) { return const_cast<double*>(J_values(m,
 // the row keeps no columns and the overflow is reported as a full constraint storage.
 bool fits(Data& d, int i, int nnz) {
   if (d.efc_J_rowadr[i] + static_cast<long long>(nnz) <= nnz_capacity(d)) return true;
-  d.warning[kWarnCnstrFull].lastinfo = i;
-  d.warning[kWarnCnstrFull].number++;
+  warning(d, kWarnCnstrFull, i);
   return false;
 }
 }  // namespace

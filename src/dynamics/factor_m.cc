@@ -9,6 +9,7 @@
 
 #include "engine/checks.h"
 #include "engine/internal.h"
+#include "moreau/messages.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -51,8 +52,7 @@ void factor_m(const Model& m, Data& d) {
   // a (near) singular inertia: record it and keep D positive so the solves stay finite
   for (int i = 0; i < m.nv; ++i) {
     if (!(d.qM[m.dof_Madr[i]] >= kMinVal)) {
-      d.warning[kWarnInertia].lastinfo = i;
-      d.warning[kWarnInertia].number++;
+      warning(d, kWarnInertia, i);
       break;
     }
   }

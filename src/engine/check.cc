@@ -4,6 +4,7 @@
 // occurrence (counts survive the reset), and the simulation continues from the reset state.
 #include "engine/checks.h"
 #include "engine/internal.h"
+#include "moreau/messages.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -16,8 +17,7 @@ bool check(const Model& m, Data& d, const double* x, int n, Warning w) {
       const auto saved = d.warning;
       reset_data(m, d);
       d.warning = saved;
-      d.warning[w].lastinfo = i;
-      d.warning[w].number++;
+      warning(d, w, i);
       return true;
     }
   }

@@ -1,5 +1,6 @@
 // Messages of the argument checks (engine/checks.h).
 #include "engine/checks.h"
+#include "engine/messages.h"
 
 #include <stdexcept>
 #include <string>
@@ -7,16 +8,16 @@
 namespace moreau::internal {
 
 void throw_id_out_of_range(const char* fn, const char* what, long long id, long long n) {
-  throw std::out_of_range(std::string(fn) + ": " + what + " id " + std::to_string(id) +
+  raise<std::out_of_range>(std::string(fn) + ": " + what + " id " + std::to_string(id) +
                           " out of range [0, " + std::to_string(n) + ")");
 }
 
 void throw_null_argument(const char* fn, const char* what) {
-  throw std::invalid_argument(std::string(fn) + ": " + what + " must not be null");
+  raise<std::invalid_argument>(std::string(fn) + ": " + what + " must not be null");
 }
 
 void throw_invalid(const char* fn, const char* message) {
-  throw std::invalid_argument(std::string(fn) + ": " + message);
+  raise<std::invalid_argument>(std::string(fn) + ": " + message);
 }
 
 void throw_data_mismatch(const Model& m, const Data& d, const char* fn) {
@@ -51,7 +52,7 @@ void throw_data_mismatch(const Model& m, const Data& d, const char* fn) {
              f.size + " is " + std::to_string(f.want) + ")";
     break;
   }
-  throw std::invalid_argument(std::string(fn) + ": the Data was not made for this Model" + detail +
+  raise<std::invalid_argument>(std::string(fn) + ": the Data was not made for this Model" + detail +
                               "; make it with make_data(m)");
 }
 

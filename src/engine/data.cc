@@ -11,6 +11,7 @@
 #include "derivative/work.h"
 #include "engine/checks.h"
 #include "engine/internal.h"
+#include "engine/messages.h"
 #include "moreau/collision.h"
 #include "moreau/moreau.h"
 
@@ -182,7 +183,7 @@ void reset_data(const Model& m, Data& d) {
 void reset_data_keyframe(const Model& m, Data& d, int key) {
   internal::check_data(m, d, "reset_data_keyframe");
   if (key < 0 || key >= m.nkey)
-    throw std::out_of_range("reset_data_keyframe: key " + std::to_string(key) + " out of range [0, " +
+    internal::raise<std::out_of_range>("reset_data_keyframe: key " + std::to_string(key) + " out of range [0, " +
                             std::to_string(m.nkey) + ")");
   reset_data(m, d);
   d.time = m.key_time[key];

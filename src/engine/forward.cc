@@ -6,6 +6,7 @@
 #include "engine/checks.h"
 #include "engine/internal.h"
 #include "moreau/actuation.h"
+#include "moreau/messages.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -53,8 +54,7 @@ void fwd_actuation(const Model& m, Data& d) {
   // zeroed, so that it cannot propagate into the state (simulation chapter, diagnostics).
   for (int i = 0; i < m.nu; ++i) {
     if (internal::is_bad(d.ctrl[i])) {
-      d.warning[kWarnBadCtrl].lastinfo = i;
-      d.warning[kWarnBadCtrl].number++;
+      warning(d, kWarnBadCtrl, i);
       std::fill(d.ctrl.begin(), d.ctrl.end(), 0.0);
       break;
     }

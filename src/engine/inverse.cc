@@ -17,6 +17,7 @@
 
 #include "engine/checks.h"
 #include "engine/internal.h"
+#include "engine/messages.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
@@ -27,7 +28,7 @@ void inverse(const Model& m, Data& d) { inverse_skip(m, d, kStageNone, false); }
 void inverse_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
   internal::check_data(m, d, "inverse_skip");
   if (skipstage != kStageNone && skipstage != kStagePos && skipstage != kStageVel)
-    throw std::invalid_argument("inverse_skip: skipstage " + std::to_string(skipstage) +
+    internal::raise<std::invalid_argument>("inverse_skip: skipstage " + std::to_string(skipstage) +
                                 " is not kStageNone (0), kStagePos (1) or kStageVel (2)");
   internal::StageTimer timer(d, kTimerInverse);
   if (skipstage < kStagePos) {
@@ -51,7 +52,7 @@ void inverse_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
     internal::implicit_discrete_to_continuous(m, d, qacc_discrete, d.qacc.data());
   } else if ((m.opt.enableflags & kEnblInvdiscrete) && m.opt.integrator != kIntRK4) {
     if (m.opt.integrator != kIntEuler)
-      throw std::runtime_error("inverse: invdiscrete with integrator " + std::to_string(m.opt.integrator) +
+      internal::raise<std::runtime_error>("inverse: invdiscrete with integrator " + std::to_string(m.opt.integrator) +
                                " is not supported");
     bool damped = false;
     for (int i = 0; i < nv; ++i) damped = damped || m.dof_damping[i] > 0;

@@ -3,6 +3,7 @@
 #include "moreau/state.h"
 
 #include "engine/checks.h"
+#include "engine/messages.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -15,7 +16,7 @@ constexpr unsigned kAllStateBits = (1u << kNState) - 1;
 
 void check_mask(unsigned mask) {
   if (mask & ~kAllStateBits)
-    throw std::invalid_argument("state mask " + std::to_string(mask) + " has bits beyond the " +
+    internal::raise<std::invalid_argument>("state mask " + std::to_string(mask) + " has bits beyond the " +
                                 std::to_string(kNState) + " state components");
 }
 
@@ -113,7 +114,7 @@ std::vector<double> get_state(const Model& m, const Data& d, unsigned mask) {
 void set_state(const Model& m, Data& d, unsigned mask, const std::vector<double>& state) {
   const int n = state_size(m, mask);
   if (static_cast<int>(state.size()) != n)
-    throw std::invalid_argument("set_state: the vector has " + std::to_string(state.size()) +
+    internal::raise<std::invalid_argument>("set_state: the vector has " + std::to_string(state.size()) +
                                 " values, the mask selects " + std::to_string(n));
   set_state(m, d, mask, state.data());
 }

@@ -10,6 +10,7 @@
 
 #include "engine/checks.h"
 #include "engine/internal.h"
+#include "engine/messages.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -18,7 +19,7 @@ namespace {
 void require_known_integrator(const Model& m, const char* who) {
   const int i = m.opt.integrator;
   if (i != kIntEuler && i != kIntRK4 && i != kIntImplicit && i != kIntImplicitFast)
-    throw std::invalid_argument(std::string(who) + ": unknown integrator " + std::to_string(i));
+    internal::raise<std::invalid_argument>(std::string(who) + ": unknown integrator " + std::to_string(i));
 }
 
 void integrate(const Model& m, Data& d) {

@@ -7,6 +7,7 @@
 #include "constraint/storage.h"
 #include "engine/checks.h"
 #include "engine/internal.h"
+#include "engine/messages.h"
 #include "math/spatial.h"
 #include "moreau/moreau.h"
 
@@ -41,14 +42,14 @@ ObjectFrame object_frame(const Model& m, const Data& d, ObjType objtype, int id,
       internal::check_id(fn, "camera", id, m.ncam);
       return {&d.cam_xpos[3 * id], &d.cam_xmat[9 * id], m.cam_bodyid[id]};
     default:
-      throw std::invalid_argument(std::string(fn) + ": object type " + std::to_string(static_cast<int>(objtype)) +
+      internal::raise<std::invalid_argument>(std::string(fn) + ": object type " + std::to_string(static_cast<int>(objtype)) +
                                   " has no frame; expected kObjBody, kObjXBody, kObjGeom, kObjSite or kObjCamera");
   }
 }
 
 void check_skipstage(int skipstage, const char* fn) {
   if (skipstage != kStageNone && skipstage != kStagePos && skipstage != kStageVel)
-    throw std::invalid_argument(std::string(fn) + ": skipstage " + std::to_string(skipstage) +
+    internal::raise<std::invalid_argument>(std::string(fn) + ": skipstage " + std::to_string(skipstage) +
                                 " is not kStageNone (0), kStagePos (1) or kStageVel (2)");
 }
 
@@ -152,7 +153,7 @@ void local_to_global(const Model& m, const Data& d, double xpos[3], double xmat[
   internal::check_data(m, d, "local_to_global");
   internal::check_id("local_to_global", "body", body, m.nbody);
   if (sameframe < 0 || sameframe > 2)
-    throw std::invalid_argument("local_to_global: sameframe " + std::to_string(sameframe) +
+    internal::raise<std::invalid_argument>("local_to_global: sameframe " + std::to_string(sameframe) +
                                 " is not 0 (compute), 1 (body frame) or 2 (inertial frame)");
   if (xpos && pos) {
     if (sameframe == 0) {

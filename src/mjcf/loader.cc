@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/checks.h"
+#include "engine/messages.h"
 #include "mjcf/spec.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
@@ -57,10 +58,23 @@ Model load(const mjcf::Node& root) {
 }
 }  // namespace
 
-Model load_model(const std::string& path) { return load(mjcf::read_xml_file(path)); }
+// The error handler sees the message of a model that does not load, as the exception leaves.
+Model load_model(const std::string& path) {
+  try {
+    return load(mjcf::read_xml_file(path));
+  } catch (const std::exception& e) {
+    internal::report_error(e.what());
+    throw;
+  }
+}
 
 Model load_model_from_string(const std::string& xml, const std::string& path) {
-  return load(mjcf::read_xml_string(xml, path));
+  try {
+    return load(mjcf::read_xml_string(xml, path));
+  } catch (const std::exception& e) {
+    internal::report_error(e.what());
+    throw;
+  }
 }
 
 namespace {
@@ -104,7 +118,7 @@ int name2id(const Model& m, ObjType type, const std::string& name) {
 std::string id2name(const Model& m, ObjType type, int id) {
   const std::vector<std::string>* v = names_of(m, type);
   if (!v)
-    throw std::invalid_argument("id2name: object type " + std::to_string(static_cast<int>(type)) +
+    internal::raise<std::invalid_argument>("id2name: object type " + std::to_string(static_cast<int>(type)) +
                                 " has no names");
   static constexpr const char* kKind[] = {"unknown", "body",     "xbody",   "joint",    "dof",      "geom",
                                           "site",    "camera",   "light",   "mesh",     "skin",     "hfield",

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/checks.h"
+#include "moreau/messages.h"
 #include "solver/solver.h"
 
 namespace moreau::solver {
@@ -37,8 +38,7 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w) {
     // the closure of a row fits the rows' bound (constraint::nnz_bound); a row that would not fit
     // is reported and left out of the dual problem (never expected)
     if (top + static_cast<long long>(n) > capacity) {
-      d.warning[kWarnCnstrFull].lastinfo = i;
-      d.warning[kWarnCnstrFull].number++;
+      warning(d, kWarnCnstrFull, i);
       continue;
     }
     for (int k = 0; k < r.nnz; ++k) x[r.col[k]] = r.val[k];

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/checks.h"
+#include "engine/messages.h"
 #include "solver/solver.h"
 
 namespace moreau {
@@ -19,7 +20,7 @@ void inverse_constraint(const Model& m, Data& d) {
   // the analytic inverse is that of the soft model; a hard contact has no such map (its forces are
   // not a function of qacc): refuse rather than answer for another model
   if (is_hard_contact_solver(m.opt.solver))
-    throw std::runtime_error(std::string("inverse dynamics: solver ") + solver_name(m.opt.solver) +
+    internal::raise<std::runtime_error>(std::string("inverse dynamics: solver ") + solver_name(m.opt.solver) +
                              " is a hard-contact solver; the inverse is defined for the soft model "
                              "(PGS, CG, Newton)");
   if (d.nefc == 0) {

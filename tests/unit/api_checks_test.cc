@@ -159,6 +159,12 @@ TEST_F(ApiChecks, NullOutputsAndBadSizes) {
   expect_throw<std::invalid_argument>([&] { mul_pose(nullptr, q, q, q, q, q); }, "mul_pose: posres must not be null");
   const double p[3] = {0, 0, 1};
   expect_throw<std::invalid_argument>([&] { ray_geom(p, nullptr, p, p, p, kGeomSphere); }, "ray_geom: mat must not be null");
+  const double range[2] = {0.5, 1.5};
+  expect_throw<std::invalid_argument>([&] { muscle_gain(1, 0, range, 1, nullptr); }, "muscle_gain: prm must not be null");
+  expect_throw<std::invalid_argument>([&] { muscle_bias(1, nullptr, 1, range); },
+                                      "muscle_bias: lengthrange must not be null");
+  expect_throw<std::invalid_argument>([&] { muscle_dynamics(0.5, 0.5, nullptr); },
+                                      "muscle_dynamics: prm must not be null");
 }
 
 // Every entry that takes a Data refuses one made for another model, naming itself and the first

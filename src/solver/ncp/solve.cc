@@ -15,6 +15,7 @@
 #include <string>
 
 #include "engine/checks.h"
+#include "engine/messages.h"
 #include "solver/ncp/ncp.h"
 
 namespace moreau {
@@ -42,13 +43,13 @@ void check_contacts(const Model& m, const Data& d) {
     const Contact& con = d.contact[i];
     if (con.efc_address < 0) continue;
     if (con.dim != 1 && con.dim != 3)
-      throw std::runtime_error(std::string("solver ") + solver_name(m.opt.solver) + ": contact between geoms " +
+      internal::raise<std::runtime_error>(std::string("solver ") + solver_name(m.opt.solver) + ": contact between geoms " +
                                geom_label(m, con.geom1) + " and " + geom_label(m, con.geom2) + " has condim " +
                                std::to_string(con.dim) +
                                "; the hard-contact solvers model condim 1 and 3 only (no torsional or "
                                "rolling friction)");
     if (con.dim == 3 && con.friction[0] != con.friction[1])
-      throw std::runtime_error(std::string("solver ") + solver_name(m.opt.solver) + ": contact between geoms " +
+      internal::raise<std::runtime_error>(std::string("solver ") + solver_name(m.opt.solver) + ": contact between geoms " +
                                geom_label(m, con.geom1) + " and " + geom_label(m, con.geom2) +
                                " has anisotropic friction; the Coulomb cone of these solvers is isotropic");
   }
@@ -56,11 +57,11 @@ void check_contacts(const Model& m, const Data& d) {
 
 void check_options(const Model& m) {
   if (m.opt.integrator != kIntEuler)
-    throw std::runtime_error(std::string("solver ") + solver_name(m.opt.solver) +
+    internal::raise<std::runtime_error>(std::string("solver ") + solver_name(m.opt.solver) +
                              " is a velocity-stepping (hard-contact) solver: it needs the Euler integrator, "
                              "not integrator " + std::to_string(m.opt.integrator));
   if (m.opt.enableflags & kEnblFwdinv)
-    throw std::runtime_error(std::string("solver ") + solver_name(m.opt.solver) +
+    internal::raise<std::runtime_error>(std::string("solver ") + solver_name(m.opt.solver) +
                              ": the fwdinv check compares with the soft model's inverse, which the hard-contact "
                              "solvers do not have");
 }
@@ -121,10 +122,10 @@ void solve(const Model& m, Data& d) {
 void impact(const Model& m, Data& d, double restitution) {
   internal::check_data(m, d, "impact");
   if (!is_hard_contact_solver(m.opt.solver))
-    throw std::invalid_argument(std::string("impact: opt.solver is ") + solver_name(m.opt.solver) +
+    internal::raise<std::invalid_argument>(std::string("impact: opt.solver is ") + solver_name(m.opt.solver) +
                                 "; the impact map needs a hard-contact solver (raisim, raisim-ds, ncp-pgs, ccp, lcp)");
   if (!(restitution >= 0 && restitution <= 1))
-    throw std::invalid_argument("impact: the coefficient of restitution must lie in [0, 1], not " +
+    internal::raise<std::invalid_argument>("impact: the coefficient of restitution must lie in [0, 1], not " +
                                 std::to_string(restitution));
   fwd_position(m, d);
   d.ncp = NcpStat{};
