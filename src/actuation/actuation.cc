@@ -71,6 +71,9 @@ void actuation_force(const Model& m, Data& d) {
         case kDynMuscle:
           act_dot = muscle_dynamics(ctrl, act, dynprm);
           break;
+        case kDynUser:
+          if (d.act_dyn_callback) act_dot = d.act_dyn_callback(m, d, u);
+          break;
         default:
           break;
       }
@@ -96,6 +99,9 @@ void actuation_force(const Model& m, Data& d) {
       case kGainMuscle:
         gain = muscle_gain(len, vel, lengthrange, acc0, gainprm);
         break;
+      case kGainUser:
+        gain = d.act_gain_callback ? d.act_gain_callback(m, d, u) : 1.0;
+        break;
       default:
         break;
     }
@@ -105,6 +111,9 @@ void actuation_force(const Model& m, Data& d) {
         break;
       case kBiasMuscle:
         bias = muscle_bias(len, lengthrange, acc0, biasprm);
+        break;
+      case kBiasUser:
+        if (d.act_bias_callback) bias = d.act_bias_callback(m, d, u);
         break;
       default:
         break;

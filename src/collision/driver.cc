@@ -261,6 +261,7 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
                           m.geom_conaffinity[g2]))
             continue;
           if (use_pairs && m.npair && is_explicit_pair(m, g1, g2)) continue;
+          if (d.contact_filter && d.contact_filter(m, d, g1, g2)) continue;
           mix_params(m, g1, g2, p);
           col.collide(g1, g2, p);
         }

@@ -66,6 +66,7 @@ void passive(const Model& m, Data& d) {
 
   tendon_passive(m, d);  // tendon springs and dampers through ten_J
   if (m.opt.density > 0 || m.opt.viscosity > 0) fluid_forces(m, d);
+  if (d.passive_callback) d.passive_callback(m, d);  // the user's passive forces, last
 }
 
 }  // namespace moreau

@@ -69,6 +69,7 @@ void sensor_acc(const Model& m, Data& d) {
   if (m.opt.disableflags & kDsblSensor) return;
   for (int s = 0; s < m.nsensor; ++s) {
     if (sensor_stage(m, s) != kStageAcc) continue;
+    if (m.sensor_type[s] == kSensUser) continue;  // user_sensors below
     const int objid = m.sensor_objid[s], objtype = m.sensor_objtype[s];
     double* out = &d.sensordata[m.sensor_adr[s]];
     const int type = m.sensor_type[s];
@@ -124,6 +125,7 @@ void sensor_acc(const Model& m, Data& d) {
     }
     finish_sensor(m, d, s);
   }
+  user_sensors(m, d, kStageAcc);
 }
 
 }  // namespace moreau

@@ -40,6 +40,7 @@ void sensor_pos(const Model& m, Data& d) {
   if (m.opt.disableflags & kDsblSensor) return;
   for (int s = 0; s < m.nsensor; ++s) {
     if (sensor_stage(m, s) != kStagePos) continue;
+    if (m.sensor_type[s] == kSensUser) continue;  // user_sensors below
     const int objid = m.sensor_objid[s], objtype = m.sensor_objtype[s];
     const int refid = m.sensor_refid.empty() ? -1 : m.sensor_refid[s];
     const int reftype = m.sensor_reftype.empty() ? 0 : m.sensor_reftype[s];
@@ -124,6 +125,7 @@ void sensor_pos(const Model& m, Data& d) {
     }
     finish_sensor(m, d, s);
   }
+  user_sensors(m, d, kStagePos);
 }
 
 }  // namespace moreau
