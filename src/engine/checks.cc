@@ -9,7 +9,7 @@ namespace moreau::internal {
 
 void throw_id_out_of_range(const char* fn, const char* what, long long id, long long n) {
   raise<std::out_of_range>(std::string(fn) + ": " + what + " id " + std::to_string(id) +
-                          " out of range [0, " + std::to_string(n) + ")");
+                           " out of range [0, " + std::to_string(n) + ")");
 }
 
 void throw_null_argument(const char* fn, const char* what) {
@@ -53,7 +53,7 @@ void throw_data_mismatch(const Model& m, const Data& d, const char* fn) {
     break;
   }
   raise<std::invalid_argument>(std::string(fn) + ": the Data was not made for this Model" + detail +
-                              "; make it with make_data(m)");
+                               "; make it with make_data(m)");
 }
 
 }  // namespace moreau::internal

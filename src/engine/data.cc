@@ -184,7 +184,7 @@ void reset_data_keyframe(const Model& m, Data& d, int key) {
   internal::check_data(m, d, "reset_data_keyframe");
   if (key < 0 || key >= m.nkey)
     internal::raise<std::out_of_range>("reset_data_keyframe: key " + std::to_string(key) + " out of range [0, " +
-                            std::to_string(m.nkey) + ")");
+                                       std::to_string(m.nkey) + ")");
   reset_data(m, d);
   d.time = m.key_time[key];
   std::copy_n(m.key_qpos.data() + (size_t)key * m.nq, m.nq, d.qpos.begin());

@@ -23,13 +23,25 @@
 
 namespace moreau {
 
-void inverse(const Model& m, Data& d) { inverse_skip(m, d, kStageNone, false); }
+namespace {
+void inverse_stages(const Model& m, Data& d, int skipstage, bool skip_sensor);
+}  // namespace
+
+void inverse(const Model& m, Data& d) {
+  internal::check_data(m, d, "inverse");
+  inverse_stages(m, d, kStageNone, false);
+}
 
 void inverse_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
   internal::check_data(m, d, "inverse_skip");
   if (skipstage != kStageNone && skipstage != kStagePos && skipstage != kStageVel)
     internal::raise<std::invalid_argument>("inverse_skip: skipstage " + std::to_string(skipstage) +
-                                " is not kStageNone (0), kStagePos (1) or kStageVel (2)");
+                                           " is not kStageNone (0), kStagePos (1) or kStageVel (2)");
+  inverse_stages(m, d, skipstage, skip_sensor);
+}
+
+namespace {
+void inverse_stages(const Model& m, Data& d, int skipstage, bool skip_sensor) {
   internal::StageTimer timer(d, kTimerInverse);
   if (skipstage < kStagePos) {
     fwd_position(m, d);
@@ -53,7 +65,7 @@ void inverse_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
   } else if ((m.opt.enableflags & kEnblInvdiscrete) && m.opt.integrator != kIntRK4) {
     if (m.opt.integrator != kIntEuler)
       internal::raise<std::runtime_error>("inverse: invdiscrete with integrator " + std::to_string(m.opt.integrator) +
-                               " is not supported");
+                                          " is not supported");
     bool damped = false;
     for (int i = 0; i < nv; ++i) damped = damped || m.dof_damping[i] > 0;
     if (damped) {
@@ -74,5 +86,6 @@ void inverse_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
 
   if (qacc_discrete) std::copy_n(qacc_discrete, nv, d.qacc.begin());
 }
+}  // namespace
 
 }  // namespace moreau

@@ -17,7 +17,7 @@ constexpr unsigned kAllStateBits = (1u << kNState) - 1;
 void check_mask(unsigned mask) {
   if (mask & ~kAllStateBits)
     internal::raise<std::invalid_argument>("state mask " + std::to_string(mask) + " has bits beyond the " +
-                                std::to_string(kNState) + " state components");
+                                           std::to_string(kNState) + " state components");
 }
 
 // Length of component `bit` (one of the StateBit singletons).
@@ -115,7 +115,7 @@ void set_state(const Model& m, Data& d, unsigned mask, const std::vector<double>
   const int n = state_size(m, mask);
   if (static_cast<int>(state.size()) != n)
     internal::raise<std::invalid_argument>("set_state: the vector has " + std::to_string(state.size()) +
-                                " values, the mask selects " + std::to_string(n));
+                                           " values, the mask selects " + std::to_string(n));
   set_state(m, d, mask, state.data());
 }
 

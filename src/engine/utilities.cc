@@ -42,15 +42,16 @@ ObjectFrame object_frame(const Model& m, const Data& d, ObjType objtype, int id,
       internal::check_id(fn, "camera", id, m.ncam);
       return {&d.cam_xpos[3 * id], &d.cam_xmat[9 * id], m.cam_bodyid[id]};
     default:
-      internal::raise<std::invalid_argument>(std::string(fn) + ": object type " + std::to_string(static_cast<int>(objtype)) +
-                                  " has no frame; expected kObjBody, kObjXBody, kObjGeom, kObjSite or kObjCamera");
+      internal::raise<std::invalid_argument>(
+          std::string(fn) + ": object type " + std::to_string(static_cast<int>(objtype)) +
+          " has no frame; expected kObjBody, kObjXBody, kObjGeom, kObjSite or kObjCamera");
   }
 }
 
 void check_skipstage(int skipstage, const char* fn) {
   if (skipstage != kStageNone && skipstage != kStagePos && skipstage != kStageVel)
     internal::raise<std::invalid_argument>(std::string(fn) + ": skipstage " + std::to_string(skipstage) +
-                                " is not kStageNone (0), kStagePos (1) or kStageVel (2)");
+                                           " is not kStageNone (0), kStagePos (1) or kStageVel (2)");
 }
 
 }  // namespace
@@ -154,7 +155,7 @@ void local_to_global(const Model& m, const Data& d, double xpos[3], double xmat[
   internal::check_id("local_to_global", "body", body, m.nbody);
   if (sameframe < 0 || sameframe > 2)
     internal::raise<std::invalid_argument>("local_to_global: sameframe " + std::to_string(sameframe) +
-                                " is not 0 (compute), 1 (body frame) or 2 (inertial frame)");
+                                           " is not 0 (compute), 1 (body frame) or 2 (inertial frame)");
   if (xpos && pos) {
     if (sameframe == 0) {
       double t[3];

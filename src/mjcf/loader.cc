@@ -119,7 +119,7 @@ std::string id2name(const Model& m, ObjType type, int id) {
   const std::vector<std::string>* v = names_of(m, type);
   if (!v)
     internal::raise<std::invalid_argument>("id2name: object type " + std::to_string(static_cast<int>(type)) +
-                                " has no names");
+                                           " has no names");
   static constexpr const char* kKind[] = {"unknown", "body",     "xbody",   "joint",    "dof",      "geom",
                                           "site",    "camera",   "light",   "mesh",     "skin",     "hfield",
                                           "texture", "material", "pair",    "exclude",  "equality", "tendon",

@@ -21,8 +21,8 @@ void inverse_constraint(const Model& m, Data& d) {
   // not a function of qacc): refuse rather than answer for another model
   if (is_hard_contact_solver(m.opt.solver))
     internal::raise<std::runtime_error>(std::string("inverse dynamics: solver ") + solver_name(m.opt.solver) +
-                             " is a hard-contact solver; the inverse is defined for the soft model "
-                             "(PGS, CG, Newton)");
+                                        " is a hard-contact solver; the inverse is defined for the soft model "
+                                        "(PGS, CG, Newton)");
   if (d.nefc == 0) {
     std::fill_n(d.qfrc_constraint.data(), nv, 0.0);
     return;

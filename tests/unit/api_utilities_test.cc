@@ -4,8 +4,9 @@
 //    sized;
 //  - id2name inverts name2id;
 //  - object_velocity of a free body is its qvel (world linear, local angular), in world and local
-//    orientation, and its com's acceleration is 0 against free fall; jac_subtree_com * qvel = subtree_linvel; jac_point_axis * qvel = w x axis and the
-//    point's velocity; mul_jac_vec(qvel) = efc_vel; mul_jac_t_vec(efc_force) = qfrc_constraint;
+//    orientation, and its com's acceleration is 0 against free fall;
+//  - jac_subtree_com * qvel = subtree_linvel; jac_point_axis * qvel = w x axis and the point's
+//    velocity; mul_jac_vec(qvel) = efc_vel; mul_jac_t_vec(efc_force) = qfrc_constraint;
 //    apply_ft at a body's com equals xfrc_applied;
 //  - forward_skip after a control change equals forward bit for bit;
 //  - pose helpers: a pose times its inverse is the identity, quat_to_mat/mat_to_quat round trip;

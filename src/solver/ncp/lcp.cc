@@ -135,17 +135,17 @@ int lcp(const Model& m, Data& d, Work& w) {
   w.header[0] = 0;
   if (nefc > kLcpMaxRows)
     internal::raise<std::runtime_error>("lcp: " + std::to_string(nefc) + " constraint rows, more than the " +
-                             std::to_string(kLcpMaxRows) +
-                             " the dense Lemke solver accepts (use raisim-ds or ncp-pgs)");
+                                        std::to_string(kLcpMaxRows) +
+                                        " the dense Lemke solver accepts (use raisim-ds or ncp-pgs)");
 
   // variables
   int n = 0;
   auto need = [&](int k) {
     if (n + k > kLcpMaxSize)
       internal::raise<std::runtime_error>("lcp: the problem needs more than " + std::to_string(kLcpMaxSize) +
-                               " LCP variables (" + std::to_string(nefc) +
-                               " constraint rows), the most the dense Lemke solver accepts (use "
-                               "raisim-ds or ncp-pgs)");
+                                          " LCP variables (" + std::to_string(nefc) +
+                                          " constraint rows), the most the dense Lemke solver accepts (use "
+                                          "raisim-ds or ncp-pgs)");
   };
   double* var = w.lcpvar;
   for (int r = 0; r < nefc;) {
@@ -223,9 +223,9 @@ int lcp(const Model& m, Data& d, Work& w) {
   const int pivots = lemke(n, M, q, w.lcpz, w.lemke, 50 * n + 100);
   if (pivots < 0)
     internal::raise<std::runtime_error>(std::string("lcp: Lemke's algorithm ") +
-                             (pivots == -1 ? "ended on a secondary ray" : "exceeded its pivot limit") +
-                             " on an LCP of " + std::to_string(n) + " variables (time " +
-                             std::to_string(d.time) + "): no solution found");
+                                        (pivots == -1 ? "ended on a secondary ray" : "exceeded its pivot limit") +
+                                        " on an LCP of " + std::to_string(n) + " variables (time " +
+                                        std::to_string(d.time) + "): no solution found");
   for (int u = 0; u < n; ++u) {
     double s = q[u];
     for (int v = 0; v < n; ++v) s += M[static_cast<size_t>(u) * n + v] * w.lcpz[v];
