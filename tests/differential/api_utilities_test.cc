@@ -11,12 +11,18 @@
 //   forward_skip, inverse_skip               mj_forwardSkip, mj_inverseSkip (each skip stage)
 //   id2name (Moreau's own loader)            mj_id2name
 //   pose.h                                   mju_mulQuat, mju_negQuat, ... (random inputs)
+//   Data's user callbacks                    mjcb_passive, mjcb_act_dyn/gain/bias, mjcb_sensor,
+//                                            mjcb_contactfilter (a 60-step trajectory)
 // Bound: relative error in the infinity norm of each array (max_rel_err) 1e-9, the bound of the
 // pipeline suites these results are built from; the quaternion helpers agree to 1e-14.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -342,6 +348,112 @@ TEST(ApiPoseHelpers, MatchMujoco) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace moreau::testing
+
+namespace moreau::testing {
+namespace {
+
+// ------------------------------------------------------------------------------ user callbacks
+// The per-Data callbacks against MuJoCo 2.2.2's global mjcb_* on one model: a slide joint driven
+// by a user actuator (dyn, gain, bias), with a user passive spring and a user sensor, and two free
+// spheres on a floor, one of which the contact filter keeps off it. Both sides run 60 steps; the
+// state, activation and sensors agree to 1e-9 relative.
+const char* kUserModel = R"(<mujoco>
+  <option timestep="0.005"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 .1"/>
+    <body name="slider" pos="0 0 1"><joint name="s" type="slide" axis="1 0 0"/>
+      <geom type="box" size=".1 .1 .1" mass="2" contype="0" conaffinity="0"/></body>
+    <body name="a" pos="1 0 .2"><freejoint/><geom name="a" size=".1"/></body>
+    <body name="b" pos="2 0 .2"><freejoint/><geom name="b" size=".1"/></body>
+  </worldbody>
+  <actuator><general joint="s" dyntype="user" gaintype="user" biastype="user" gainprm="3" biasprm="0.5"/></actuator>
+  <sensor><user name="u" objtype="body" objname="slider" datatype="real" needstage="vel" dim="2" cutoff="0.5"/></sensor>
+</mujoco>)";
+
+int g_filtered_geom = -1;
+void mj_passive_cb(const mjModel* m, mjData* d) { d->qfrc_passive[0] += -30.0 * d->qpos[0]; }
+mjtNum mj_dyn_cb(const mjModel* m, const mjData* d, int id) { return (d->ctrl[id] - d->act[0]) / 0.05; }
+mjtNum mj_gain_cb(const mjModel* m, const mjData* d, int id) { return m->actuator_gainprm[mjNGAIN * id]; }
+mjtNum mj_bias_cb(const mjModel* m, const mjData* d, int id) {
+  return -m->actuator_biasprm[mjNBIAS * id] * d->actuator_velocity[id];
+}
+void mj_sensor_cb(const mjModel* m, mjData* d, int stage) {
+  if (stage != mjSTAGE_VEL) return;
+  d->sensordata[m->sensor_adr[0]] = d->qvel[0];
+  d->sensordata[m->sensor_adr[0] + 1] = 4 * d->qvel[0];
+}
+int mj_filter_cb(const mjModel* m, mjData* d, int g1, int g2) { return g1 == g_filtered_geom || g2 == g_filtered_geom; }
+
+TEST(ApiUserCallbacks, MatchMujocoCallbacks) {
+  const std::string path = ::testing::TempDir() + "user_callbacks_" + std::to_string(::getpid()) + ".xml";
+  {
+    std::ofstream f(path);
+    f << kUserModel;
+  }
+  std::string err;
+  MjModelPtr mj = load_mujoco(path, &err);
+  ASSERT_TRUE(mj) << err;
+  MjDataPtr md(mj_makeData(mj.get()));
+  const Model m = model_from_mujoco(mj.get());
+  Data d = make_data(m);
+  g_filtered_geom = name2id(m, kObjGeom, "b");
+  ASSERT_GE(g_filtered_geom, 0);
+
+  d.passive_callback = [](const Model&, Data& dd) { dd.qfrc_passive[0] += -30.0 * dd.qpos[0]; };
+  d.act_dyn_callback = [](const Model&, const Data& dd, int id) { return (dd.ctrl[id] - dd.act[0]) / 0.05; };
+  d.act_gain_callback = [](const Model& mm, const Data&, int id) { return mm.actuator_gainprm[kNGAIN * id]; };
+  d.act_bias_callback = [](const Model& mm, const Data& dd, int id) {
+    return -mm.actuator_biasprm[kNBIAS * id] * dd.actuator_velocity[id];
+  };
+  d.sensor_callback = [](const Model& mm, Data& dd, int stage) {
+    if (stage != kStageVel) return;
+    dd.sensordata[mm.sensor_adr[0]] = dd.qvel[0];
+    dd.sensordata[mm.sensor_adr[0] + 1] = 4 * dd.qvel[0];
+  };
+  const int filtered = g_filtered_geom;
+  d.contact_filter = [filtered](const Model&, const Data&, int g1, int g2) { return g1 == filtered || g2 == filtered; };
+
+  mjcb_passive = mj_passive_cb;
+  mjcb_act_dyn = mj_dyn_cb;
+  mjcb_act_gain = mj_gain_cb;
+  mjcb_act_bias = mj_bias_cb;
+  mjcb_sensor = mj_sensor_cb;
+  mjcb_contactfilter = mj_filter_cb;
+  md->qpos[0] = 0.2;
+  d.qpos[0] = 0.2;
+  int ncon_max = 0;
+  double max_user_sensor = 0;
+  for (int step_i = 0; step_i < 60; ++step_i) {
+    const double c = std::sin(0.3 * step_i);
+    md->ctrl[0] = c;
+    d.ctrl[0] = c;
+    mj_step(mj.get(), md.get());
+    step(m, d);
+    ncon_max = std::max(ncon_max, d.ncon);
+    max_user_sensor = std::max(max_user_sensor, std::fabs(d.sensordata[1]));
+    ASSERT_EQ(d.ncon, md->ncon) << "step " << step_i;
+    const int state = step_i;
+    EXPECT_ARRAY(d.qpos.data(), md->qpos, m.nq, "qpos");
+    EXPECT_ARRAY(d.qvel.data(), md->qvel, m.nv, "qvel");
+    EXPECT_ARRAY(d.act.data(), md->act, m.na, "act");
+    EXPECT_ARRAY(d.sensordata.data(), md->sensordata, m.nsensordata, "sensordata");
+    EXPECT_ARRAY(d.actuator_force.data(), md->actuator_force, m.nu, "actuator_force");
+  }
+  mjcb_passive = nullptr;
+  mjcb_act_dyn = nullptr;
+  mjcb_act_gain = nullptr;
+  mjcb_act_bias = nullptr;
+  mjcb_sensor = nullptr;
+  mjcb_contactfilter = nullptr;
+  EXPECT_GT(max_user_sensor, 0.5 - 1e-12);  // the cutoff was reached
+  EXPECT_GT(ncon_max, 0);  // sphere a reaches the floor and stays on it; b falls through it
+  EXPECT_GT(d.qpos[3], 0.09);  // a's height (qpos: slider 0, a 1..7, b 8..14)
+  EXPECT_LT(d.qpos[10], 0.0);  // b's
+  std::remove(path.c_str());
 }
 
 }  // namespace

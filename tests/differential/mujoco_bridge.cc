@@ -248,6 +248,9 @@ Model model_from_mujoco(const mjModel* mj) {
   copy_array(mo.actuator_lengthrange, mj->actuator_lengthrange, mj->nu*2);
   copy_array(mo.actuator_user, mj->actuator_user, mj->nu*mj->nuser_actuator);
   copy_array(mo.sensor_type, mj->sensor_type, mj->nsensor);
+  // 2.2.2 has no plugin sensor: its user sensor (36) is Moreau's kSensUser (37)
+  for (int& t : mo.sensor_type)
+    if (t == mjSENS_USER) t = kSensUser;
   copy_array(mo.sensor_datatype, mj->sensor_datatype, mj->nsensor);
   copy_array(mo.sensor_needstage, mj->sensor_needstage, mj->nsensor);
   copy_array(mo.sensor_objtype, mj->sensor_objtype, mj->nsensor);
