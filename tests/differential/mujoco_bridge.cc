@@ -40,6 +40,9 @@ Model model_from_mujoco(const mjModel* mj) {
       mo.opt, mj->opt, [](const char*, auto& dst, auto src) { dst = src; },
       [](const char*, auto* dst, const auto* src, int n) { std::copy(src, src + n, dst); });
   for_each_model_array(mo, mj, [](const char*, auto& dst, const auto* src, long long n) { copy_array(dst, src, n); });
+  // 2.2.2 has no plugin sensor: its user sensor (36) is Moreau's kSensUser (37)
+  for (int& t : mo.sensor_type)
+    if (t == mjSENS_USER) t = kSensUser;
 
   // statistics (mjxmacro.h of 2.2.2 has no list for mjStatistic)
   mo.stat.meaninertia = mj->stat.meaninertia; mo.stat.meanmass = mj->stat.meanmass;
