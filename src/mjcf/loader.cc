@@ -1,6 +1,7 @@
-// Public entry points: load_model, load_model_from_string, name2id.
+// Public entry points: load_model, load_model_from_string (also with an asset map), name2id.
 #include <cmath>
 
+#include "io/assets.h"
 #include "mjcf/spec.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
@@ -55,6 +56,16 @@ Model load(const mjcf::Node& root) {
 }  // namespace
 
 Model load_model(const std::string& path) { return load(mjcf::read_xml_file(path)); }
+
+Model load_model(const std::string& path, const AssetMap& assets) {
+  io::AssetScope scope(&assets, path);
+  return load(mjcf::read_xml_file(path));
+}
+
+Model load_model_from_string(const std::string& xml, const AssetMap& assets, const std::string& path) {
+  io::AssetScope scope(&assets, path);
+  return load(mjcf::read_xml_string(xml, path));
+}
 
 Model load_model_from_string(const std::string& xml, const std::string& path) {
   return load(mjcf::read_xml_string(xml, path));
