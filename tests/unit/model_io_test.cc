@@ -226,9 +226,14 @@ TEST(ModelIO, SizeMemorySetsTheCapacity) {
   EXPECT_EQ(with("1000").memory, 1000);
   EXPECT_EQ(with("-1").memory, -1);
   EXPECT_EQ(moreau::load_model_from_string(kModel).memory, -1);
-  // the contact capacity is a quarter of the bytes in contacts (src/engine/data.cc)
-  const moreau::Data d = moreau::make_data(with("1M"));
-  EXPECT_EQ(static_cast<long long>(d.contact.size()), (1 << 20) / 4 / static_cast<long long>(sizeof(moreau::Contact)));
+  // the contact capacity: as many contacts as fit in the bytes with 6 rows of nv + 16 doubles
+  // each (src/engine/data.cc); nv = 0 here
+  const Model one = with("1M");
+  const moreau::Data d = moreau::make_data(one);
+  const long long per_contact = static_cast<long long>(sizeof(moreau::Contact)) + 6 * 8 * 16;
+  EXPECT_EQ(static_cast<long long>(d.contact.size()), (1 << 20) / per_contact);
+  EXPECT_GT(d.contact.size(), 100u);  // more than the default rule's 100 for one geom
+  EXPECT_EQ(moreau::make_data(with("100")).contact.size(), 1u);  // at least one
   for (const char* bad : {"1X", "1MB", "M", "", "-2", "1.5M", "99999999999T"}) {
     const std::string e = error_of([&] { with(bad); });
     EXPECT_NE(e.find(":2: <size>: attribute 'memory' expects a byte count"), std::string::npos) << bad << ": " << e;
