@@ -198,6 +198,9 @@ TEST(ModelIO, AssetsFromAMapGiveTheModelFromDisk) {
   // a model with no folder
   EXPECT_TRUE(same(moreau::load_model_from_string(
       kAssetModel, {{"asset.xml", kIncluded}, {"rock.obj", kObj}, {"terrain.png", png}})));
+  // load_model(path, assets): the model file itself may come from the map too
+  EXPECT_TRUE(same(moreau::load_model(
+      path, {{"model.xml", kAssetModel}, {"asset.xml", kIncluded}, {"rock.obj", kObj}, {"terrain.png", png}})));
   // a missing asset names the file, the element and the map
   const std::string e = error_of([&] {
     moreau::load_model_from_string(kAssetModel, {{"asset.xml", kIncluded}, {"terrain.png", png}}, path);
@@ -238,6 +241,56 @@ TEST(ModelIO, SizeMemorySetsTheCapacity) {
     const std::string e = error_of([&] { with(bad); });
     EXPECT_NE(e.find(":2: <size>: attribute 'memory' expects a byte count"), std::string::npos) << bad << ": " << e;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The bytes of the binary image with model_file cleared (it names the path a model came from).
+std::string image(Model m) {
+  m.model_file.clear();
+  return moreau::save_model_to_string(m);
+}
+
+// save_xml of a model with a free body, limits, a tendon, actuators, sensors, a keyframe, size
+// memory and names needing escapes reloads to a bitwise equal Model (the binary images are equal).
+TEST(ModelIO, SaveXmlReloadsBitwiseEqual) {
+  std::string xml = kModel;
+  xml.replace(xml.find("<option"), 0, "<size memory=\"1M\"/>\n  ");
+  xml.replace(xml.find("name=\"box\""), 10, "name=\"a&amp;b &lt;c&gt; &quot;d&quot;\"");
+  const Model m = moreau::load_model_from_string(xml);
+  ASSERT_EQ(m.body_names[1], "a&b <c> \"d\"");
+  ASSERT_EQ(m.memory, 1 << 20);
+  const std::string saved = moreau::save_xml_to_string(m);
+  const Model r = moreau::load_model_from_string(saved);
+  EXPECT_EQ(image(r), image(m));
+  EXPECT_EQ(r.body_names[1], m.body_names[1]);
+  EXPECT_EQ(r.memory, 1 << 20);
+  EXPECT_EQ(rollout(r, 200), rollout(m, 200));
+  // through a file; saving the reloaded model gives the same text
+  const fs::path path = fs::temp_directory_path() / "moreau_model_io_test.xml";
+  moreau::save_xml(m, path.string());
+  EXPECT_EQ(image(moreau::load_model(path.string())), image(m));
+  fs::remove(path);
+  EXPECT_EQ(moreau::save_xml_to_string(r), saved);
+}
+
+// An unnamed object that another element refers to gets a generated name (a Model built or
+// edited in code); the reloaded model refers to the same object.
+TEST(ModelIO, SaveXmlNamesReferencedUnnamedObjects) {
+  Model m = moreau::load_model_from_string(kModel);
+  const int j1 = moreau::name2id(m, moreau::kObjJoint, "j1");
+  ASSERT_GE(j1, 0);
+  m.jnt_names[j1].clear();
+  const Model r = moreau::load_model_from_string(moreau::save_xml_to_string(m));
+  EXPECT_EQ(r.jnt_names[j1], "moreau_joint" + std::to_string(j1));
+  EXPECT_EQ(r.actuator_trnid, m.actuator_trnid);
+  EXPECT_EQ(r.wrap_objid, m.wrap_objid);
+  EXPECT_EQ(r.sensor_objid, m.sensor_objid);
+  Model rr = r;
+  rr.jnt_names[j1].clear();
+  EXPECT_EQ(image(rr), image(m));
 }
 
 }  // namespace
