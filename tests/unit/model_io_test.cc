@@ -294,3 +294,40 @@ TEST(ModelIO, SaveXmlNamesReferencedUnnamedObjects) {
 }
 
 }  // namespace
+
+namespace {
+
+// FNV-1a, as the format's checksum (src/io/binary.cc).
+uint64_t fnv1a(const std::string& s, size_t from) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = from; i < s.size(); ++i) {
+    h ^= static_cast<unsigned char>(s[i]);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// An image edited with a valid checksum (a foreign writer's bug, or a crafted file) is still
+// checked: array lengths against the sizes, address tables against their arrays.
+TEST(ModelIO, BinaryChecksSizesAndAddressesBehindTheChecksum) {
+  const std::string bytes = moreau::save_model_to_string(moreau::load_model_from_string(kModel));
+  auto edit_int = [&](const std::string& field, int value) {
+    const std::string key = std::string("\x00\x00\x00", 3) + field + '\x01';  // name, then the int32 tag
+    size_t at = bytes.find(key);
+    EXPECT_NE(at, std::string::npos) << field;
+    std::string out = bytes;
+    at += key.size() + 8;  // the element count, then the value
+    std::memcpy(&out[at], &value, 4);
+    const uint64_t h = fnv1a(out, 32);
+    std::memcpy(&out[24], &h, 8);
+    return out;
+  };
+  std::string e = error_of([&] { moreau::load_model_binary_from_string(edit_int("nq", 12), "e.mrb"); });
+  EXPECT_NE(e.find("field 'qpos0': expected 12 elements for the model's sizes, found 9"), std::string::npos) << e;
+  e = error_of([&] { moreau::load_model_binary_from_string(edit_int("body_jntadr", 50), "e.mrb"); });
+  EXPECT_NE(e.find("body joints of body 0 lies outside its array"), std::string::npos) << e;
+  // unchanged value: the edit itself is sound
+  EXPECT_TRUE(error_of([&] { moreau::load_model_binary_from_string(edit_int("nq", 9), "e.mrb"); }).empty());
+}
+
+}  // namespace
