@@ -66,8 +66,8 @@ void normalize(double* y) {
   else math::normalize4(y);
 }
 
-// The vectors x near v (v scaled by 1 +- up to 32 ulps, with no component or one component moved
-// by one ulp) that normalize to exactly v.
+// The vectors x near v (v scaled by 1 +- up to 32 ulps or by a factor 1 +- k 2^-24 or 1 +- k 1e-6,
+// with no component or one component moved by one ulp) that normalize to exactly v.
 template <int N>
 std::vector<std::array<double, N>> preimages(const std::array<double, N>& v) {
   std::vector<double> scales{1};
@@ -77,6 +77,13 @@ std::vector<std::array<double, N>> preimages(const std::array<double, N>& v) {
     down = std::nextafter(down, 0.0);
     scales.push_back(up);
     scales.push_back(down);
+  }
+  // and factors further from 1 (an input that was not unit, as in the original model)
+  for (int k = 1; k <= 64; ++k) {
+    scales.push_back(1 + k * 0x1p-24);
+    scales.push_back(1 - k * 0x1p-24);
+    scales.push_back(1 + k * 1e-6);
+    scales.push_back(1 - k * 1e-6);
   }
   std::vector<std::array<double, N>> out;
   for (int p = -1; p < 2 * N; ++p)
