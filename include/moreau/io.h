@@ -23,8 +23,9 @@ Model load_model_binary(const std::string& path);
 Model load_model_binary_from_string(const std::string& bytes, const std::string& name = "<buffer>");
 
 // ------------------------------------------------------------------------------------ MJCF
-// MJCF that loads back (load_model / load_model_from_string) to a Model equal to m: integers
-// exactly, doubles to rounding of the quantities the compiler recomputes (docs/model_io.md).
+// MJCF that loads back (load_model / load_model_from_string) to a Model bitwise equal to m,
+// except mesh geoms: the loader recenters saved meshes, so their frames and vertices agree to
+// float rounding, or for a symmetric mesh lie in another principal frame (docs/model_io.md).
 // Everything is written explicitly in the compiled model's local frames (compiler angle="radian",
 // inertia given per body, actuators as <general>), with meshes and height fields inline.
 
