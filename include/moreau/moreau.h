@@ -19,6 +19,7 @@
 #include "moreau/actuation.h"
 #include "moreau/data.h"
 #include "moreau/derivative.h"  // qDeriv, transition_fd, inverse_fd (issue 5)
+#include "moreau/io.h"
 #include "moreau/messages.h"
 #include "moreau/model.h"
 #include "moreau/pose.h"

@@ -22,6 +22,7 @@ Model Compiler::run() {
   m_.nconmax = s_.nconmax;
   m_.njmax = s_.njmax;
   m_.nstack = s_.nstack;
+  m_.memory = s_.memory;
   m_.nuserdata = s_.nuserdata;
   compile_assets();
   flatten(s_.world, -1);

@@ -1,5 +1,7 @@
 #include "mesh/mesh.h"
 
+#include "io/assets.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -270,9 +272,11 @@ std::string file_extension(const std::string& path) {
   return e;
 }
 
+// The file's bytes: from the asset map of the load in progress if it has the file, else from disk.
 std::string read_file(const std::string& path, const std::string& what) {
+  if (const std::string* asset = io::find_asset(path)) return *asset;
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot open " + what + " file '" + path + "'");
+  if (!f) throw std::runtime_error("cannot open " + what + " file '" + path + "'" + io::asset_note());
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();

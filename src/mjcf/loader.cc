@@ -1,10 +1,11 @@
-// Public entry points: load_model, load_model_from_string, name2id, id2name.
+// Public entry points: load_model, load_model_from_string (also with an asset map), name2id, id2name.
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include "engine/checks.h"
 #include "engine/messages.h"
+#include "io/assets.h"
 #include "mjcf/spec.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
@@ -58,23 +59,39 @@ Model load(const mjcf::Node& root) {
 }
 }  // namespace
 
+namespace {
 // The error handler sees the message of a model that does not load, as the exception leaves.
-Model load_model(const std::string& path) {
+template <class F>
+Model reported(F&& f) {
   try {
-    return load(mjcf::read_xml_file(path));
+    return f();
   } catch (const std::exception& e) {
     internal::report_error(e.what());
     throw;
   }
 }
+}  // namespace
+
+Model load_model(const std::string& path) {
+  return reported([&] { return load(mjcf::read_xml_file(path)); });
+}
+
+Model load_model(const std::string& path, const AssetMap& assets) {
+  return reported([&] {
+    io::AssetScope scope(&assets, path);
+    return load(mjcf::read_xml_file(path));
+  });
+}
+
+Model load_model_from_string(const std::string& xml, const AssetMap& assets, const std::string& path) {
+  return reported([&] {
+    io::AssetScope scope(&assets, path);
+    return load(mjcf::read_xml_string(xml, path));
+  });
+}
 
 Model load_model_from_string(const std::string& xml, const std::string& path) {
-  try {
-    return load(mjcf::read_xml_string(xml, path));
-  } catch (const std::exception& e) {
-    internal::report_error(e.what());
-    throw;
-  }
+  return reported([&] { return load(mjcf::read_xml_string(xml, path)); });
 }
 
 namespace {

@@ -271,12 +271,41 @@ class Parser {
     }
   }
 
+  // size/memory (MuJoCo 3.x): a byte count, optionally with a suffix K, M, G or T (either case;
+  // powers of 1024), or -1 for the default.
+  static long long parse_memory(const Node& n, const std::string& text) {
+    const std::string expected = "attribute 'memory' expects a byte count with an optional suffix K, M, G "
+                                 "or T (powers of 1024), or -1, got '" + text + "'";
+    if (text == "-1") return -1;
+    size_t i = 0;
+    unsigned long long value = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      if (value > (1ull << 62) / 10) fail(n, expected + " (too large)");
+      value = value * 10 + static_cast<unsigned>(text[i++] - '0');
+    }
+    if (i == 0) fail(n, expected);
+    int shift = 0;
+    if (i < text.size()) {
+      switch (text[i]) {
+        case 'K': case 'k': shift = 10; break;
+        case 'M': case 'm': shift = 20; break;
+        case 'G': case 'g': shift = 30; break;
+        case 'T': case 't': shift = 40; break;
+        default: fail(n, expected);
+      }
+      if (++i != text.size()) fail(n, expected);
+    }
+    if (value > ((1ull << 62) >> shift)) fail(n, expected + " (too large)");
+    return static_cast<long long>(value << shift);
+  }
+
   void parse_size(const Node& n) {
     Attrs a(n);
     a.integer("njmax", spec.njmax);
     a.integer("nconmax", spec.nconmax);
     double ns;
     if (a.num("nstack", ns)) spec.nstack = static_cast<long long>(ns);
+    if (const std::string* mem = a.find("memory")) spec.memory = parse_memory(n, *mem);
     a.integer("nuserdata", spec.nuserdata);
     a.integer("nkey", spec.nkey);
     a.integer("nuser_body", spec.nuser_body);

@@ -571,9 +571,10 @@ TEST(Robustness, ExhaustedRowArenaWarnsAndStopsAtItsEnd) {
 }
 
 TEST(Robustness, ArenaFromModelMemoryWarnsWhenFull) {
-  // Model::memory (bytes; a quarter of it for contacts) when nconmax is not given.
+  // Model::memory (bytes for the contacts, each with 6 rows of nv + 16 doubles: src/engine/data.cc)
+  // when nconmax is not given.
   moreau::Model m = moreau::load_model_from_string(box_pile("", "pyramidal"));
-  m.memory = 4 * 6 * static_cast<long long>(sizeof(moreau::Contact));
+  m.memory = 6 * (static_cast<long long>(sizeof(moreau::Contact)) + 6 * 8 * (m.nv + 16));
   const ArenaRun r = run_pile(m, 150);
   EXPECT_EQ(r.contact_capacity, 6u);
   EXPECT_EQ(r.max_ncon, 6);
