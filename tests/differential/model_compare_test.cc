@@ -10,6 +10,7 @@
 #include <mujoco/mujoco.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -306,6 +307,36 @@ std::string moreau::testing::compare_compiled(moreau::Model& m, const mjModel* m
   I(light_mode, m.nlight); I(light_bodyid, m.nlight); I(light_targetbodyid, m.nlight);
   I(light_directional, m.nlight); I(light_castshadow, m.nlight); I(light_active, m.nlight);
   R(light_pos, 3 * m.nlight); R(light_dir, 3 * m.nlight);
+  // appearance: materials, textures (builtin ones by their size; image files are not decoded),
+  // the geoms' and sites' colours and materials, and <visual> (float fields exact: both parse the
+  // text into a double and round it to float once)
+  R(geom_rgba, 4 * ng); I(geom_matid, ng); R(site_rgba, 4 * ns); I(site_matid, ns);
+  if (m.ntex != mj->ntex) c.report("ntex", std::to_string(m.ntex) + " vs " + std::to_string(mj->ntex));
+  if (m.nmat != mj->nmat) c.report("nmat", std::to_string(m.nmat) + " vs " + std::to_string(mj->nmat));
+  I(tex_type, m.ntex);
+  for (int t = 0; t < m.ntex && t < mj->ntex; ++t)
+    if (m.tex_builtin[t] != moreau::kBuiltinNone && (m.tex_width[t] != mj->tex_width[t] || m.tex_height[t] != mj->tex_height[t]))
+      c.report("tex_width/tex_height", "texture " + std::to_string(t) + ": " + std::to_string(m.tex_width[t]) + "x" +
+                                           std::to_string(m.tex_height[t]) + " vs " + std::to_string(mj->tex_width[t]) +
+                                           "x" + std::to_string(mj->tex_height[t]));
+  I(mat_texid, m.nmat); I(mat_texuniform, m.nmat); R(mat_texrepeat, 2 * m.nmat); R(mat_emission, m.nmat);
+  R(mat_specular, m.nmat); R(mat_shininess, m.nmat); R(mat_reflectance, m.nmat); R(mat_rgba, 4 * m.nmat);
+  {
+    static_assert(sizeof(moreau::Visual) == sizeof(mjVisual), "Visual mirrors mjVisual field for field");
+    static_assert(sizeof(float) == sizeof(int));
+    constexpr size_t nw = sizeof(mjVisual) / sizeof(float);
+    unsigned ours[nw], theirs[nw];
+    std::memcpy(ours, &m.vis, sizeof(ours));
+    std::memcpy(theirs, &mj->vis, sizeof(theirs));
+    for (size_t k = 0; k < nw; ++k)
+      if (ours[k] != theirs[k]) {
+        float a, b;
+        std::memcpy(&a, &ours[k], 4);
+        std::memcpy(&b, &theirs[k], 4);
+        c.report("vis", "word " + std::to_string(k) + ": " + std::to_string(a) + " vs " + std::to_string(b));
+        break;
+      }
+  }
   // mesh convex hull graphs (qhull on the single-precision vertices, in 2.2.2's layout)
   I(mesh_graphadr, m.nmesh);
   I(mesh_graph, mj->nmeshgraph);
@@ -494,6 +525,24 @@ const char* const kFeatureModels[][2] = {
       <site type="capsule" fromto="0 0 0 1 1 0" size="0.01"/></body>
     <body axisangle="1 0 0 1"><joint axis="1 1 1" armature="0.1" damping="2" frictionloss="0.3" margin="0.1"
       solreflimit="0.05 2" solimpfriction="0.8 0.9 0.01 0.4 3"/><geom type="ellipsoid" size="0.1 0.2 0.3" zaxis="0 1 0"/></body>
+  </worldbody></mujoco>)"},
+    {"materials_textures_visual", R"(<mujoco>
+  <visual><global fovy="60" azimuth="120" elevation="-20" offwidth="800"/><quality shadowsize="2048" offsamples="8"/>
+    <headlight ambient="0.3 0.3 0.3" diffuse="0.6 0.5 0.4" active="0"/><map znear="0.02" zfar="40" fogstart="2"/>
+    <scale com="0.2"/><rgba haze="0.15 0.25 0.35 1" fog="0.1 0.2 0.3 1" contactpoint="1 0 0 1"/></visual>
+  <default><material specular="0.3"/><default class="c"><material shininess="0.9" rgba="1 0 0 1"/></default>
+    <default class="g"><geom material="n"/></default></default>
+  <asset>
+    <texture name="grid" type="2d" builtin="checker" rgb1="1 0 0" rgb2="0 1 0" width="10" height="20" mark="edge" markrgb="0 0 1"/>
+    <texture name="sky" type="skybox" builtin="gradient" rgb1="1 1 1" rgb2="0 0 0" width="8" height="8"/>
+    <texture name="cube" builtin="flat" rgb1="0.5 0.5 0.5" width="4" height="3"/>
+    <texture name="dots" type="2d" builtin="checker" mark="random" random="0.1" width="8" height="9"/>
+    <material name="m" texture="grid" texrepeat="2 3" texuniform="true" emission="0.2" reflectance="0.1"/>
+    <material name="n" class="c"/>
+    <material name="o" texture="cube" class="c" rgba="0 0 1 0.5"/>
+  </asset>
+  <worldbody><geom type="plane" size="1 1 0.1" material="m"/><geom size="0.1" class="g"/>
+    <body><freejoint/><geom size="0.1" material="m" rgba="1 1 1 1"/><site material="o" rgba="0 1 0 1"/><site material="n"/></body>
   </worldbody></mujoco>)"},
     {"springdamper", R"(<mujoco>
   <worldbody><body><freejoint/><geom type="box" size="0.2 0.1 0.05"/>
