@@ -396,8 +396,11 @@
     renderer.render(scene, camera);
   }
 
-  function loop() {
-    render();
+  // Page URL option ?maxfps=N caps the drawing rate (software rendering in tests, slow machines).
+  const maxfps = parseFloat(new URLSearchParams(location.search).get('maxfps')) || 0;
+  let lastRender = 0;
+  function loop(now) {
+    if (!maxfps || now - lastRender >= 1000 / maxfps - 1) { render(); lastRender = now; }
     requestAnimationFrame(loop);
   }
 
@@ -598,7 +601,7 @@
       $('stats').textContent = 'frame ' + k + ' / ' + (n - 1) + (times ? ('   t = ' + times[k].toFixed(3) + ' s') : '');
       render();
     };
-    api.showFrame = show;
+    api.showFrame = (i) => { playing = false; $('btn-play').textContent = 'Play'; show(i); };
     api.nframe = n;
     slider.oninput = () => { playing = false; $('btn-play').textContent = 'Play'; show(parseInt(slider.value, 10)); };
     $('btn-play').textContent = playing ? 'Pause' : 'Play';

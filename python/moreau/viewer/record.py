@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from . import files
-from .scene import scene_dict, pose_array, free_camera
+from .scene import scene_dict, pose_array, free_camera, statistic_from_poses
 
 _BEGIN, _END = "<!-- MOREAU_INLINE_BEGIN -->", "<!-- MOREAU_INLINE_END -->"
 
@@ -83,7 +83,9 @@ def record(m, states, path="replay.html", times=None, camera=None):
     arrays, or moreau.get_state(m, d, moreau.State.PHYSICS) vectors; `times` optional) with a time
     slider. It plays offline: the scene, the trajectory (float32 body poses) and three.js are inlined."""
     poses, times = _states_to_poses(m, states, times)
-    html = replay_html(scene_dict(m), poses, times, camera=camera)
+    scene = scene_dict(m)
+    scene["stat"] = statistic_from_poses(m, poses[0])
+    html = replay_html(scene, poses, times, camera=camera)
     with open(path, "w", encoding="utf-8") as f:
         f.write(html)
     return path
@@ -148,8 +150,8 @@ class Browser:
         self.close()
 
 
-def _render_frames(m, poses, camera, width, height, on_frame):
-    html = replay_html(scene_dict(m), poses, None, camera=camera, bare=True)
+def _render_frames(m, poses, camera, width, height, on_frame, d=None):
+    html = replay_html(scene_dict(m, d), poses, None, camera=camera, bare=True)
     tmp = tempfile.mkdtemp(prefix="moreau-render-")
     try:
         page = os.path.join(tmp, "frame.html")
@@ -165,9 +167,9 @@ def _render_frames(m, poses, camera, width, height, on_frame):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _camera_arg(m, camera):
+def _camera_arg(m, camera, d=None):
     if camera is None:
-        return free_camera(m)
+        return free_camera(m, d)
     if isinstance(camera, str):
         names = list(m.names("camera"))
         if camera not in names:
@@ -178,16 +180,16 @@ def _camera_arg(m, camera):
             raise ValueError(f"camera id {camera} out of range (the model has {m.ncam})")
         return int(camera)
     if isinstance(camera, dict):
-        return free_camera(m, **camera)
+        return free_camera(m, d, **camera)
     raise TypeError("camera: None, a model camera's name or id, or a dict(lookat, distance, azimuth, elevation, fovy)")
 
 
 def snapshot(m, d, path="frame.png", camera=None, width=640, height=480):
     """Render the current state of d to a PNG with headless Chromium. camera: None (the default
     free camera), a model camera's name or id, or a dict of free camera parameters."""
-    cam = _camera_arg(m, camera)
+    cam = _camera_arg(m, camera, d)
     out = []
-    _render_frames(m, pose_array(d)[None], cam, width, height, lambda k, png: out.append(png))
+    _render_frames(m, pose_array(d)[None], cam, width, height, lambda k, png: out.append(png), d)
     with open(path, "wb") as f:
         f.write(out[0])
     return path

@@ -54,13 +54,12 @@ def solver_index(m):
 
 
 def visual_settings(m):
-    """<visual> settings the page uses (MuJoCo's defaults where the bindings lack Model.vis)."""
+    """<visual> settings the page uses (m.vis; MuJoCo's defaults where a Model lacks it)."""
     out = dict(fovy=45.0, azimuth=90.0, elevation=-45.0, ambient=[0.1, 0.1, 0.1], diffuse=[0.4, 0.4, 0.4],
                specular=[0.5, 0.5, 0.5], active=1, znear=0.01, zfar=50.0, haze=[1, 1, 1, 1], fog=[0, 0, 0, 1],
                jointlength=1.0, forcescale=1.0)
-    vis = getattr(moreau, "_visual", None)
-    if vis is not None:
-        v = vis(m)
+    v = getattr(m, "vis", None)
+    if isinstance(v, dict):
         out.update(fovy=v["global"]["fovy"], azimuth=v["global"]["azimuth"], elevation=v["global"]["elevation"],
                    ambient=v["headlight"]["ambient"], diffuse=v["headlight"]["diffuse"],
                    specular=v["headlight"]["specular"], active=v["headlight"]["active"],
@@ -96,7 +95,7 @@ def scene_dict(m, d=None):
         "actuator": {"name": list(m.names("actuator")), "ctrlrange": _flat(m.actuator_ctrlrange),
                      "ctrllimited": _flat(m.actuator_ctrllimited, int)},
         "key": list(m.names("key")),
-        "stat": {"extent": float(m.stat.extent), "center": _flat(m.stat.center)},
+        "stat": view_statistic(m, d),
         "vis": visual_settings(m),
         "solver": solver_name(m),
     }
@@ -127,6 +126,40 @@ def scene_dict(m, d=None):
     if d is not None:
         scene["initial"] = {"poses": pose_array(d).reshape(-1).tolist(), "contacts": []}
     return scene
+
+
+def view_statistic(m, d=None):
+    """Centre and size of what the camera should frame: the bounding box of the bodies and of the
+    non-plane geoms (their bounding spheres) in the state d, or m.stat without d."""
+    if d is None:
+        return {"extent": float(m.stat.extent), "center": _flat(m.stat.center)}
+    pts = [np.asarray(d.xpos)[1:]] if m.nbody > 1 else []
+    gtype = np.asarray(m.geom_type)
+    keep = gtype != int(moreau.GeomType.PLANE) if hasattr(moreau, "GeomType") else gtype != 0
+    keep &= gtype != 1  # height fields: large, at the floor
+    if keep.any():
+        gx = np.asarray(d.geom_xpos)[keep]
+        r = np.asarray(m.geom_rbound)[keep][:, None]
+        pts += [gx - r, gx + r]
+    if not pts:
+        return {"extent": float(m.stat.extent), "center": _flat(m.stat.center)}
+    p = np.concatenate(pts)
+    lo, hi = p.min(axis=0), p.max(axis=0)
+    extent = max(float(np.linalg.norm(hi - lo)), 0.2)
+    return {"extent": extent, "center": ((lo + hi) / 2).tolist()}
+
+
+def statistic_from_poses(m, poses):
+    """view_statistic for a trajectory's first frame ((nbody, 7) poses): the bounding box of the
+    body origins, widened by the largest bounding sphere of a non-plane geom."""
+    p = np.asarray(poses, dtype=float).reshape(-1, 7)[1:, :3]
+    if len(p) == 0:
+        return {"extent": float(m.stat.extent), "center": _flat(m.stat.center)}
+    gtype = np.asarray(m.geom_type)
+    rb = np.asarray(m.geom_rbound)[(gtype != 0) & (gtype != 1)]
+    r = float(rb.max()) if len(rb) else 0.0
+    lo, hi = p.min(axis=0) - r, p.max(axis=0) + r
+    return {"extent": max(float(np.linalg.norm(hi - lo)), 0.2), "center": ((lo + hi) / 2).tolist()}
 
 
 def pose_array(d):
@@ -160,11 +193,13 @@ def frame_bytes(m, d, header, contacts=None):
     return h.tobytes() + poses.tobytes() + np.ascontiguousarray(c, dtype=np.float32).tobytes()
 
 
-def free_camera(m, lookat=None, distance=None, azimuth=None, elevation=None, fovy=None):
-    """MuJoCo's default free camera for m, with any of its parameters replaced."""
+def free_camera(m, d=None, lookat=None, distance=None, azimuth=None, elevation=None, fovy=None):
+    """The default free camera (as MuJoCo's: looking at the centre from 1.5 extents, at <visual>'s
+    azimuth and elevation; centre and extent from view_statistic), with any parameter replaced."""
     vis = visual_settings(m)
-    return {"lookat": list(map(float, lookat if lookat is not None else m.stat.center)),
-            "distance": float(distance if distance is not None else 1.5 * m.stat.extent),
+    st = view_statistic(m, d)
+    return {"lookat": list(map(float, lookat if lookat is not None else st["center"])),
+            "distance": float(distance if distance is not None else 1.5 * st["extent"]),
             "azimuth": float(azimuth if azimuth is not None else vis["azimuth"]),
             "elevation": float(elevation if elevation is not None else vis["elevation"]),
             "fovy": float(fovy if fovy is not None else vis["fovy"])}

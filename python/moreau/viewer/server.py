@@ -199,6 +199,7 @@ class Server:
         self.host, self.port = host, port
         self.commands = queue.Queue()
         self.clients = {}
+        moreau.forward(m, d)  # poses for the scene's initial frame and camera
         self.scene_json = json.dumps({"type": "scene", "scene": scene_dict(m, d)}, separators=(",", ":"))
         self.errors_sent = 0
         self.frames_sent = 0
@@ -233,12 +234,15 @@ class Server:
         app = web.Application()
         web_dir = files.web_dir()
         core, orbit = files.three_files()
-        app.router.add_get("/", lambda r: web.FileResponse(os.path.join(web_dir, "index.html")))
-        app.router.add_get("/index.html", lambda r: web.FileResponse(os.path.join(web_dir, "index.html")))
-        app.router.add_get("/viewer.js", lambda r: web.FileResponse(os.path.join(web_dir, "viewer.js")))
-        app.router.add_get("/style.css", lambda r: web.FileResponse(os.path.join(web_dir, "style.css")))
-        app.router.add_get("/three/three.min.js", lambda r: web.FileResponse(core))
-        app.router.add_get("/three/examples/js/controls/OrbitControls.js", lambda r: web.FileResponse(orbit))
+        def serve(path):
+            async def handler(request):
+                return web.FileResponse(path)
+            return handler
+        index = os.path.join(web_dir, "index.html")
+        for route, path in [("/", index), ("/index.html", index), ("/viewer.js", os.path.join(web_dir, "viewer.js")),
+                            ("/style.css", os.path.join(web_dir, "style.css")), ("/three/three.min.js", core),
+                            ("/three/examples/js/controls/OrbitControls.js", orbit)]:
+            app.router.add_get(route, serve(path))
         app.router.add_get("/ws", self._ws)
         self._runner = web.AppRunner(app, access_log=None)
         try:
@@ -266,8 +270,13 @@ class Server:
             loop.close()
 
     async def _shutdown(self):
+        # pages get a close frame; their reader tasks end with the runner (no waiting for replies)
         for ws in list(self.clients):
-            await ws.close()
+            try:
+                await asyncio.wait_for(ws.close(), 0.2)
+            except (asyncio.TimeoutError, ConnectionError, RuntimeError):
+                pass
+        await self._runner.shutdown()
         await self._runner.cleanup()
 
     def close(self):
