@@ -586,7 +586,20 @@
     if (R.bare) document.body.classList.add('bare');
     buildScene(R.scene);
     const nb = R.scene.nbody;
-    const poses = f32(R.frames);
+    // poses: bodies that never move from R.static; the moving ones from R.pos (float32) and
+    // R.quat (int16, q * 32767)
+    const base = f32(R.static), moving = R.moving || [];
+    const pos = f32(R.pos), quat = new Int16Array(b64buffer(R.quat));
+    const nm = moving.length;
+    const framePoses = (k) => {
+      const p = Float32Array.from(base);
+      for (let j = 0; j < nm; ++j) {
+        const b = moving[j], o = 7 * b, ip = 3 * (k * nm + j), iq = 4 * (k * nm + j);
+        p[o] = pos[ip]; p[o + 1] = pos[ip + 1]; p[o + 2] = pos[ip + 2];
+        for (let c = 0; c < 4; ++c) p[o + 3 + c] = quat[iq + c] / 32767;
+      }
+      return p;
+    };
     const times = R.time ? f32(R.time) : null;
     const n = R.nframe;
     const slider = $('slider-time');
@@ -595,7 +608,7 @@
     const dt = times && n > 1 ? (times[n - 1] - times[0]) / (n - 1) : 1 / 60;
     const show = (i) => {
       k = Math.max(0, Math.min(n - 1, i | 0));
-      applyFrame({ poses: poses.subarray(7 * nb * k, 7 * nb * (k + 1)), contacts: null });
+      applyFrame({ poses: framePoses(k), contacts: null });
       slider.value = String(k);
       api.frame = k;
       $('stats').textContent = 'frame ' + k + ' / ' + (n - 1) + (times ? ('   t = ' + times[k].toFixed(3) + ' s') : '');

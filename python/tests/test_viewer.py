@@ -488,3 +488,33 @@ def test_listens_only_on_loopback():
                 assert s.connect_ex((addr, port)) != 0
     finally:
         h.close()
+
+
+# ---------------------------------------------------------------------- CLI, video
+def test_cli_record_and_view(tmp_path):
+    from conftest import CLI
+    if not CLI.exists():
+        pytest.skip("the moreau CLI is not built")
+    out = tmp_path / "r.html"
+    r = subprocess.run([str(CLI), "record", str(HUMANOID), "--steps", "50", "--every", "10", "-o", str(out)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert "window.MOREAU_REPLAY" in text and '"nframe":6' in text  # frames 0, 10, ..., 50
+    r = subprocess.run([str(CLI), "view", "/nonexistent/model.xml", "--port", str(free_port())],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "does not exist" in r.stderr
+
+
+def test_video_has_one_frame_per_state(tmp_path):
+    import shutil
+    if shutil.which("ffmpeg") is None or shutil.which("ffprobe") is None:
+        pytest.skip("ffmpeg is needed")
+    m, poses, times = humanoid_run(7)
+    path = tmp_path / "v.mp4"
+    viewer.video(m, poses, str(path), width=160, height=120, fps=30)
+    r = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                        "stream=nb_read_frames,width,height", "-of", "json", str(path)],
+                       capture_output=True, text=True, timeout=60)
+    s = json.loads(r.stdout)["streams"][0]
+    assert (int(s["nb_read_frames"]), s["width"], s["height"]) == (8, 160, 120)
