@@ -38,6 +38,8 @@
   let lastFrame = null;    // {header, poses, contacts}
   let socket = null;
   let trackBody = -1, trackPrev = null, modelCamera = -1;
+  let dirty = true;        // the view changed since it was last drawn
+  const useShadows = new URLSearchParams(location.search).get('shadows') !== '0';
   const plot = { t: [], e: [], p: [], eps: [], n: 300 };
   const show = { contacts: false, forces: false, joints: false, com: false, sites: false, transparent: false,
                  groups: [true, true, true, false, false, false] };
@@ -211,6 +213,8 @@
       const rgba = G.rgba.slice(4 * i, 4 * i + 4);
       const m = new THREE.Mesh(geo, makeMaterial(S, rgba, G.matid ? G.matid[i] : -1, type, size));
       m.userData = { body: G.body[i], geom: i, group: G.group ? G.group[i] : 0, baseOpacity: rgba[3] };
+      m.castShadow = type !== GEOM.PLANE && type !== GEOM.HFIELD;
+      m.receiveShadow = true;
       setPose(m, G.pos.slice(3 * i, 3 * i + 3), G.quat.slice(4 * i, 4 * i + 4));
       bodies[G.body[i]].add(m);
       geomMeshes.push(m);
@@ -267,12 +271,23 @@
       camera.add(headlight.target);
       headlight.target.position.set(0, 0, -1);
     }
+    let shadows = 0;
     if (S.light) for (let l = 0; l < S.light.body.length; ++l) {
       if (S.light.active && !S.light.active[l]) continue;
       const L = new THREE.DirectionalLight(0xffffff, 0.45);
       const p = S.light.pos.slice(3 * l, 3 * l + 3), d = S.light.dir.slice(3 * l, 3 * l + 3);
       L.position.set(p[0], p[1], p[2]);
       L.target.position.set(p[0] + d[0], p[1] + d[1], p[2] + d[2]);
+      // the first light that casts shadows (MuJoCo's castshadow, on by default) gets a shadow map
+      // covering the model
+      if (shadows === 0 && useShadows && (!S.light.castshadow || S.light.castshadow[l])) {
+        shadows = 1;
+        L.castShadow = true;
+        const r = 1.5 * extent, sz = (vis.shadowsize || 2048);
+        L.shadow.mapSize.set(Math.min(sz, 2048), Math.min(sz, 2048));
+        Object.assign(L.shadow.camera, { left: -r, right: r, top: r, bottom: -r, near: 0.01, far: 10 * extent + 10 });
+        L.shadow.bias = -0.0005;
+      }
       bodies[S.light.body[l]].add(L);
       bodies[S.light.body[l]].add(L.target);
     }
@@ -281,11 +296,14 @@
     if (!renderer) {
       renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
       renderer.setPixelRatio(1);
+      renderer.shadowMap.enabled = true;
+      renderer.shadowMap.type = THREE.PCFSoftShadowMap;
       $('view').appendChild(renderer.domElement);
       window.addEventListener('resize', resize);
     }
     controls = new THREE.OrbitControls(camera, renderer.domElement);
     controls.enableDamping = false;
+    controls.addEventListener('change', () => { dirty = true; });
     controls.screenSpacePanning = true;
     setFreeCamera({ lookat: center, distance: 1.5 * extent, azimuth: vis.azimuth !== undefined ? vis.azimuth : 90,
                     elevation: vis.elevation !== undefined ? vis.elevation : -45 });
@@ -342,6 +360,7 @@
     updateContacts(f.contacts || new Float32Array(0));
     updateTracking();
     api.frames += 1;
+    dirty = true;
   }
 
   function updateContacts(c) {
@@ -396,11 +415,16 @@
     renderer.render(scene, camera);
   }
 
-  // Page URL option ?maxfps=N caps the drawing rate (software rendering in tests, slow machines).
+  // Page URL options: ?maxfps=N caps the drawing rate, ?shadows=0 turns shadows off (software
+  // rendering in tests, slow machines).
   const maxfps = parseFloat(new URLSearchParams(location.search).get('maxfps')) || 0;
   let lastRender = 0;
+  // Drawing happens when something changed (a state frame, the camera, a toggle), not every
+  // animation frame: software WebGL and laptops stay cool while the view is still.
+  const requestRender = () => { dirty = true; };
+  api.requestRender = requestRender;
   function loop(now) {
-    if (!maxfps || now - lastRender >= 1000 / maxfps - 1) { render(); lastRender = now; }
+    if (dirty && (!maxfps || now - lastRender >= 1000 / maxfps - 1)) { dirty = false; render(); lastRender = now; }
     requestAnimationFrame(loop);
   }
 
@@ -434,8 +458,9 @@
     trk.length = 1; cam.length = 1;
     for (let b = 1; b < S.nbody; ++b) trk.add(new Option(S.body.name[b] || ('body ' + b), String(b)));
     if (S.cam) for (let i = 0; i < S.cam.body.length; ++i) cam.add(new Option((S.cam.name && S.cam.name[i]) || ('camera ' + i), String(i)));
-    trk.onchange = () => { trackBody = parseInt(trk.value, 10); trackPrev = null; updateTracking(); };
-    cam.onchange = () => { modelCamera = parseInt(cam.value, 10); if (modelCamera < 0) { camera.fov = (S.vis && S.vis.fovy) || 45; camera.updateProjectionMatrix(); } };
+    trk.onchange = () => { trackBody = parseInt(trk.value, 10); trackPrev = null; updateTracking(); dirty = true; };
+    cam.onchange = () => { modelCamera = parseInt(cam.value, 10); dirty = true;
+      if (modelCamera < 0) { camera.fov = (S.vis && S.vis.fovy) || 45; camera.updateProjectionMatrix(); } };
     const toggles = { 't-contacts': 'contacts', 't-forces': 'forces', 't-joints': 'joints', 't-com': 'com', 't-sites': 'sites', 't-transparent': 'transparent' };
     for (const id in toggles) { const el = $(id); el.checked = show[toggles[id]]; el.onchange = () => { show[toggles[id]] = el.checked; applyShow(); }; }
     const groups = $('groups');
@@ -633,7 +658,7 @@
         if (i >= n - 1) { show(n - 1); playing = false; $('btn-play').textContent = 'Play'; }
         else if (i !== k) show(i);
       }
-      render();
+      if (dirty) { dirty = false; render(); }
       requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);

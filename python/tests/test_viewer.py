@@ -88,7 +88,7 @@ def live(browser):
     m = moreau.Model.from_xml_path(str(HUMANOID))
     d = moreau.Data(m)
     h = viewer.launch(m, d, port=0, block=False)
-    browser.driver.get(h.url + "?maxfps=10")
+    browser.driver.get(h.url + "?maxfps=5&shadows=0")
     browser.wait_ready()
     wait_until(lambda: browser.driver.execute_script("return window.moreau.frames") > 3, what="state frames")
     yield m, d, h, browser
@@ -179,8 +179,7 @@ def test_perturbation_pulls_body(live):
     b.driver.execute_script("window.moreau.send({cmd: 'perturb', body: arguments[0], anchor: [0, 0, 0], target: arguments[1]});",
                             torso, target)
     acked(b, "perturb")
-    for _ in range(20):
-        b.driver.execute_script("window.moreau.send({cmd: 'step'});")
+    b.driver.execute_script("for (let i = 0; i < 20; ++i) window.moreau.send({cmd: 'step'});")
     wait_until(lambda: d.time >= t0 + 20 * m.opt.timestep - 1e-9, what="20 steps")
     time.sleep(0.1)
     # the spring lifts the torso towards the target (gravity alone would lower it)

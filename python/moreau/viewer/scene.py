@@ -57,14 +57,14 @@ def visual_settings(m):
     """<visual> settings the page uses (m.vis; MuJoCo's defaults where a Model lacks it)."""
     out = dict(fovy=45.0, azimuth=90.0, elevation=-45.0, ambient=[0.1, 0.1, 0.1], diffuse=[0.4, 0.4, 0.4],
                specular=[0.5, 0.5, 0.5], active=1, znear=0.01, zfar=50.0, haze=[1, 1, 1, 1], fog=[0, 0, 0, 1],
-               jointlength=1.0, forcescale=1.0)
+               jointlength=1.0, forcescale=1.0, shadowsize=4096)
     v = getattr(m, "vis", None)
     if isinstance(v, dict):
         out.update(fovy=v["global"]["fovy"], azimuth=v["global"]["azimuth"], elevation=v["global"]["elevation"],
                    ambient=v["headlight"]["ambient"], diffuse=v["headlight"]["diffuse"],
                    specular=v["headlight"]["specular"], active=v["headlight"]["active"],
                    znear=v["map"]["znear"], zfar=v["map"]["zfar"], haze=v["rgba"]["haze"], fog=v["rgba"]["fog"],
-                   jointlength=v["scale"]["jointlength"])
+                   jointlength=v["scale"]["jointlength"], shadowsize=v["quality"]["shadowsize"])
     return out
 
 
@@ -91,7 +91,8 @@ def scene_dict(m, d=None):
         "cam": {"name": list(m.names("camera")), "body": _flat(m.cam_bodyid, int), "pos": _flat(m.cam_pos),
                 "quat": _flat(m.cam_quat), "fovy": _flat(m.cam_fovy)},
         "light": {"body": _flat(m.light_bodyid, int), "pos": _flat(m.light_pos), "dir": _flat(m.light_dir),
-                  "active": _flat(m.light_active, int), "directional": _flat(m.light_directional, int)},
+                  "active": _flat(m.light_active, int), "directional": _flat(m.light_directional, int),
+                  "castshadow": _flat(m.light_castshadow, int)},
         "actuator": {"name": list(m.names("actuator")), "ctrlrange": _flat(m.actuator_ctrlrange),
                      "ctrllimited": _flat(m.actuator_ctrllimited, int)},
         "key": list(m.names("key")),
