@@ -280,14 +280,15 @@ void bind_functions(py::module_& mod) {
       },
       py::arg("m"), py::arg("d"), py::arg("restitution"),
       "Impulsive collision with restitution: replaces qvel by the post-impact velocity (hard-contact solver).");
-  mod.def("is_hard_contact_solver", [](int s) { return is_hard_contact_solver(s); }, py::arg("solver"));
+  mod.def("is_hard_contact_solver", [](int s) { return is_hard_contact_solver(s); }, py::arg("solver"),
+          "Whether a solver (moreau.Solver or int) is one of the hard-contact (velocity-stepping) solvers.");
   mod.def(
       "solver_name",
       [](int s) {
         if (s < 0 || s > kSolverLCP) throw py::value_error("solver_name: no solver " + std::to_string(s));
         return std::string(solver_name(s));
       },
-      py::arg("solver"), "The MJCF / command-line name of a solver");
+      py::arg("solver"), "The MJCF / command-line name of a solver (\"Newton\", \"raisim-ds\", ...).");
 
   // ------------------------------------------------------------------ inertia matrix
   mod.def(

@@ -25,8 +25,8 @@ def model_list():
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        if line.startswith("/"):
-            p = pathlib.Path(line)
+        if line.startswith("system/"):
+            p = pathlib.Path("/usr/share/mujoco/model") / line[len("system/"):]
         elif line.startswith("shared/"):
             p = SHARED / line[len("shared/"):]
         else:

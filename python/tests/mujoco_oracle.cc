@@ -47,7 +47,7 @@ void set(double* dst, py::handle src, int n) {
 // Load the state (None keeps the reset value).
 void load_state(Oracle& o, py::dict s) {
   mj_resetData(o.m, o.d);
-  auto get = [&](const char* k) { return s.contains(k) ? s[k] : py::none(); };
+  auto get = [&](const char* k) -> py::object { if (s.contains(k)) return s[k]; return py::none(); };
   set(o.d->qpos, get("qpos"), o.m->nq);
   set(o.d->qvel, get("qvel"), o.m->nv);
   set(o.d->act, get("act"), o.m->na);

@@ -503,4 +503,4 @@ def test_every_name_of_the_contract():
     for name in ["nq", "nv", "nu", "na", "nbody", "opt", "body", "joint", "sensor", "actuator",
                  "from_xml_path", "from_xml_string"]:
         assert hasattr(moreau.Model, name), name
-    assert (ROOT / "python" / "moreau" / "__init__.pyi").exists()
+    assert (ROOT / "python" / "moreau" / "__init__.pyi").exists() and (ROOT / "python" / "moreau" / "py.typed").exists()

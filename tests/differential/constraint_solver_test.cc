@@ -62,6 +62,7 @@ class ConstraintDiff : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     path_ = resolve_model_path(GetParam());
+    MOREAU_REQUIRE_MODEL(path_);
     std::string err;
     mj_ = load_mujoco(path_, &err);
     if (!mj_) GTEST_SKIP() << "MuJoCo 2.2.2 does not load " << path_ << ": " << err;

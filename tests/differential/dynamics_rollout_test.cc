@@ -50,6 +50,7 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 class DynamicsRollout : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
+    MOREAU_REQUIRE_MODEL(resolve_model_path(GetParam()));
     std::string err;
     mj_ = load_mujoco(resolve_model_path(GetParam()), &err);
     if (!mj_) GTEST_SKIP() << "MuJoCo 2.2.2 does not load " << GetParam() << ": " << err;

@@ -35,6 +35,7 @@ class EndToEnd : public ::testing::TestWithParam<std::string> {};
 TEST_P(EndToEnd, LoaderModelMatchesMuJoCo) {
   if (const char* why = known_difference("EndToEnd", GetParam())) GTEST_SKIP() << "known difference: " << why;
   const std::string path = resolve_model_path(GetParam());
+  MOREAU_REQUIRE_MODEL(path);
   std::string err;
   MjModelPtr mj = load_mujoco(path, &err);
   if (!mj) GTEST_SKIP() << "MuJoCo 2.2.2 does not load it: " << err;

@@ -432,6 +432,7 @@ TEST_P(ModelCompare, MatchesMuJoCo222) {
   if (const char* why = moreau::testing::known_difference("ModelCompare", GetParam()))
     GTEST_SKIP() << "known difference: " << why;
   const std::string path = resolve(GetParam());
+  MOREAU_REQUIRE_MODEL(path);
   compare_with_mujoco(path);
 }
 

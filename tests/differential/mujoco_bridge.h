@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model_list.h"  // the shared models: MOREAU_REQUIRE_MODEL
 #include "moreau/moreau.h"
 
 namespace moreau::testing {

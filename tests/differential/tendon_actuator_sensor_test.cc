@@ -302,6 +302,7 @@ class TendonActuatorSensor : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     path_ = GetParam().rfind("inline:", 0) == 0 ? GetParam() : resolve_model_path(GetParam());
+    MOREAU_REQUIRE_MODEL(path_);
     std::string err;
     mj_ = GetParam().rfind("inline:", 0) == 0 ? load_inline(GetParam(), &err) : load_mujoco(path_, &err);
     if (!mj_) GTEST_SKIP() << "MuJoCo 2.2.2 does not load " << path_ << ": " << err;

@@ -21,13 +21,14 @@
 
 #include "integrator/implicit.h"
 #include "math/vec.h"
+#include "model_list.h"
 #include "moreau/derivative.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 namespace {
 
-std::string shared_model(const std::string& rel) { return std::string(MOREAU_SHARED_DIR) + "/models/" + rel; }
+using test_models::shared_model;
 const std::string kHumanoid = std::string(MOREAU_SOURCE_DIR) + "/models/humanoid.xml";
 
 void random_state(const Model& m, Data& d, unsigned seed, double vscale = 1.0) {
@@ -285,6 +286,7 @@ TEST(ImplicitDerivative, EllipsoidFluidMatchesCentralDifferences) {
   Model m = load_model_from_string(kEllipsoidFluidXml, "ellipsoid_fluid.xml");
   m.model_file = "ellipsoid_fluid.xml";
   for (unsigned seed : {5u, 6u, 7u}) check_deriv_against_fd(m, seed);
+  MOREAU_REQUIRE_SHARED();  // after the inline model's checks, which ran
   check_deriv_against_fd(load_model(shared_model("mujoco/test/engine/testdata/derivative/tumbling_thin_object_ellipsoid.xml")), 8);
 }
 
@@ -441,6 +443,7 @@ GyroRun gyroscopic(int integrator, int steps) {
 }
 
 TEST(Midpoint, GyroscopicExampleStableWithImplicitFast) {
+  MOREAU_REQUIRE_SHARED();
   const GyroRun fast = gyroscopic(kIntImplicitFast, 1000), euler = gyroscopic(kIntEuler, 1000);
   std::printf("[ gyroscopic ] implicitfast: energy rise %.3g, max |w| %.3g; Euler: energy rise %.3g, max |w| %.3g, %d steps\n",
               fast.max_total_energy_rise, fast.max_speed, euler.max_total_energy_rise, euler.max_speed, euler.steps);
@@ -479,6 +482,7 @@ PendulumRun pendulum(int integrator, int steps) {
 }
 
 TEST(Integrators, PendulumExampleEnergy) {
+  MOREAU_REQUIRE_SHARED();
   constexpr int kSteps = 5000;  // 10 s at the model's 2 ms
   PendulumRun r[4];
   for (int integ : {kIntEuler, kIntRK4, kIntImplicit, kIntImplicitFast}) {
