@@ -189,6 +189,33 @@ def test_perturbation_pulls_body(live):
     wait_until(lambda: not np.any(d.xfrc_applied), what="force released")
 
 
+def test_ctrl_drag_on_a_body_sends_a_perturbation(live):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    m, d, h, b = live
+    b.driver.find_element("id", "btn-pause").click()
+    acked(b, "pause")
+    time.sleep(0.05)
+    cam = {"lookat": [0, 0, 0.6], "distance": 3.0, "azimuth": 120, "elevation": -15, "fovy": 45}
+    b.driver.execute_script("window.moreau.setFreeCamera(arguments[0]);", cam)
+    head = m.body("head").id
+    px = vscene.project(cam, d.xpos[head], W, H)
+    canvas = b.driver.find_element("css selector", "#view canvas")
+    ActionChains(b.driver).key_down(Keys.CONTROL).move_to_element_with_offset(
+        canvas, int(px[0] - W / 2), int(px[1] - H / 2)).click_and_hold().move_by_offset(0, -60).perform()
+    try:
+        wait_until(lambda: h.sim.perturb is not None, what="perturbation from the drag")
+        body, anchor, target = h.sim.perturb
+        assert body == head
+        # the grab point is on the head's sphere (radius 0.1 around the body origin), and the
+        # target is above it (the mouse moved up the screen)
+        assert np.linalg.norm(anchor) == pytest.approx(0.1, abs=0.01)
+        wait_until(lambda: h.sim.perturb[2][2] > d.xpos[head][2] + 0.1, what="target above the head")
+    finally:
+        ActionChains(b.driver).release().key_up(Keys.CONTROL).perform()
+    wait_until(lambda: h.sim.perturb is None, what="release ends the perturbation")
+
+
 # ---------------------------------------------------------------------- pictures
 def test_snapshot_shows_torso_at_its_projection(tmp_path):
     m = moreau.Model.from_xml_path(str(HUMANOID))
