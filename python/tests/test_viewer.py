@@ -171,6 +171,8 @@ def test_perturbation_pulls_body(live):
     m, d, h, b = live
     b.driver.find_element("id", "btn-pause").click()
     acked(b, "pause")
+    b.driver.find_element("id", "btn-reset").click()  # standing, at the keyframe
+    acked(b, "reset")
     torso = m.body("torso").id
     time.sleep(0.05)
     t0 = d.time
@@ -195,10 +197,12 @@ def test_ctrl_drag_on_a_body_sends_a_perturbation(live):
     m, d, h, b = live
     b.driver.find_element("id", "btn-pause").click()
     acked(b, "pause")
+    b.driver.find_element("id", "btn-reset").click()  # standing, at the keyframe
+    acked(b, "reset")
     time.sleep(0.05)
-    cam = {"lookat": [0, 0, 0.6], "distance": 3.0, "azimuth": 120, "elevation": -15, "fovy": 45}
-    b.driver.execute_script("window.moreau.setFreeCamera(arguments[0]);", cam)
     head = m.body("head").id
+    cam = {"lookat": d.xpos[head].tolist(), "distance": 3.0, "azimuth": 120, "elevation": -15, "fovy": 45}
+    b.driver.execute_script("window.moreau.setFreeCamera(arguments[0]);", cam)
     px = vscene.project(cam, d.xpos[head], W, H)
     canvas = b.driver.find_element("css selector", "#view canvas")
     ActionChains(b.driver).key_down(Keys.CONTROL).move_to_element_with_offset(
