@@ -53,13 +53,15 @@ def _client_main(url, counter, stop):
                 while not stop.is_set():
                     msg = await ws.receive(timeout=5)
                     if msg.type == aiohttp.WSMsgType.BINARY:
+                        await ws.send_str('{"cmd":"got"}')  # acknowledged as the page does
                         with counter.get_lock():
                             counter.value += 1
     asyncio.run(run())
 
 
 class Client:
-    """A page stand-in in its own process (as a browser's page is) that takes every frame."""
+    """A page stand-in in its own process (as a browser's page is) that takes and acknowledges
+    every frame, as the page does, without drawing."""
 
     def __init__(self, url):
         import multiprocessing as mp
@@ -85,7 +87,7 @@ class Client:
                 self.p.terminate()
 
 
-def launched(path, seconds, unthrottled, browser=False):
+def launched(path, seconds, unthrottled, browser=False, page_options="maxfps=30"):
     m = moreau.Model.from_xml_path(path)
     d = moreau.Data(m)
     h = viewer.launch(m, d, port=0, block=False, unthrottled=unthrottled)
@@ -95,7 +97,7 @@ def launched(path, seconds, unthrottled, browser=False):
         if browser:
             from moreau.viewer.record import Browser
             b = Browser(800, 600)
-            b.driver.get(h.url + "?maxfps=30")
+            b.driver.get(h.url + "?" + page_options)
             b.wait_ready()
         time.sleep(1.0)
         s0, f0, t0, c0, w0 = h.steps, c.frames, time.perf_counter(), time.process_time(), h.step_seconds
@@ -143,7 +145,10 @@ def main():
         print("22_humanoids real time, client: %.1f frames/s, %.0f steps/s" % (r["frames_per_s_client"], r["steps_per_s"]))
         if a.browser:
             r = launched(H22, a.seconds, False, browser=True)
-            print("22_humanoids real time, Chromium page: %.1f frames/s (client %.1f)" % (r["frames_per_s_page"], r["frames_per_s_client"]))
+            print("22_humanoids real time, Chromium page: %.1f frames/s applied (client %.1f)" % (r["frames_per_s_page"], r["frames_per_s_client"]))
+            r = launched(H22, a.seconds, False, browser=True, page_options="maxfps=5&shadows=0")
+            print("22_humanoids real time, Chromium page drawing at most 5 times/s, no shadows: %.1f frames/s applied "
+                  "(client %.1f)" % (r["frames_per_s_page"], r["frames_per_s_client"]))
     m = moreau.Model.from_xml_path(HUMANOID)
     d = moreau.Data(m)
     moreau.forward(m, d)

@@ -596,6 +596,9 @@
       const f = parseFrame(ev.data);
       applyFrame(f);
       updateStats(f.header);
+      // acknowledge: the server keeps at most four frames in flight to this page, so a page that
+      // draws slowly shows the newest state rather than a queue of old ones
+      socket.send('{"cmd":"got"}');
     };
     socket.onclose = () => { $('error').textContent = 'disconnected from the simulation'; };
     bindLiveButtons();

@@ -25,6 +25,8 @@ from .scene import (scene_dict, frame_bytes, contact_array, solver_index, solver
                     H_EKIN, H_PRIMAL, H_EPS, H_SPS, H_RTF, H_PAUSED, H_SOLVER, H_SEQ)
 
 FRAME_RATE = 60.0   # state frames per second pushed to the pages
+MAX_IN_FLIGHT = 4   # unacknowledged frames a page that acknowledges them may have (4: at most ~70 ms behind)
+GOT = '{"cmd":"got"}'  # a page's acknowledgement of a frame (no reply)
 ENABLE_ENERGY = 1 << 1
 
 
@@ -293,12 +295,20 @@ class Server:
         ws = web.WebSocketResponse(max_msg_size=1 << 20)
         await ws.prepare(request)
         await ws.send_str(self.scene_json)
-        slot = {"frame": None, "event": asyncio.Event()}
+        # flow control: a page that acknowledges frames ({"cmd": "got"} after drawing-side handling)
+        # has at most MAX_IN_FLIGHT unacknowledged frames; a slow page then gets the newest state
+        # instead of a growing queue (and lag) in the socket buffers
+        slot = {"frame": None, "event": asyncio.Event(), "flow": False, "inflight": 0}
         self.clients[ws] = slot
         sender = asyncio.ensure_future(self._sender(ws, slot))
         try:
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
+                    if msg.data == GOT:
+                        slot["flow"] = True
+                        slot["inflight"] = max(0, slot["inflight"] - 1)
+                        slot["event"].set()
+                        continue
                     try:
                         cmd = parse_command(self.m, msg.data)
                     except CommandError as e:
@@ -321,12 +331,14 @@ class Server:
         while not ws.closed:
             await slot["event"].wait()
             slot["event"].clear()
+            if slot["frame"] is None or (slot["flow"] and slot["inflight"] >= MAX_IN_FLIGHT):
+                continue  # nothing new, or the page has not caught up: the newest frame waits
             frame, slot["frame"] = slot["frame"], None
-            if frame is None:
-                continue
             try:
                 await ws.send_bytes(frame)
                 self.frames_sent += 1
+                if slot["flow"]:
+                    slot["inflight"] += 1
             except (ConnectionError, RuntimeError):
                 return
 
@@ -431,8 +443,11 @@ class Launched:
                     rate_t, rate_n = now, 0
                 rtf = self.steps_per_second * dt if not sim.paused else 0.0
                 self.server.publish(sim.frame(self.steps_per_second, rtf))
-                # a fixed schedule (not now + period) keeps the average rate at FRAME_RATE
-                next_frame = max(next_frame + frame_dt, now - frame_dt)
+                # a fixed schedule (not now + period) keeps the average rate at FRAME_RATE; a
+                # frame missed by more than a period is skipped, not sent in a burst
+                next_frame += frame_dt
+                if next_frame <= now:
+                    next_frame = now + frame_dt
             elif n == 0:
                 time.sleep(min(0.002, max(0.0, next_frame - now)))
 
