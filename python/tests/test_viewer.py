@@ -548,3 +548,41 @@ def test_video_has_one_frame_per_state(tmp_path):
                        capture_output=True, text=True, timeout=60)
     s = json.loads(r.stdout)["streams"][0]
     assert (int(s["nb_read_frames"]), s["width"], s["height"]) == (8, 160, 120)
+
+
+async def _slow_page(url):
+    import aiohttp
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(url.replace("http", "ws") + "ws") as ws:
+            await ws.receive(timeout=10)  # the scene
+            await ws.send_str('{"cmd":"got"}')  # a page that acknowledges frames
+
+            async def count(seconds):
+                n, t0 = 0, time.time()
+                while time.time() - t0 < seconds:
+                    try:
+                        msg = await ws.receive(timeout=max(0.01, seconds - (time.time() - t0)))
+                    except asyncio.TimeoutError:
+                        break
+                    if msg.type == aiohttp.WSMsgType.BINARY:
+                        n += 1
+                return n
+            held = await count(0.6)  # no acknowledgement: the server stops at the in-flight limit
+            for _ in range(held):
+                await ws.send_str('{"cmd":"got"}')
+            more = await count(0.3)
+            return held, more
+
+
+def test_a_page_that_does_not_keep_up_gets_at_most_four_frames_in_flight():
+    m = moreau.Model.from_xml_path(str(HUMANOID))
+    d = moreau.Data(m)
+    h = viewer.launch(m, d, port=0, block=False)
+    try:
+        held, more = asyncio.run(_slow_page(h.url))
+        # 0.6 s at 60 frames/s would be 36 frames; the server holds back after 4 (plus at most one
+        # sent before the first acknowledgement arrived)
+        assert 4 <= held <= 5, held
+        assert more >= 1
+    finally:
+        h.stop()
