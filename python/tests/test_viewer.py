@@ -580,9 +580,9 @@ def test_a_page_that_does_not_keep_up_gets_at_most_four_frames_in_flight():
     h = viewer.launch(m, d, port=0, block=False)
     try:
         held, more = asyncio.run(_slow_page(h.url))
-        # 0.6 s at 60 frames/s would be 36 frames; the server holds back after 4 (plus at most one
-        # sent before the first acknowledgement arrived)
-        assert 4 <= held <= 5, held
+        # 0.6 s at 60 frames/s would be 36 frames; the server holds back after 4 (plus the one or
+        # two it may send between the scene and the first acknowledgement's arrival)
+        assert 4 <= held <= 6, held
         assert more >= 1
     finally:
         h.stop()
