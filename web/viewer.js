@@ -39,7 +39,18 @@
   let socket = null;
   let trackBody = -1, trackPrev = null, modelCamera = -1;
   let dirty = true;        // the view changed since it was last drawn
-  const useShadows = new URLSearchParams(location.search).get('shadows') !== '0';
+  // Shadows: ?shadows=1 / ?shadows=0 decide; by default on, except for a live page on a software
+  // WebGL renderer (SwiftShader, llvmpipe), where a shadow map costs far more than the scene.
+  const shadowParam = new URLSearchParams(location.search).get('shadows');
+  function softwareGL() {
+    try {
+      const gl = document.createElement('canvas').getContext('webgl');
+      const info = gl && gl.getExtension('WEBGL_debug_renderer_info');
+      const name = info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : '';
+      return /swiftshader|llvmpipe|software/i.test(name);
+    } catch (e) { return false; }
+  }
+  let useShadows = shadowParam !== '0';
   const plot = { t: [], e: [], p: [], eps: [], n: 300 };
   const show = { contacts: false, forces: false, joints: false, com: false, sites: false, transparent: false,
                  groups: [true, true, true, false, false, false] };
@@ -581,6 +592,7 @@
 
   // ------------------------------------------------------------------ live mode
   function connect() {
+    if (shadowParam === null && softwareGL()) useShadows = false;
     const proto = location.protocol === 'https:' ? 'wss://' : 'ws://';
     socket = new WebSocket(proto + location.host + '/ws');
     socket.binaryType = 'arraybuffer';
