@@ -8,15 +8,25 @@
 //   moreau experiment NAME [--model MODEL] [--steps N] [--key I] [options]   (CSV; experiments.h)
 //   moreau bench MODEL [--steps N] [options]
 //   moreau simulate [MODEL] [--steps N] [options]     (human-readable summary; default model bundled)
+//   moreau view MODEL [--host H] [--port P] [--unthrottled] [--open]      (runs python3 -m moreau.viewer)
+//   moreau record MODEL [--steps N] -o replay.html [--every K] [--key I]  (runs python3 -m moreau.viewer)
 //
 // Exit codes: 0 success, 1 model or input error, 2 bad command line (every parse error included:
 // CLI11's own codes are mapped to 2).
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "cli_options.h"
 #include "experiments.h"
@@ -245,6 +255,31 @@ int simulate(const std::string& path, const moreau::cli::OptionOverrides& o, lon
   return 0;
 }
 
+// The browser viewer is Python (moreau.viewer): `view` and `record` replace this process with
+// /usr/bin/python3 -m moreau.viewer. In a build tree the package is in python/ next to this
+// executable, which goes first on PYTHONPATH; elsewhere the interpreter finds the installed one.
+int exec_viewer(const std::vector<std::string>& args) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto pkg = exe.parent_path() / "python";
+    if (std::filesystem::exists(pkg / "moreau" / "viewer" / "__main__.py", ec)) {
+      std::string path = pkg.string();
+      if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
+      setenv("PYTHONPATH", path.c_str(), 1);
+    }
+  }
+  std::vector<std::string> full = {"/usr/bin/python3", "-m", "moreau.viewer"};
+  full.insert(full.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : full) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv(argv[0], argv.data());
+  print_error(std::string("cannot run /usr/bin/python3 -m moreau.viewer: ") + std::strerror(errno));
+  return kExitBadInput;
+}
+
+
 // The subcommands, for the message of a mistyped one.
 std::string subcommand_list(const CLI::App& app) {
   std::string list;
@@ -308,7 +343,27 @@ int run(int argc, char** argv) {
   sim->add_option("--steps", steps_arg, "number of steps (a non-negative integer; default 2000)")->type_name("N");
   add_physics_options(sim, o);
 
-  for (CLI::App* sub : {info, fwd, inv, roll, exper, ben, sim}) sub->footer(kExitCodes);
+  std::string view_host = "127.0.0.1";
+  int view_port = 8000;
+  bool view_unthrottled = false, view_open = false;
+  auto* view = app.add_subcommand("view", "serve MODEL in the browser viewer (runs /usr/bin/python3 -m moreau.viewer "
+                                          "MODEL ...; needs the Python package)");
+  view->add_option("MODEL", model, "MJCF file")->required();
+  view->add_option("--host", view_host, "address to listen on (default 127.0.0.1: this machine only)");
+  view->add_option("--port", view_port, "port (default 8000)")->check(CLI::Range(0, 65535));
+  view->add_flag("--unthrottled", view_unthrottled, "simulate as fast as possible instead of real time");
+  view->add_flag("--open", view_open, "open the page in the default browser");
+
+  std::string rec_out;
+  auto* rec = app.add_subcommand("record", "write a self-contained HTML replay (runs /usr/bin/python3 -m moreau.viewer "
+                                           "MODEL --record OUT ...; needs the Python package)");
+  rec->add_option("MODEL", model, "MJCF file")->required();
+  rec->add_option("--steps", steps_arg, "number of steps (a positive integer; default 1000)")->type_name("N");
+  rec->add_option("-o,--output", rec_out, "HTML file to write")->required();
+  rec->add_option("--every", every_arg, "record every K-th step (a positive integer; default 1)")->type_name("K");
+  rec->add_option("--key", key_arg, "start from keyframe I")->type_name("I");
+
+  for (CLI::App* sub : {info, fwd, inv, roll, exper, ben, sim, view, rec}) sub->footer(kExitCodes);
 
   // A first argument that is neither an option nor a subcommand: name it and list them.
   const auto named = [&](const std::string& name) {
@@ -343,6 +398,24 @@ int run(int argc, char** argv) {
   const long steps = has_steps ? moreau::cli::parse_integer("--steps", steps_arg, min_steps) : 0;
   const long every = every_arg.empty() ? 0 : moreau::cli::parse_integer("--every", every_arg, 0);
   const int key = key_arg.empty() ? -1 : static_cast<int>(moreau::cli::parse_integer("--key", key_arg, 0));
+
+  if (view->parsed()) {
+    std::vector<std::string> a = {model, "--host", view_host, "--port", std::to_string(view_port)};
+    if (view_unthrottled) a.push_back("--unthrottled");
+    if (view_open) a.push_back("--open");
+    return exec_viewer(a);
+  }
+  if (rec->parsed()) {
+    if ((has_steps && steps < 1) || (!every_arg.empty() && every < 1))
+      return usage_error("record: --steps and --every must be positive");
+    std::vector<std::string> a = {model, "--record", rec_out, "--steps", std::to_string(has_steps ? steps : 1000),
+                                  "--every", std::to_string(every_arg.empty() ? 1 : every)};
+    if (key >= 0) {
+      a.push_back("--key");
+      a.push_back(std::to_string(key));
+    }
+    return exec_viewer(a);
+  }
 
   if (info->parsed()) {
     try {

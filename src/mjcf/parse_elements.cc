@@ -422,6 +422,17 @@ void read_pair(Attrs& a, PairSpec& p) {
   if (a.num("gap", p.gap)) p.gap_set = true;
 }
 
+void read_material(Attrs& a, MaterialSpec& m) {
+  a.str("texture", m.texture);
+  a.nums("texrepeat", m.texrepeat, 2);
+  a.boolean("texuniform", m.texuniform);
+  a.num("emission", m.emission);
+  a.num("specular", m.specular);
+  a.num("shininess", m.shininess);
+  a.num("reflectance", m.reflectance);
+  a.nums("rgba", m.rgba, 4);
+}
+
 void read_mesh(Attrs& a, MeshSpec& m) {
   a.nums("scale", m.scale, 3);
   a.boolean("smoothnormal", m.smoothnormal);

@@ -10,6 +10,7 @@
 #include <mujoco/mujoco.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -106,9 +107,9 @@ FieldCheck size_check(std::string_view name) {
       "nmeshvert", "nmeshface",
       // by hand, with hfield_data
       "nhfielddata",
-      // not compared here: textures, materials, skins, custom data sizes, user camera data,
-      // the implicit integrators' sparsity and the memory sizes
-      "ntex", "nmat", "nskin", "nnumericdata", "ntext", "ntuple", "nuser_cam", "nD", "nconmax",
+      // not compared here: skins, custom data sizes, user camera data, the implicit integrators'
+      // sparsity and the memory sizes
+      "nskin", "nnumericdata", "ntext", "ntuple", "nuser_cam", "nD", "nconmax",
       "njmax", "nstack", "nuserdata"};
   for (std::string_view s : kSkipped)
     if (s == name) return FieldCheck::kSkip;
@@ -131,8 +132,8 @@ FieldCheck array_check(std::string_view name) {
       "actuator_acc0", "actuator_length0", "actuator_lengthrange",
       // fluid coefficients: closed form here, quadrature in 2.2.2 (Models/Fluid)
       "geom_fluid",
-      // visual properties
-      "geom_matid", "geom_rgba", "site_matid", "site_rgba"};
+      // texture image sizes: by hand, for builtin textures (image files are not decoded)
+      "tex_width", "tex_height"};
   for (std::string_view s : kQuats)
     if (s == name) return FieldCheck::kQuat;
   for (std::string_view s : kSkipped)
@@ -330,6 +331,29 @@ std::string moreau::testing::compare_compiled(moreau::Model& m, const mjModel* m
         break;
       }
   }
+  // builtin textures' image sizes (tex_width/tex_height of image files: not decoded here), and
+  // <visual> (float fields exact: both parse the text into a double and round it to float once)
+  for (int t = 0; t < m.ntex && t < mj->ntex; ++t)
+    if (m.tex_builtin[t] != moreau::kBuiltinNone && (m.tex_width[t] != mj->tex_width[t] || m.tex_height[t] != mj->tex_height[t]))
+      c.report("tex_width/tex_height", "texture " + std::to_string(t) + ": " + std::to_string(m.tex_width[t]) + "x" +
+                                           std::to_string(m.tex_height[t]) + " vs " + std::to_string(mj->tex_width[t]) +
+                                           "x" + std::to_string(mj->tex_height[t]));
+  {
+    static_assert(sizeof(moreau::Visual) == sizeof(mjVisual), "Visual mirrors mjVisual field for field");
+    static_assert(sizeof(float) == sizeof(int));
+    constexpr size_t nw = sizeof(mjVisual) / sizeof(float);
+    unsigned ours[nw], theirs[nw];
+    std::memcpy(ours, &m.vis, sizeof(ours));
+    std::memcpy(theirs, &mj->vis, sizeof(theirs));
+    for (size_t k = 0; k < nw; ++k)
+      if (ours[k] != theirs[k]) {
+        float x, y;
+        std::memcpy(&x, &ours[k], 4);
+        std::memcpy(&y, &theirs[k], 4);
+        c.report("vis", "word " + std::to_string(k) + ": " + std::to_string(x) + " vs " + std::to_string(y));
+        break;
+      }
+  }
   // vertices and faces of the meshes that collide (those with a graph); visual-only meshes may
   // differ in vertex count: 2.2.2 keeps one duplicate STL corner of a dog bone (BONECa_1.stl: 754
   // distinct corners by their bytes, 755 vertices in 2.2.2), which changes nothing measurable
@@ -477,6 +501,24 @@ const char* const kFeatureModels[][2] = {
       <site type="capsule" fromto="0 0 0 1 1 0" size="0.01"/></body>
     <body axisangle="1 0 0 1"><joint axis="1 1 1" armature="0.1" damping="2" frictionloss="0.3" margin="0.1"
       solreflimit="0.05 2" solimpfriction="0.8 0.9 0.01 0.4 3"/><geom type="ellipsoid" size="0.1 0.2 0.3" zaxis="0 1 0"/></body>
+  </worldbody></mujoco>)"},
+    {"materials_textures_visual", R"(<mujoco>
+  <visual><global fovy="60" azimuth="120" elevation="-20" offwidth="800"/><quality shadowsize="2048" offsamples="8"/>
+    <headlight ambient="0.3 0.3 0.3" diffuse="0.6 0.5 0.4" active="0"/><map znear="0.02" zfar="40" fogstart="2"/>
+    <scale com="0.2"/><rgba haze="0.15 0.25 0.35 1" fog="0.1 0.2 0.3 1" contactpoint="1 0 0 1"/></visual>
+  <default><material specular="0.3"/><default class="c"><material shininess="0.9" rgba="1 0 0 1"/></default>
+    <default class="g"><geom material="n"/></default></default>
+  <asset>
+    <texture name="grid" type="2d" builtin="checker" rgb1="1 0 0" rgb2="0 1 0" width="10" height="20" mark="edge" markrgb="0 0 1"/>
+    <texture name="sky" type="skybox" builtin="gradient" rgb1="1 1 1" rgb2="0 0 0" width="8" height="8"/>
+    <texture name="cube" builtin="flat" rgb1="0.5 0.5 0.5" width="4" height="3"/>
+    <texture name="dots" type="2d" builtin="checker" mark="random" random="0.1" width="8" height="9"/>
+    <material name="m" texture="grid" texrepeat="2 3" texuniform="true" emission="0.2" reflectance="0.1"/>
+    <material name="n" class="c"/>
+    <material name="o" texture="cube" class="c" rgba="0 0 1 0.5"/>
+  </asset>
+  <worldbody><geom type="plane" size="1 1 0.1" material="m"/><geom size="0.1" class="g"/>
+    <body><freejoint/><geom size="0.1" material="m" rgba="1 1 1 1"/><site material="o" rgba="0 1 0 1"/><site material="n"/></body>
   </worldbody></mujoco>)"},
     {"springdamper", R"(<mujoco>
   <worldbody><body><freejoint/><geom type="box" size="0.2 0.1 0.05"/>
