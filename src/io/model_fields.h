@@ -128,6 +128,35 @@
   X(key_time, m.nkey) X(key_qpos, m.nq * m.nkey) X(key_qvel, m.nv * m.nkey)                \
   X(key_act, m.na * m.nkey) X(key_mpos, 3 * m.nmocap * m.nkey)                             \
   X(key_mquat, 4 * m.nmocap * m.nkey) X(key_ctrl, m.nu * m.nkey)                           \
+  /* materials, textures, visual settings */                                                 \
+  X(tex_type, m.ntex) X(tex_height, m.ntex) X(tex_width, m.ntex) X(tex_builtin, m.ntex)    \
+  X(tex_mark, m.ntex) X(tex_rgb1, 3 * m.ntex) X(tex_rgb2, 3 * m.ntex)                      \
+  X(tex_markrgb, 3 * m.ntex) X(tex_random, m.ntex) X(tex_file, m.ntex) X(mat_texid, m.nmat)\
+  X(mat_texuniform, m.nmat) X(mat_texrepeat, 2 * m.nmat) X(mat_emission, m.nmat)           \
+  X(mat_specular, m.nmat) X(mat_shininess, m.nmat) X(mat_reflectance, m.nmat)              \
+  X(mat_rgba, 4 * m.nmat) X(vis.global.fovy, -1) X(vis.global.ipd, -1)                     \
+  X(vis.global.azimuth, -1) X(vis.global.elevation, -1) X(vis.global.linewidth, -1)        \
+  X(vis.global.glow, -1) X(vis.global.offwidth, -1) X(vis.global.offheight, -1)            \
+  X(vis.quality.shadowsize, -1) X(vis.quality.offsamples, -1) X(vis.quality.numslices, -1) \
+  X(vis.quality.numstacks, -1) X(vis.quality.numquads, -1) X(vis.headlight.ambient, -1)    \
+  X(vis.headlight.diffuse, -1) X(vis.headlight.specular, -1) X(vis.headlight.active, -1)   \
+  X(vis.map.stiffness, -1) X(vis.map.stiffnessrot, -1) X(vis.map.force, -1)                \
+  X(vis.map.torque, -1) X(vis.map.alpha, -1) X(vis.map.fogstart, -1) X(vis.map.fogend, -1) \
+  X(vis.map.znear, -1) X(vis.map.zfar, -1) X(vis.map.haze, -1) X(vis.map.shadowclip, -1)   \
+  X(vis.map.shadowscale, -1) X(vis.map.actuatortendon, -1) X(vis.scale.forcewidth, -1)     \
+  X(vis.scale.contactwidth, -1) X(vis.scale.contactheight, -1) X(vis.scale.connect, -1)    \
+  X(vis.scale.com, -1) X(vis.scale.camera, -1) X(vis.scale.light, -1)                      \
+  X(vis.scale.selectpoint, -1) X(vis.scale.jointlength, -1) X(vis.scale.jointwidth, -1)    \
+  X(vis.scale.actuatorlength, -1) X(vis.scale.actuatorwidth, -1)                           \
+  X(vis.scale.framelength, -1) X(vis.scale.framewidth, -1) X(vis.scale.constraint, -1)     \
+  X(vis.scale.slidercrank, -1) X(vis.rgba.fog, -1) X(vis.rgba.haze, -1)                    \
+  X(vis.rgba.force, -1) X(vis.rgba.inertia, -1) X(vis.rgba.joint, -1)                      \
+  X(vis.rgba.actuator, -1) X(vis.rgba.actuatornegative, -1)                                \
+  X(vis.rgba.actuatorpositive, -1) X(vis.rgba.com, -1) X(vis.rgba.camera, -1)              \
+  X(vis.rgba.light, -1) X(vis.rgba.selectpoint, -1) X(vis.rgba.connect, -1)                \
+  X(vis.rgba.contactpoint, -1) X(vis.rgba.contactforce, -1) X(vis.rgba.contactfriction, -1)\
+  X(vis.rgba.contacttorque, -1) X(vis.rgba.contactgap, -1) X(vis.rgba.rangefinder, -1)     \
+  X(vis.rgba.constraint, -1) X(vis.rgba.slidercrank, -1) X(vis.rgba.crankbroken, -1)       \
   /* names */                                                                              \
   X(body_names, m.nbody) X(jnt_names, m.njnt) X(geom_names, m.ngeom)                       \
   X(site_names, m.nsite) X(cam_names, m.ncam) X(light_names, m.nlight)                     \

@@ -161,6 +161,7 @@ class Writer {
     option();
     size();
     statistic();
+    visual();
     assets();
     o_ << "  <worldbody>\n";
     body_contents(0, "    ");
@@ -229,6 +230,7 @@ class Writer {
       if (t == kTrnSliderCrank) ref(kObjSite, m_.actuator_trnid[2 * u + 1]);
     }
     for (int g = 0; g < m_.ngeom; ++g) ref(kObjMaterial, m_.geom_matid[g]);
+    for (int t = 0; t < m_.nmat; ++t) ref(kObjTexture, m_.mat_texid[t]);
     for (int s = 0; s < m_.nsite; ++s) ref(kObjMaterial, m_.site_matid[s]);
     for (int s = 0; s < m_.nsensor; ++s) {
       ref(m_.sensor_objtype[s], m_.sensor_objid[s]);
@@ -318,6 +320,93 @@ class Writer {
        << list(s.center, 3) << "\"/>\n";
   }
 
+  // <visual>: every setting of Model::vis, so that it reloads equal.
+  void visual() {
+    const Visual& v = m_.vis;
+    o_ << "  <visual>\n";
+    o_ << "    <global"
+       << " fovy=\"" << num(v.global.fovy) << "\""
+       << " ipd=\"" << num(v.global.ipd) << "\""
+       << " azimuth=\"" << num(v.global.azimuth) << "\""
+       << " elevation=\"" << num(v.global.elevation) << "\""
+       << " linewidth=\"" << num(v.global.linewidth) << "\""
+       << " glow=\"" << num(v.global.glow) << "\""
+       << " offwidth=\"" << num(v.global.offwidth) << "\""
+       << " offheight=\"" << num(v.global.offheight) << "\""
+       << "/>\n";
+    o_ << "    <quality"
+       << " shadowsize=\"" << num(v.quality.shadowsize) << "\""
+       << " offsamples=\"" << num(v.quality.offsamples) << "\""
+       << " numslices=\"" << num(v.quality.numslices) << "\""
+       << " numstacks=\"" << num(v.quality.numstacks) << "\""
+       << " numquads=\"" << num(v.quality.numquads) << "\""
+       << "/>\n";
+    o_ << "    <headlight"
+       << " ambient=\"" << list(v.headlight.ambient, 3) << "\""
+       << " diffuse=\"" << list(v.headlight.diffuse, 3) << "\""
+       << " specular=\"" << list(v.headlight.specular, 3) << "\""
+       << " active=\"" << num(v.headlight.active) << "\""
+       << "/>\n";
+    o_ << "    <map"
+       << " stiffness=\"" << num(v.map.stiffness) << "\""
+       << " stiffnessrot=\"" << num(v.map.stiffnessrot) << "\""
+       << " force=\"" << num(v.map.force) << "\""
+       << " torque=\"" << num(v.map.torque) << "\""
+       << " alpha=\"" << num(v.map.alpha) << "\""
+       << " fogstart=\"" << num(v.map.fogstart) << "\""
+       << " fogend=\"" << num(v.map.fogend) << "\""
+       << " znear=\"" << num(v.map.znear) << "\""
+       << " zfar=\"" << num(v.map.zfar) << "\""
+       << " haze=\"" << num(v.map.haze) << "\""
+       << " shadowclip=\"" << num(v.map.shadowclip) << "\""
+       << " shadowscale=\"" << num(v.map.shadowscale) << "\""
+       << " actuatortendon=\"" << num(v.map.actuatortendon) << "\""
+       << "/>\n";
+    o_ << "    <scale"
+       << " forcewidth=\"" << num(v.scale.forcewidth) << "\""
+       << " contactwidth=\"" << num(v.scale.contactwidth) << "\""
+       << " contactheight=\"" << num(v.scale.contactheight) << "\""
+       << " connect=\"" << num(v.scale.connect) << "\""
+       << " com=\"" << num(v.scale.com) << "\""
+       << " camera=\"" << num(v.scale.camera) << "\""
+       << " light=\"" << num(v.scale.light) << "\""
+       << " selectpoint=\"" << num(v.scale.selectpoint) << "\""
+       << " jointlength=\"" << num(v.scale.jointlength) << "\""
+       << " jointwidth=\"" << num(v.scale.jointwidth) << "\""
+       << " actuatorlength=\"" << num(v.scale.actuatorlength) << "\""
+       << " actuatorwidth=\"" << num(v.scale.actuatorwidth) << "\""
+       << " framelength=\"" << num(v.scale.framelength) << "\""
+       << " framewidth=\"" << num(v.scale.framewidth) << "\""
+       << " constraint=\"" << num(v.scale.constraint) << "\""
+       << " slidercrank=\"" << num(v.scale.slidercrank) << "\""
+       << "/>\n";
+    o_ << "    <rgba"
+       << " fog=\"" << list(v.rgba.fog, 4) << "\""
+       << " haze=\"" << list(v.rgba.haze, 4) << "\""
+       << " force=\"" << list(v.rgba.force, 4) << "\""
+       << " inertia=\"" << list(v.rgba.inertia, 4) << "\""
+       << " joint=\"" << list(v.rgba.joint, 4) << "\""
+       << " actuator=\"" << list(v.rgba.actuator, 4) << "\""
+       << " actuatornegative=\"" << list(v.rgba.actuatornegative, 4) << "\""
+       << " actuatorpositive=\"" << list(v.rgba.actuatorpositive, 4) << "\""
+       << " com=\"" << list(v.rgba.com, 4) << "\""
+       << " camera=\"" << list(v.rgba.camera, 4) << "\""
+       << " light=\"" << list(v.rgba.light, 4) << "\""
+       << " selectpoint=\"" << list(v.rgba.selectpoint, 4) << "\""
+       << " connect=\"" << list(v.rgba.connect, 4) << "\""
+       << " contactpoint=\"" << list(v.rgba.contactpoint, 4) << "\""
+       << " contactforce=\"" << list(v.rgba.contactforce, 4) << "\""
+       << " contactfriction=\"" << list(v.rgba.contactfriction, 4) << "\""
+       << " contacttorque=\"" << list(v.rgba.contacttorque, 4) << "\""
+       << " contactgap=\"" << list(v.rgba.contactgap, 4) << "\""
+       << " rangefinder=\"" << list(v.rgba.rangefinder, 4) << "\""
+       << " constraint=\"" << list(v.rgba.constraint, 4) << "\""
+       << " slidercrank=\"" << list(v.rgba.slidercrank, 4) << "\""
+       << " crankbroken=\"" << list(v.rgba.crankbroken, 4) << "\""
+       << "/>\n";
+    o_ << "  </visual>\n";
+  }
+
   void assets() {
     o_ << "  <asset>\n";
     for (int i = 0; i < m_.nmesh; ++i) {
@@ -337,10 +426,31 @@ class Writer {
         o_ << list(&m_.hfield_data[m_.hfield_adr[h] + static_cast<size_t>(r) * nc], nc) << (r ? " " : "");
       o_ << "\"/>\n";
     }
-    for (int t = 0; t < m_.ntex; ++t)
-      o_ << "    <texture" << name_attr(m_.tex_names, "texture", t, kObjUnknown) << " builtin=\"flat\" width=\"1\" height=\"1\"/>\n";
+    static const char* types[] = {"2d", "cube", "skybox"};
+    static const char* builtins[] = {"none", "gradient", "checker", "flat"};
+    static const char* marks[] = {"none", "edge", "cross", "random"};
+    for (int t = 0; t < m_.ntex; ++t) {
+      const int b = m_.tex_builtin[t];
+      o_ << "    <texture" << name_attr(m_.tex_names, "texture", t, kObjTexture) << " type=\"" << types[m_.tex_type[t]]
+         << "\" builtin=\"" << builtins[b] << "\" mark=\"" << marks[m_.tex_mark[t]] << "\" rgb1=\""
+         << list(&m_.tex_rgb1[3 * t], 3) << "\" rgb2=\"" << list(&m_.tex_rgb2[3 * t], 3) << "\" markrgb=\""
+         << list(&m_.tex_markrgb[3 * t], 3) << "\" random=\"" << num(m_.tex_random[t]) << "\"";
+      // builtin sizes: cube and skybox store 6 square faces (height = 6 width)
+      if (b != kBuiltinNone)
+        o_ << " width=\"" << m_.tex_width[t] << "\" height=\""
+           << (m_.tex_type[t] == kTex2D ? m_.tex_height[t] : m_.tex_width[t]) << "\"";
+      if (!m_.tex_file[t].empty()) o_ << " file=\"" << esc(m_.tex_file[t]) << "\"";
+      o_ << "/>\n";
+    }
     for (int t = 0; t < m_.nskin; ++t) o_ << "    <skin/>\n";
-    for (int t = 0; t < m_.nmat; ++t) o_ << "    <material" << name_attr(m_.mat_names, "material", t, kObjMaterial) << "/>\n";
+    for (int t = 0; t < m_.nmat; ++t) {
+      o_ << "    <material" << name_attr(m_.mat_names, "material", t, kObjMaterial);
+      if (m_.mat_texid[t] >= 0) o_ << " texture=\"" << name(m_.tex_names, "texture", m_.mat_texid[t]) << "\"";
+      o_ << " texrepeat=\"" << list(&m_.mat_texrepeat[2 * t], 2) << "\" texuniform=\""
+         << boolstr(m_.mat_texuniform[t]) << "\" emission=\"" << num(m_.mat_emission[t]) << "\" specular=\""
+         << num(m_.mat_specular[t]) << "\" shininess=\"" << num(m_.mat_shininess[t]) << "\" reflectance=\""
+         << num(m_.mat_reflectance[t]) << "\" rgba=\"" << list(&m_.mat_rgba[4 * t], 4) << "\"/>\n";
+    }
     o_ << "  </asset>\n";
   }
 
