@@ -80,11 +80,28 @@ Model collision_model_from_mj(const mjModel* mm) {
   return m;
 }
 
+// A Data for collision only: the model here is partly filled (geoms, bodies), so make_data cannot
+// size the rest; the arrays the public entry points check get make_data's sizes.
 Data collision_data(const Model& m, const mjModel* mm) {
   Data d;
   d.contact.resize(mm->nconmax);
   d.geom_xpos.resize(3 * m.ngeom);
   d.geom_xmat.resize(9 * m.ngeom);
+  d.qpos.resize(m.nq);
+  d.qvel.resize(m.nv);
+  d.act.resize(m.na);
+  d.ctrl.resize(m.nu);
+  d.xpos.resize(3 * m.nbody);
+  d.site_xpos.resize(3 * m.nsite);
+  d.qM.resize(m.nM);
+  d.mocap_pos.resize(3 * m.nmocap);
+  d.eq_active.resize(m.neq);
+  d.ten_length.resize(m.ntendon);
+  d.sensordata.resize(m.nsensordata);
+  d.cam_xpos.resize(3 * m.ncam);
+  d.light_xpos.resize(3 * m.nlight);
+  d.wrap_obj.resize(2 * m.nwrap);
+  d.userdata.resize(m.nuserdata);
   collision_reserve(m, d);
   return d;
 }
