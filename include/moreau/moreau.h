@@ -15,6 +15,7 @@
 #include "moreau/data.h"
 #include "moreau/derivative.h"  // qDeriv, transition_fd, inverse_fd (issue 5)
 #include "moreau/model.h"
+#include "moreau/rollout.h"  // batch rollouts on a thread pool
 #include "moreau/state.h"
 
 namespace moreau {
