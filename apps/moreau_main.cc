@@ -5,6 +5,8 @@
 //   moreau forward MODEL [options] [--full] < states.jsonl
 //   moreau inverse MODEL [options] < states.jsonl
 //   moreau rollout MODEL --steps N [--every K] [--key I] [--metrics] [options]
+//   moreau rollout MODEL --batch FILE [--threads N] [--steps N] [--every K] [--key I] [options]
+//                                                   (batch_rollout.h)
 //   moreau experiment NAME [--model MODEL] [--steps N] [--key I] [options]   (CSV; experiments.h)
 //   moreau bench MODEL [--steps N] [options]
 //   moreau simulate [MODEL] [--steps N] [options]     (human-readable summary; default model bundled)
@@ -15,6 +17,7 @@
 #include <iostream>
 #include <string>
 
+#include "batch_rollout.h"
 #include "cli_options.h"
 #include "experiments.h"
 #include "jsonl.h"
@@ -262,7 +265,12 @@ int main(int argc, char** argv) {
 
   auto* roll = app.add_subcommand("rollout", "simulate with zero controls and print the state");
   roll->add_option("MODEL", model, "MJCF file")->required();
-  roll->add_option("--steps", steps, "number of steps")->required()->check(CLI::NonNegativeNumber);
+  moreau::cli::BatchOptions batch;
+  roll->add_option("--steps", steps, "number of steps (with --batch: default, the per-step ctrl's length)")
+      ->check(CLI::NonNegativeNumber);
+  roll->add_option("--batch", batch.file,
+                   "JSON lines of initial states (time, qpos, qvel, act, ctrl), one rollout each; - for stdin");
+  roll->add_option("--threads", batch.threads, "threads for --batch (default 1)")->check(CLI::PositiveNumber);
   roll->add_option("--every", every, "print every K steps (default: only the last)")->check(CLI::NonNegativeNumber);
   roll->add_option("--key", key, "start from keyframe I (default: 0 if the model has one)");
   roll->add_flag("--metrics", metrics,
@@ -305,7 +313,24 @@ int main(int argc, char** argv) {
   }
   if (fwd->parsed()) return run_lines(model, o, false, full);
   if (inv->parsed()) return run_lines(model, o, true, false);
-  if (roll->parsed()) return rollout(model, o, steps, every, key, metrics);
+  if (roll->parsed()) {
+    const bool has_steps = roll->count("--steps") > 0;
+    if (roll->count("--batch") > 0) {
+      if (metrics) {
+        std::cerr << "--metrics is not available with --batch\n";
+        return 2;
+      }
+      batch.steps = has_steps ? steps : -1;
+      batch.every = every;
+      batch.key = key;
+      return moreau::cli::batch_rollout(model, o, batch);
+    }
+    if (!has_steps) {
+      std::cerr << "--steps is required (or --batch)\n";
+      return 2;
+    }
+    return rollout(model, o, steps, every, key, metrics);
+  }
   if (exper->parsed()) return experiment(exp_name, exp_model, o, exp_steps, key);
   if (ben->parsed()) return bench(model, o, bench_steps, key);
   if (sim->parsed()) return simulate(sim_model, o, sim_steps);
