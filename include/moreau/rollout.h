@@ -28,6 +28,9 @@
 // sensordata rows what that step computed (the sensors of the state before its integration, as
 // MuJoCo's rollout reports them).
 //
+// T = 0 is allowed: nothing is stepped; warning counts are zero and final_sensordata holds the
+// sensors of the initial states. B = 0 does nothing.
+//
 // Diverging states: a NaN, Inf or huge value in qpos, qvel or qacc (also in an initial state) is
 // handled by step's divergence checks: the Data is reset (reset_data, so that step also runs with
 // zero inputs), the warning is counted, and the rollout continues from the reset state with the
@@ -59,6 +62,11 @@ struct RolloutArgs {
   std::span<double> state;                  // optional: B x T x state_size(m, spec)
   std::span<double> sensordata;             // optional: B x T x nsensordata
   std::span<int> warning;                   // optional: B x kNWarning warning counts per rollout
+  // optional: B x nsensordata, the sensors of the final state. After the last step the position and
+  // velocity stages run on the state it produced (as MuJoCo's mj_step1, or dm_control's step), so
+  // positions, velocities and the position/velocity sensors are those of the final state;
+  // acceleration sensors keep the last step's values. Costs a step1 per rollout.
+  std::span<double> final_sensordata;
 };
 
 // A pool of worker threads that run batches of rollouts of `m`. nthread threads work on a batch:

@@ -89,6 +89,7 @@ void check_rollout_args(const Model& m, const RolloutArgs& a) {
   check_optional("state", a.state.size(), "B x T x nstate", {B, T, nstate});
   check_optional("sensordata", a.sensordata.size(), "B x T x nsensordata", {B, T, m.nsensordata});
   check_optional("warning", a.warning.size(), "B x kNWarning", {B, kNWarning});
+  check_optional("final_sensordata", a.final_sensordata.size(), "B x nsensordata", {B, m.nsensordata});
 }
 
 struct Rollout::Impl {
@@ -177,6 +178,15 @@ struct Rollout::Impl {
       if (!a.state.empty()) get_state(m, d, a.spec, a.state.data() + row * ns);
       if (!a.sensordata.empty()) std::copy_n(d.sensordata.data(), nsens, a.sensordata.data() + row * nsens);
     }
+    if (!a.final_sensordata.empty()) {  // the position and velocity stages of step1, on the final state
+      check_pos(m, d);
+      check_vel(m, d);
+      fwd_position(m, d);
+      sensor_pos(m, d);
+      fwd_velocity(m, d);
+      sensor_vel(m, d);
+      std::copy_n(d.sensordata.data(), nsens, a.final_sensordata.data() + b * nsens);
+    }
     if (!a.warning.empty())
       for (int i = 0; i < kNWarning; ++i) a.warning[static_cast<size_t>(b) * kNWarning + i] = d.warning[i].number;
   }
@@ -193,11 +203,6 @@ struct Rollout::Impl {
       }
     }
     if (a.nbatch == 0) return;
-    if (a.nstep == 0) {
-      std::fill(a.warning.begin(), a.warning.end(), 0);
-      return;
-    }
-
     std::lock_guard<std::mutex> run_lock(run_mutex);
     args = &a;
     models = batch_models;
@@ -261,10 +266,7 @@ const Model& Rollout::model() const { return *impl_->model; }
 void rollout(const Model& m, const RolloutArgs& args, int nthread) {
   if (nthread < 1) throw std::invalid_argument("rollout: nthread is " + std::to_string(nthread) + ", expected >= 1");
   check_rollout_args(m, args);
-  if (args.nbatch == 0 || args.nstep == 0) {
-    std::fill(args.warning.begin(), args.warning.end(), 0);
-    return;
-  }
+  if (args.nbatch == 0) return;
   Rollout pool(m, std::max(1, std::min(nthread, args.nbatch)));
   pool.run(args);
 }
@@ -279,10 +281,6 @@ void rollout(std::span<const Model* const> models, const RolloutArgs& args, int 
   if (models.empty()) return;  // B = 0: no model to check the other arrays against, nothing to do
   if (!models[0]) throw std::invalid_argument("rollout: models[0] is null");
   check_rollout_args(*models[0], args);
-  if (args.nstep == 0) {
-    std::fill(args.warning.begin(), args.warning.end(), 0);
-    return;
-  }
   Rollout pool(*models[0], std::max(1, std::min(nthread, args.nbatch)));
   pool.run(models, args);
 }
