@@ -25,11 +25,9 @@ std::string shape_of(const py::array& a) {
 }
 
 Array as_float64(const char* name, py::handle obj) {
-  try {
-    return Array::ensure(obj);
-  } catch (py::error_already_set&) {
-  }
-  throw py::type_error(std::string("rollout: ") + name + " must be an array of numbers");
+  Array a = Array::ensure(obj);  // null (error cleared) when obj does not convert
+  if (!a) throw py::type_error(std::string("rollout: ") + name + " must be an array of numbers");
+  return a;
 }
 
 // The inputs of one batch, owned (so that the spans stay valid without the GIL).
