@@ -68,11 +68,19 @@ _SPEC = int(_moreau.State.INTEGRATION)
 
 
 class VecEnv:
-    """num_envs copies of one model stepped together; see the module docstring."""
+    """num_envs copies of one model stepped together; see the module docstring.
+
+    model: a moreau.Model, or a task (moreau.tasks), or None with task=. nthread: the pool's
+    threads (default min(num_envs, cores)). frame_skip: engine steps per env step (default the
+    task's, else 1). max_episode_steps: truncation (default the task's, else none).
+    reset_fn(m, d, rng): writes an initial state into d (reset first); default: the reset state
+    with uniform noise of reset_noise_scale on positions (in the tangent space) and velocities."""
 
     def __init__(self, model, num_envs, nthread=None, task=None, frame_skip=None, reward_fn=None,
                  terminated_fn=None, obs_fn=None, max_episode_steps=None, reset_fn=None,
                  reset_noise_scale=0.01):
+        if task is None and hasattr(model, "make_model"):  # VecEnv(moreau.tasks.cheetah_run(), ...)
+            model, task = None, model
         if task is not None:
             if model is None:
                 model = task.make_model()

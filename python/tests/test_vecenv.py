@@ -27,7 +27,7 @@ def test_tolerance_matches_dm_control_definitions():
 
 
 def test_shapes_dtypes_and_spaces():
-    env = moreau.VecEnv(None, 5, nthread=2, task=moreau.tasks.cartpole_swingup())
+    env = moreau.VecEnv(moreau.tasks.cartpole_swingup(), 5, nthread=2)  # a task in the model's place
     m = env.model
     obs, info = env.reset(seed=0)
     dim = m.nq + m.nv + m.nsensordata
