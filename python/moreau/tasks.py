@@ -5,7 +5,8 @@
 Each task loads the dm_control suite model from the shared models folder (../shared/models/
 dm_control beside the repository, or the folder given) and adds the sensors its reward reads
 (xmat zz and xpos z of bodies as framezaxis/framepos sensors of the body frames: the values of
-dm_control's named.data.xmat[..., "zz"] and xpos[..., "z"]). Rewards, initial-state
+dm_control's named.data.xmat[..., "zz"] and xpos[..., "z"]; the cartpole's pole zz is the cosine
+of its hinge angle, computed from qpos). Rewards, initial-state
 distributions, control timesteps (frame_skip) and time limits (max_episode_steps) follow
 dm_control.suite (cartpole.py, cheetah.py, humanoid.py; rewards.tolerance from
 dm_control/utils/rewards.py). Observations are the VecEnv's default (qpos, qvel, sensordata), not
@@ -131,8 +132,7 @@ class CartpoleSwingup(Task):
         self.models_dir = models_dir
 
     def make_model(self):
-        return _load(self.models_dir, "cartpole.xml",
-                     '<framezaxis name="pole_1_zaxis" objtype="xbody" objname="pole_1"/>')
+        return _load(self.models_dir, "cartpole.xml", "")
 
     def reset(self, m, d, rng):
         # cartpole.Balance.initialize_episode with swing_up=True
@@ -143,7 +143,9 @@ class CartpoleSwingup(Task):
 
     def reward(self, env, actions):
         # cartpole.Balance._get_reward(physics, sparse=False), per env
-        pole_angle_cosine = env.sensor("pole_1_zaxis")[:, 2:3]  # xmat['pole_1', 'zz']
+        # xmat['pole_1', 'zz']: the pole turns about the hinge's y axis from upright, so zz is the
+        # cosine of the hinge angle (computed here from qpos; no sensor or extra stage needed)
+        pole_angle_cosine = np.cos(env.qpos[:, 1:])
         cart_position = env.qpos[:, 0]
         angular_vel = env.qvel[:, 1:]
         upright = (pole_angle_cosine + 1) / 2

@@ -12,7 +12,8 @@ integration-state layout (moreau.State.INTEGRATION: time, qpos, qvel, act, warm 
 so an env's trajectory is bitwise that of one Data stepped in a loop with the same controls. (The
 hard-contact solvers' own warm start is not part of that state: with them each env step starts
 their iterations cold.) After the last engine step the position and velocity stages run on the new
-state (as dm_control's step does), so sensors and rewards see the new state.
+state (as dm_control's step does), so sensors and rewards see the new state (only when the model
+has sensors: without, nothing reads those stages).
 
 Shapes and semantics follow gymnasium.vector.VectorEnv (Gymnasium 1.x) without importing it:
   reset(seed=None, options=None) -> (obs, info); seed: an int (env i gets seed + i), a list of
@@ -107,6 +108,8 @@ class VecEnv:
         self._obs_fn = obs_fn
         self._reset_fn = reset_fn
         self._noise = float(reset_noise_scale)
+        # the position and velocity stages on the new state are only needed for its sensors
+        self._final_stage = model.nsensordata > 0
         self._pool = _moreau.Rollout(model, nthread if nthread is not None else min(num_envs, _cores()))
         self._data = _moreau.Data(model)  # for resets only
         m = model
@@ -194,10 +197,14 @@ class VecEnv:
             idx = slice(None)
         if idx is not None:
             x0 = self._state[idx]
-            ctrl = np.repeat(actions[idx][:, None, :], self.frame_skip, axis=1)
-            state, _, final = self._pool.run(x0, ctrl, self.frame_skip, _SPEC, final_sensordata=True)
+            a = actions[idx]
+            ctrl = a[:, None, :] if self.frame_skip == 1 else np.repeat(a[:, None, :], self.frame_skip, axis=1)
+            if self._final_stage:
+                state, _, final = self._pool.run(x0, ctrl, self.frame_skip, _SPEC, final_sensordata=True)
+                self._sens[idx] = final
+            else:
+                state, _ = self._pool.run(x0, ctrl, self.frame_skip, _SPEC)
             self._state[idx] = state[:, -1]
-            self._sens[idx] = final
             self._steps[idx] += 1
         reset_idx = np.flatnonzero(reset)
         if reset_idx.size:
@@ -261,7 +268,7 @@ class VecEnv:
             d.time = 0.0
             self._state[i] = _moreau.get_state(m, d, _SPEC)
             self._steps[i] = 0
-        if len(idx):
+        if len(idx) and self._final_stage:
             # sensors of the reset states: no step, then the position and velocity stages
             _, _, final = self._pool.run(self._state[idx], None, 0, _SPEC, final_sensordata=True)
             self._sens[idx] = final

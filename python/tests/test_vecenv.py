@@ -76,10 +76,9 @@ def test_trajectories_equal_a_data_stepped_in_a_loop(make):
 
 
 def test_task_sensors_are_dm_controls_quantities_of_the_new_state():
-    # the cartpole's pole zz, the humanoid's head z and torso zz, the cheetah's subtree velocity:
+    # the humanoid's head z and torso zz, the cheetah's subtree velocity:
     # equal to xmat/xpos/subtree_linvel of a Data at the new state (after forward)
     for make, checks in [
-        (moreau.tasks.cartpole_swingup, [("pole_1_zaxis", 2, lambda m, d: d.xmat[m.body("pole_1").id, 8])]),
         (moreau.tasks.humanoid_stand, [("head_pos", 2, lambda m, d: d.xpos[m.body("head").id, 2]),
                                        ("torso_zaxis", 2, lambda m, d: d.xmat[m.body("torso").id, 8])]),
         (moreau.tasks.cheetah_run, [("torso_subtreelinvel", 0, lambda m, d: d.subtree_linvel[m.body("torso").id, 0])]),
@@ -95,6 +94,19 @@ def test_task_sensors_are_dm_controls_quantities_of_the_new_state():
             moreau.forward(m, d)
             for name, k, value in checks:
                 assert env.sensor(name)[i, k] == pytest.approx(value(m, d), abs=1e-12), name
+
+
+def test_cartpole_pole_cosine_is_xmat_zz():
+    # the reward's pole_angle_cosine (cos of the hinge angle) is dm_control's xmat['pole_1', 'zz']
+    env = moreau.VecEnv(moreau.tasks.cartpole_swingup(), 3)
+    m = env.model
+    env.reset(seed=2)
+    env.step(np.full((3, 1), 0.5))
+    d = moreau.Data(m)
+    for i in range(3):
+        d.qpos[:] = env.qpos[i]
+        moreau.kinematics(m, d)
+        assert np.cos(env.qpos[i, 1]) == pytest.approx(d.xmat[m.body("pole_1").id, 8], abs=1e-15)
 
 
 def test_cartpole_upright_at_rest_earns_reward_one():
