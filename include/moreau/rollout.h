@@ -65,7 +65,9 @@ struct RolloutArgs {
   // optional: B x nsensordata, the sensors of the final state. After the last step the position and
   // velocity stages run on the state it produced (as MuJoCo's mj_step1, or dm_control's step), so
   // positions, velocities and the position/velocity sensors are those of the final state;
-  // acceleration sensors keep the last step's values. Costs a step1 per rollout.
+  // acceleration sensors keep the last step's values. Costs a step1 per rollout. The position
+  // stage renormalizes quaternions in qpos (as the next step would): the last state row is the
+  // state after this pass.
   std::span<double> final_sensordata;
 };
 
@@ -98,6 +100,14 @@ class Rollout {
   // from its previous rollout's in this batch (outside the step loop; consecutive rollouts of one
   // model share it). Passing the pool's own model uses the pool's Datas.
   void run(std::span<const Model* const> models, const RolloutArgs& args);
+
+  // Persistent simulations (vectorized environments): datas[b] (made from the pool's model)
+  // advances args.nstep steps from its own state, without reset_data or set_state, its inputs set
+  // before each step from the per-step arrays as in run(); args.initial_state must be empty, the
+  // outputs are those of run(), warning counts being those added during this call. Each Data keeps
+  // everything between calls (the hard-contact solvers' warm start too), so the result is bitwise
+  // a loop of step on each Data, whatever the thread count. A Data must not be in two batches at once.
+  void step(std::span<Data* const> datas, const RolloutArgs& args);
 
   int nthread() const;
   const Model& model() const;

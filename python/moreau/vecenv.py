@@ -7,11 +7,10 @@
         obs, reward, terminated, truncated, info = env.step(actions)
 
 The physics of one env step (frame_skip engine steps for every env) runs in C++ on moreau.Rollout's
-threads with the GIL released; the state of every env is carried from step to step in the
-integration-state layout (moreau.State.INTEGRATION: time, qpos, qvel, act, warm start and inputs),
-so an env's trajectory is bitwise that of one Data stepped in a loop with the same controls. (The
-hard-contact solvers' own warm start is not part of that state: with them each env step starts
-their iterations cold.) After the last engine step the position and velocity stages run on the new
+threads with the GIL released. Each env is a Data of its own (moreau.EnvBatch) that keeps its whole
+state between calls, so an env's trajectory is bitwise that of one Data stepped in a loop with the
+same controls, whichever thread steps it. After the last engine step the position and velocity
+stages run on the new
 state (as dm_control's step does), so sensors and rewards see the new state (only when the model
 has sensors: without, nothing reads those stages).
 
@@ -65,7 +64,8 @@ class Box:
         return f"Box({self.shape}, {self.dtype})"
 
 
-_SPEC = int(_moreau.State.INTEGRATION)
+_SPEC = int(_moreau.State.INTEGRATION)  # what a reset sets
+_FULL = int(_moreau.State.FULL_PHYSICS)
 
 
 class VecEnv:
@@ -112,10 +112,10 @@ class VecEnv:
         self._final_stage = model.nsensordata > 0
         self._pool = _moreau.Rollout(model, nthread if nthread is not None else min(num_envs, _cores()))
         self._data = _moreau.Data(model)  # for resets only
+        self._envs = _moreau.EnvBatch(model, num_envs)
         m = model
         self._nq, self._nv, self._nu = m.nq, m.nv, m.nu
-        self._nstate = _moreau.state_size(m, _SPEC)
-        self._state = np.zeros((num_envs, self._nstate))
+        self._state = np.zeros((num_envs, _moreau.state_size(m, _FULL)))  # time, qpos, qvel, act
         self._sens = np.zeros((num_envs, m.nsensordata))
         self._steps = np.zeros(num_envs, dtype=np.int64)
         self._autoreset = np.zeros(num_envs, dtype=bool)
@@ -153,6 +153,14 @@ class VecEnv:
     @property
     def sensordata(self):
         return self._sens
+
+    def get_state(self, spec=_moreau.State.FULL_PHYSICS):
+        """The (num_envs, state_size(spec)) states of the envs (moreau.get_state layout)."""
+        spec = int(spec)
+        out = np.empty((self.num_envs, _moreau.state_size(self.model, spec)))
+        for i in range(self.num_envs):
+            out[i] = self._envs.get_state(i, spec)
+        return out
 
     def sensor(self, name):
         """The (num_envs, dim) values of the sensor `name` at the new state."""
@@ -196,14 +204,12 @@ class VecEnv:
         else:
             idx = slice(None)
         if idx is not None:
-            x0 = self._state[idx]
             a = actions[idx]
             ctrl = a[:, None, :] if self.frame_skip == 1 else np.repeat(a[:, None, :], self.frame_skip, axis=1)
+            index = None if isinstance(idx, slice) else idx.tolist()
+            state, final = self._envs.step(self._pool, ctrl, self.frame_skip, _FULL, self._final_stage, index)
             if self._final_stage:
-                state, _, final = self._pool.run(x0, ctrl, self.frame_skip, _SPEC, final_sensordata=True)
                 self._sens[idx] = final
-            else:
-                state, _ = self._pool.run(x0, ctrl, self.frame_skip, _SPEC)
             self._state[idx] = state[:, -1]
             self._steps[idx] += 1
         reset_idx = np.flatnonzero(reset)
@@ -266,11 +272,12 @@ class VecEnv:
                 d.qpos[:] = qpos
                 d.qvel[:] += rng.uniform(-self._noise, self._noise, m.nv)
             d.time = 0.0
-            self._state[i] = _moreau.get_state(m, d, _SPEC)
+            self._envs.set_state(int(i), _moreau.get_state(m, d, _SPEC), _SPEC)
+            self._state[i] = _moreau.get_state(m, d, _FULL)
             self._steps[i] = 0
         if len(idx) and self._final_stage:
             # sensors of the reset states: no step, then the position and velocity stages
-            _, _, final = self._pool.run(self._state[idx], None, 0, _SPEC, final_sensordata=True)
+            _, final = self._envs.step(self._pool, None, 0, _FULL, True, [int(i) for i in idx])
             self._sens[idx] = final
 
 

@@ -185,9 +185,101 @@ is the state after step t+1, sensordata row t what that step computed. A NaN/Inf
 by the engine's divergence check and counted in warnings (rows: what the steps produced). The result
 is bitwise the serial loop's, for any thread count. The GIL is released while the rollouts run.)doc";
 
+// Persistent Datas for Rollout.step (VecEnv's environments).
+struct EnvBatch {
+  std::shared_ptr<Model> model;
+  std::vector<Data> datas;
+
+  Data& at(long long i) {
+    if (i < 0 || i >= static_cast<long long>(datas.size()))
+      throw py::index_error("EnvBatch: index " + std::to_string(i) + " out of range [0, " +
+                            std::to_string(datas.size()) + ")");
+    return datas[i];
+  }
+};
+
 }  // namespace
 
 void bind_rollout(py::module_& mod) {
+  py::class_<EnvBatch>(mod, "EnvBatch", R"doc(n persistent Datas of one Model, stepped together in place by a moreau.Rollout pool
+(Rollout.step in C++): each keeps its whole state between calls, so env i's trajectory is bitwise a
+loop of step on one Data. The state of moreau.VecEnv's environments.)doc")
+      .def(py::init([](std::shared_ptr<Model> m, int n) {
+             if (n < 0) throw py::value_error("EnvBatch: n is " + std::to_string(n) + ", expected >= 0");
+             auto e = std::make_unique<EnvBatch>();
+             e->model = m;
+             e->datas.reserve(n);
+             for (int i = 0; i < n; ++i) e->datas.push_back(make_data(*m));
+             return e;
+           }),
+           py::arg("m"), py::arg("n"))
+      .def("__len__", [](const EnvBatch& e) { return e.datas.size(); })
+      .def(
+          "set_state",
+          [](EnvBatch& e, long long i, py::handle state, long long spec) {
+            Data& d = e.at(i);
+            if (spec < 0 || spec >= (1ll << kNState)) throw py::value_error("EnvBatch.set_state: bad spec");
+            const unsigned sp = static_cast<unsigned>(spec);
+            const int n = state_size(*e.model, sp);
+            std::vector<double> buf(n);
+            assign("EnvBatch.set_state: state", buf.data(), {n}, state);
+            reset_data(*e.model, d);
+            set_state(*e.model, d, sp, buf.data());
+          },
+          py::arg("i"), py::arg("state"), py::arg("spec"),
+          "Reset Data i (reset_data), then set the components of spec from state.")
+      .def(
+          "get_state",
+          [](EnvBatch& e, long long i, long long spec) {
+            const unsigned sp = static_cast<unsigned>(spec);
+            py::array_t<double> out(state_size(*e.model, sp));
+            get_state(*e.model, e.at(i), sp, out.mutable_data());
+            return out;
+          },
+          py::arg("i"), py::arg("spec"), "The components of spec of Data i.")
+      .def(
+          "step",
+          [](EnvBatch& e, PyRollout& pool, py::handle control, long long nstep, long long spec, bool final_sensordata,
+             py::handle index) {
+            Rollout& r = pool.get();
+            if (pool.model.get() != e.model.get()) throw py::value_error("EnvBatch.step: the pool is for another Model");
+            std::vector<Data*> ptrs;
+            if (index.is_none()) {
+              for (Data& d : e.datas) ptrs.push_back(&d);
+            } else {
+              for (py::handle h : index) ptrs.push_back(&e.at(h.cast<long long>()));
+            }
+            const py::ssize_t B = static_cast<py::ssize_t>(ptrs.size());
+            if (nstep < 0) throw py::value_error("EnvBatch.step: nstep is " + std::to_string(nstep) + ", expected >= 0");
+            const py::ssize_t T = static_cast<py::ssize_t>(nstep);
+            const Model& m = *e.model;
+            Array ctrl = per_step("control", control, B, T, m.nu, "nu");
+            const unsigned sp = static_cast<unsigned>(spec);
+            const py::ssize_t ns = state_size(m, sp);
+            py::array_t<double> state({B, T, ns});
+            py::object final = py::none();
+            RolloutArgs a;
+            a.nbatch = static_cast<int>(B);
+            a.nstep = static_cast<int>(T);
+            a.spec = sp;
+            if (ctrl) a.ctrl = {ctrl.data(), static_cast<size_t>(ctrl.size())};
+            a.state = {state.mutable_data(), static_cast<size_t>(state.size())};
+            if (final_sensordata) {
+              py::array_t<double> f({B, static_cast<py::ssize_t>(m.nsensordata)});
+              a.final_sensordata = {f.mutable_data(), static_cast<size_t>(f.size())};
+              final = f;
+            }
+            {
+              py::gil_scoped_release nogil;
+              r.step(ptrs, a);
+            }
+            return py::make_tuple(state, final);
+          },
+          py::arg("pool"), py::arg("control"), py::arg("nstep"), py::arg("spec"), py::arg("final_sensordata") = false,
+          py::arg("index") = py::none(),
+          "Advance the Datas (or those of index) nstep steps in place on the pool's threads; control (B, T, nu)\n"
+          "or None. Returns (state rows (B, T, nstate of spec), final sensors (B, nsensordata) or None).");
+
   py::class_<PyRollout>(mod, "Rollout", R"doc(A persistent pool of nthread worker threads, each with its own Data made once, for repeated
 batches of rollouts of one Model (moreau/rollout.h): run() starts no thread and makes no Data.
 Use as a context manager or call close(); the pool keeps its Model alive.)doc")

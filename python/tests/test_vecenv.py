@@ -51,7 +51,8 @@ def test_shapes_dtypes_and_spaces():
 @pytest.mark.parametrize("make", [moreau.tasks.cartpole_swingup, moreau.tasks.humanoid_stand])
 def test_trajectories_equal_a_data_stepped_in_a_loop(make):
     # each env's state after every env step is bitwise that of one Data stepped frame_skip times per
-    # action from the same start (thread counts 1 and 3)
+    # action from the same start (thread counts 1 and 3), with step1 after the reset and after each
+    # env step when the model has sensors (VecEnv's final stage, dm_control's call sequence)
     task = make()
     rng = np.random.default_rng(1)
     for nthread in (1, 3):
@@ -59,10 +60,13 @@ def test_trajectories_equal_a_data_stepped_in_a_loop(make):
         m = env.model
         env.reset(seed=3)
         datas = []
+        x0 = env.get_state(INTEGRATION)
+        assert np.array_equal(x0[:, 1:1 + m.nq], env.qpos)
         for i in range(4):
             d = moreau.Data(m)
-            moreau.set_state(m, d, np.r_[env.time[i], env.qpos[i], env.qvel[i], np.zeros(
-                moreau.state_size(m, INTEGRATION) - 1 - m.nq - m.nv)], INTEGRATION)
+            moreau.set_state(m, d, x0[i], INTEGRATION)
+            if m.nsensordata:
+                moreau.step1(m, d)
             datas.append(d)
         for _ in range(6):
             a = rng.uniform(-1, 1, (4, m.nu))
@@ -70,6 +74,9 @@ def test_trajectories_equal_a_data_stepped_in_a_loop(make):
             for i, d in enumerate(datas):
                 d.ctrl[:] = a[i]
                 moreau.step(m, d, nstep=env.frame_skip)
+                if m.nsensordata:
+                    moreau.step1(m, d)
+                    assert np.array_equal(env.sensordata[i], d.sensordata)
                 assert np.array_equal(env.qpos[i], d.qpos) and np.array_equal(env.qvel[i], d.qvel)
                 assert np.array_equal(obs[i, :m.nq], d.qpos)
         env.close()

@@ -9,6 +9,7 @@
 #include "moreau/rollout.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
@@ -73,16 +74,28 @@ void check_same_sizes(const Model& ref, const Model& m, size_t index) {
                                   " (the batch's models must have the same sizes)");
 }
 
+void check_args(const Model& m, const RolloutArgs& a, bool in_place);
+
 }  // namespace
 
-void check_rollout_args(const Model& m, const RolloutArgs& a) {
+void check_rollout_args(const Model& m, const RolloutArgs& a) { check_args(m, a, false); }
+
+namespace {
+// in_place: Rollout::step's batches, which take no initial states.
+void check_args(const Model& m, const RolloutArgs& a, bool in_place) {
   if (a.nbatch < 0)
     throw std::invalid_argument("rollout: nbatch is " + std::to_string(a.nbatch) + ", expected >= 0");
   if (a.nstep < 0)
     throw std::invalid_argument("rollout: nstep is " + std::to_string(a.nstep) + ", expected >= 0");
   const long long B = a.nbatch, T = a.nstep;
   const long long nstate = state_size(m, a.spec);  // throws for unknown spec bits
-  check_size("initial_state", a.initial_state.size(), "B x nstate", {B, nstate});
+  if (in_place) {
+    if (!a.initial_state.empty())
+      throw std::invalid_argument("rollout: initial_state has " + std::to_string(a.initial_state.size()) +
+                                  " values, expected none (Rollout::step continues the Datas' own states)");
+  } else {
+    check_size("initial_state", a.initial_state.size(), "B x nstate", {B, nstate});
+  }
   check_optional("ctrl", a.ctrl.size(), "B x T x nu", {B, T, m.nu});
   check_optional("qfrc_applied", a.qfrc_applied.size(), "B x T x nv", {B, T, m.nv});
   check_optional("xfrc_applied", a.xfrc_applied.size(), "B x T x 6*nbody", {B, T, 6LL * m.nbody});
@@ -91,6 +104,7 @@ void check_rollout_args(const Model& m, const RolloutArgs& a) {
   check_optional("warning", a.warning.size(), "B x kNWarning", {B, kNWarning});
   check_optional("final_sensordata", a.final_sensordata.size(), "B x nsensordata", {B, m.nsensordata});
 }
+}  // namespace
 
 struct Rollout::Impl {
   const Model* model;
@@ -112,6 +126,7 @@ struct Rollout::Impl {
   // The current batch (written by run() before the generation changes).
   const RolloutArgs* args = nullptr;
   std::span<const Model* const> models;
+  std::span<Data* const> in_place;  // Rollout::step: the Datas to continue (empty: run)
   int nstate = 0;
   std::atomic<int> next{0};
   std::atomic<bool> failed{false};
@@ -163,18 +178,24 @@ struct Rollout::Impl {
   void run_one(int w, int b) {
     const RolloutArgs& a = *args;
     const Model& m = models.empty() ? *model : *models[b];
-    Data& d = data_for(w, m);
+    const bool continuing = !in_place.empty();
+    Data& d = continuing ? *in_place[b] : data_for(w, m);
     const size_t T = a.nstep, nu = m.nu, nv = m.nv, nx = 6 * static_cast<size_t>(m.nbody);
     const size_t ns = nstate, nsens = m.nsensordata;
-    reset_data(m, d);
-    d.control_callback = nullptr;
-    set_state(m, d, a.spec, a.initial_state.data() + b * ns);
+    std::array<int, kNWarning> warnings_before{};
+    if (continuing) {
+      for (int i = 0; i < kNWarning; ++i) warnings_before[i] = d.warning[i].number;
+    } else {
+      reset_data(m, d);
+      d.control_callback = nullptr;
+      set_state(m, d, a.spec, a.initial_state.data() + b * ns);
+    }
     for (size_t t = 0; t < T; ++t) {
       const size_t row = b * T + t;
       if (!a.ctrl.empty()) std::copy_n(a.ctrl.data() + row * nu, nu, d.ctrl.data());
       if (!a.qfrc_applied.empty()) std::copy_n(a.qfrc_applied.data() + row * nv, nv, d.qfrc_applied.data());
       if (!a.xfrc_applied.empty()) std::copy_n(a.xfrc_applied.data() + row * nx, nx, d.xfrc_applied.data());
-      step(m, d);
+      moreau::step(m, d);
       if (!a.state.empty()) get_state(m, d, a.spec, a.state.data() + row * ns);
       if (!a.sensordata.empty()) std::copy_n(d.sensordata.data(), nsens, a.sensordata.data() + row * nsens);
     }
@@ -186,13 +207,30 @@ struct Rollout::Impl {
       fwd_velocity(m, d);
       sensor_vel(m, d);
       std::copy_n(d.sensordata.data(), nsens, a.final_sensordata.data() + b * nsens);
+      // the position stage renormalizes quaternions in qpos: the last row is the state it left
+      if (!a.state.empty() && T > 0) get_state(m, d, a.spec, a.state.data() + (b * T + T - 1) * ns);
     }
     if (!a.warning.empty())
-      for (int i = 0; i < kNWarning; ++i) a.warning[static_cast<size_t>(b) * kNWarning + i] = d.warning[i].number;
+      for (int i = 0; i < kNWarning; ++i)
+        a.warning[static_cast<size_t>(b) * kNWarning + i] = d.warning[i].number - warnings_before[i];
   }
 
-  void run_batch(std::span<const Model* const> batch_models, const RolloutArgs& a) {
-    check_rollout_args(*model, a);
+  void run_batch(std::span<const Model* const> batch_models, const RolloutArgs& a, bool step_datas = false,
+                 std::span<Data* const> datas = {}) {
+    check_args(*model, a, step_datas);
+    if (step_datas) {
+      if (datas.size() != static_cast<size_t>(a.nbatch))
+        throw std::invalid_argument("rollout: " + std::to_string(datas.size()) + " Datas for nbatch = " +
+                                    std::to_string(a.nbatch) + ", expected one per rollout");
+      for (size_t i = 0; i < datas.size(); ++i) {
+        if (!datas[i]) throw std::invalid_argument("rollout: datas[" + std::to_string(i) + "] is null");
+        if (datas[i]->qpos.size() != static_cast<size_t>(model->nq) ||
+            datas[i]->qvel.size() != static_cast<size_t>(model->nv) ||
+            datas[i]->sensordata.size() != static_cast<size_t>(model->nsensordata) ||
+            datas[i]->xpos.size() != 3 * static_cast<size_t>(model->nbody))
+          throw std::invalid_argument("rollout: datas[" + std::to_string(i) + "] was not made for the pool's model");
+      }
+    }
     if (!batch_models.empty()) {
       if (batch_models.size() != static_cast<size_t>(a.nbatch))
         throw std::invalid_argument("rollout: " + std::to_string(batch_models.size()) + " models for " +
@@ -206,6 +244,7 @@ struct Rollout::Impl {
     std::lock_guard<std::mutex> run_lock(run_mutex);
     args = &a;
     models = batch_models;
+    in_place = datas;
     nstate = state_size(*model, a.spec);
     next = 0;
     failed = false;
@@ -226,6 +265,7 @@ struct Rollout::Impl {
     }
     args = nullptr;
     models = {};
+    in_place = {};
     if (error) std::rethrow_exception(error);
   }
 };
@@ -252,6 +292,10 @@ Rollout::~Rollout() {
 }
 
 void Rollout::run(const RolloutArgs& args) { impl_->run_batch({}, args); }
+
+void Rollout::step(std::span<Data* const> datas, const RolloutArgs& args) {
+  impl_->run_batch({}, args, true, datas);
+}
 
 void Rollout::run(std::span<const Model* const> models, const RolloutArgs& args) {
   if (models.empty() && args.nbatch > 0)

@@ -392,3 +392,60 @@ TEST(Rollout, AnExceptionInOneRolloutReachesTheCallerAndThePoolGoesOn) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Rollout, StepContinuesPersistentDatasInPlace) {
+  // Rollout::step: each Data continues from its own state (no reset): three calls of 10 steps equal
+  // 30 steps of a loop on copies, bitwise, for 1..3 threads; warning counts are those of the call
+  const moreau::Model m = moreau::load_model(kHumanoid);
+  const Batch b = make_batch(m, 5, 10, moreau::kStateFullPhysics, 10);
+  const size_t ns = moreau::state_size(m, b.spec);
+  for (int nthread = 1; nthread <= 3; ++nthread) {
+    SCOPED_TRACE("nthread " + std::to_string(nthread));
+    std::vector<moreau::Data> envs, loop;
+    for (int i = 0; i < b.B; ++i) {
+      envs.push_back(moreau::make_data(m));
+      moreau::set_state(m, envs.back(), b.spec, b.x0.data() + i * ns);
+      loop.push_back(moreau::make_data(m));
+      moreau::set_state(m, loop.back(), b.spec, b.x0.data() + i * ns);
+    }
+    std::vector<moreau::Data*> ptrs;
+    for (auto& d : envs) ptrs.push_back(&d);
+    moreau::Rollout pool(m, nthread);
+    for (int call = 0; call < 3; ++call) {
+      Result r;
+      moreau::RolloutArgs a = args_of(m, b, r);
+      a.initial_state = {};
+      pool.step(ptrs, a);
+      for (int i = 0; i < b.B; ++i) {
+        for (int t = 0; t < b.T; ++t) {
+          const size_t row = static_cast<size_t>(i) * b.T + t;
+          std::copy_n(b.ctrl.data() + row * m.nu, m.nu, loop[i].ctrl.data());
+          std::copy_n(b.qfrc.data() + row * m.nv, m.nv, loop[i].qfrc_applied.data());
+          moreau::step(m, loop[i]);
+          const std::vector<double> want = moreau::get_state(m, loop[i], b.spec);
+          ASSERT_TRUE(same_bits(want, std::vector<double>(r.state.begin() + row * ns, r.state.begin() + (row + 1) * ns)))
+              << "call " << call << " env " << i << " step " << t;
+        }
+        EXPECT_TRUE(same_bits(loop[i].qpos, envs[i].qpos));
+        EXPECT_TRUE(same_bits(loop[i].qacc_warmstart, envs[i].qacc_warmstart));
+      }
+      EXPECT_EQ(r.warning, std::vector<int>(b.B * moreau::kNWarning, 0));
+    }
+  }
+  // no initial states in this mode, one Data per rollout
+  moreau::Rollout pool(m, 2);
+  std::vector<moreau::Data> envs(2);
+  for (auto& d : envs) d = moreau::make_data(m);
+  std::vector<moreau::Data*> two = {&envs[0], &envs[1]};
+  Result r;
+  moreau::RolloutArgs a = args_of(m, make_batch(m, 2, 3, moreau::kStateFullPhysics, 11), r);
+  EXPECT_NE(invalid_argument_of([&] { pool.step(two, a); }).find("expected none (Rollout::step"), std::string::npos);
+  a.initial_state = {};
+  const std::vector<moreau::Data*> one = {&envs[0]};
+  EXPECT_NE(invalid_argument_of([&] { pool.step(one, a); }).find("1 Datas for nbatch = 2"), std::string::npos);
+  EXPECT_NO_THROW(pool.step(two, a));
+}
+
+}  // namespace
