@@ -756,6 +756,25 @@ Members:
     @property
     def value(self) -> int: ...
 
+class EnvBatch:
+    """n persistent Datas of one Model, stepped together in place by a moreau.Rollout pool
+(Rollout.step in C++): each keeps its whole state between calls, so env i's trajectory is bitwise a
+loop of step on one Data. The state of moreau.VecEnv's environments."""
+    def __init__(self, m: Model, n: int) -> None:
+        ...
+    def __len__(self) -> int:
+        ...
+    def get_state(self, i: int, spec: int) -> numpy.ndarray:
+        """The components of spec of Data i."""
+        ...
+    def set_state(self, i: int, state: typing.Any, spec: int) -> None:
+        """Reset Data i (reset_data), then set the components of spec from state."""
+        ...
+    def step(self, pool: Rollout, control: typing.Any, nstep: int, spec: int, final_sensordata: bool = False, index: typing.Any = None) -> tuple:
+        """Advance the Datas (or those of index) nstep steps in place on the pool's threads; control (B, T, nu)
+or None. Returns (state rows (B, T, nstate of spec), final sensors (B, nsensordata) or None)."""
+        ...
+
 class GeomType:
     """Geom types (Model.geom_type).
 

@@ -201,6 +201,81 @@ struct EnvBatch {
 }  // namespace
 
 void bind_rollout(py::module_& mod) {
+  py::class_<PyRollout>(mod, "Rollout", R"doc(A persistent pool of nthread worker threads, each with its own Data made once, for repeated
+batches of rollouts of one Model (moreau/rollout.h): run() starts no thread and makes no Data.
+Use as a context manager or call close(); the pool keeps its Model alive.)doc")
+      .def(py::init([](std::shared_ptr<Model> m, std::optional<int> nthread) {
+             auto r = std::make_unique<PyRollout>();
+             const int n = default_threads(nthread, std::numeric_limits<int>::max());
+             r->model = m;
+             r->pool = std::make_unique<Rollout>(*m, n);
+             return r;
+           }),
+           py::arg("m"), py::arg("nthread") = py::none(),
+           "A pool for model m with nthread threads (default: the number of cores).")
+      .def(
+          "run",
+          [](PyRollout& self, py::handle initial_state, py::handle control, std::optional<long long> nstep,
+             long long state_spec, bool sensordata, py::handle qfrc_applied, py::handle xfrc_applied,
+             py::handle models, bool warnings, bool final_sensordata) {
+            Rollout& pool = self.get();
+            Batch batch = prepare(*self.model, models, initial_state, control, nstep, state_spec, qfrc_applied,
+                                  xfrc_applied);
+            return execute(*self.model, pool, batch, sensordata, warnings, final_sensordata);
+          },
+          py::arg("initial_state"), py::arg("control") = py::none(), py::arg("nstep") = py::none(),
+          py::arg("state_spec") = static_cast<long long>(kStateFullPhysics), py::arg("sensordata") = false,
+          py::arg("qfrc_applied") = py::none(), py::arg("xfrc_applied") = py::none(), py::arg("models") = py::none(),
+          py::arg("warnings") = false, py::arg("final_sensordata") = false, kRunDoc)
+      .def("close", &PyRollout::close, "Stop the worker threads and free the Datas (idempotent).")
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PyRollout& self, py::args) { self.close(); })
+      .def_property_readonly("nthread", [](PyRollout& self) { return self.get().nthread(); })
+      .def_property_readonly("model", [](PyRollout& self) { return self.model; })
+      .def_property_readonly("closed", [](PyRollout& self) { return !self.pool; });
+  // __call__ is run
+  mod.attr("Rollout").attr("__call__") = mod.attr("Rollout").attr("run");
+
+  mod.def(
+      "rollout",
+      [](py::handle model_or_models, py::handle initial_state, py::handle control, std::optional<long long> nstep,
+         std::optional<int> nthread, long long state_spec, bool sensordata, py::handle qfrc_applied,
+         py::handle xfrc_applied, bool warnings, bool final_sensordata) {
+        std::shared_ptr<Model> m;
+        py::handle models = py::none();
+        if (py::isinstance<Model>(model_or_models)) {
+          m = model_or_models.cast<std::shared_ptr<Model>>();
+        } else {
+          models = model_or_models;
+          py::sequence seq = py::reinterpret_borrow<py::sequence>(model_or_models);
+          if (!py::isinstance<py::sequence>(model_or_models) || py::len(seq) == 0 || !py::isinstance<Model>(seq[0]))
+            throw py::type_error("rollout: the first argument must be a moreau.Model or a non-empty sequence of them");
+          m = seq[0].cast<std::shared_ptr<Model>>();
+        }
+        Batch batch = prepare(*m, models, initial_state, control, nstep, state_spec, qfrc_applied, xfrc_applied);
+        const int n = default_threads(nthread, batch.args.nbatch);
+        std::unique_ptr<Rollout> pool;
+        {
+          py::gil_scoped_release nogil;
+          pool = std::make_unique<Rollout>(*m, n);
+        }
+        py::tuple result = execute(*m, *pool, batch, sensordata, warnings, final_sensordata);
+        {
+          py::gil_scoped_release nogil;
+          pool.reset();
+        }
+        return result;
+      },
+      py::arg("model_or_models"), py::arg("initial_state"), py::arg("control") = py::none(),
+      py::arg("nstep") = py::none(), py::arg("nthread") = py::none(),
+      py::arg("state_spec") = static_cast<long long>(kStateFullPhysics), py::arg("sensordata") = false,
+      py::arg("qfrc_applied") = py::none(), py::arg("xfrc_applied") = py::none(), py::arg("warnings") = false,
+      py::arg("final_sensordata") = false,
+      (std::string("Batch rollouts of one Model (or one per rollout: a sequence of B Models of the same sizes) on\n"
+                   "nthread threads (default: min(B, cores)); a pool made for this call. For repeated calls use\n"
+                   "moreau.Rollout. ") +
+       kRunDoc)
+          .c_str());
   py::class_<EnvBatch>(mod, "EnvBatch", R"doc(n persistent Datas of one Model, stepped together in place by a moreau.Rollout pool
 (Rollout.step in C++): each keeps its whole state between calls, so env i's trajectory is bitwise a
 loop of step on one Data. The state of moreau.VecEnv's environments.)doc")
@@ -280,81 +355,6 @@ loop of step on one Data. The state of moreau.VecEnv's environments.)doc")
           "Advance the Datas (or those of index) nstep steps in place on the pool's threads; control (B, T, nu)\n"
           "or None. Returns (state rows (B, T, nstate of spec), final sensors (B, nsensordata) or None).");
 
-  py::class_<PyRollout>(mod, "Rollout", R"doc(A persistent pool of nthread worker threads, each with its own Data made once, for repeated
-batches of rollouts of one Model (moreau/rollout.h): run() starts no thread and makes no Data.
-Use as a context manager or call close(); the pool keeps its Model alive.)doc")
-      .def(py::init([](std::shared_ptr<Model> m, std::optional<int> nthread) {
-             auto r = std::make_unique<PyRollout>();
-             const int n = default_threads(nthread, std::numeric_limits<int>::max());
-             r->model = m;
-             r->pool = std::make_unique<Rollout>(*m, n);
-             return r;
-           }),
-           py::arg("m"), py::arg("nthread") = py::none(),
-           "A pool for model m with nthread threads (default: the number of cores).")
-      .def(
-          "run",
-          [](PyRollout& self, py::handle initial_state, py::handle control, std::optional<long long> nstep,
-             long long state_spec, bool sensordata, py::handle qfrc_applied, py::handle xfrc_applied,
-             py::handle models, bool warnings, bool final_sensordata) {
-            Rollout& pool = self.get();
-            Batch batch = prepare(*self.model, models, initial_state, control, nstep, state_spec, qfrc_applied,
-                                  xfrc_applied);
-            return execute(*self.model, pool, batch, sensordata, warnings, final_sensordata);
-          },
-          py::arg("initial_state"), py::arg("control") = py::none(), py::arg("nstep") = py::none(),
-          py::arg("state_spec") = static_cast<long long>(kStateFullPhysics), py::arg("sensordata") = false,
-          py::arg("qfrc_applied") = py::none(), py::arg("xfrc_applied") = py::none(), py::arg("models") = py::none(),
-          py::arg("warnings") = false, py::arg("final_sensordata") = false, kRunDoc)
-      .def("close", &PyRollout::close, "Stop the worker threads and free the Datas (idempotent).")
-      .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__", [](PyRollout& self, py::args) { self.close(); })
-      .def_property_readonly("nthread", [](PyRollout& self) { return self.get().nthread(); })
-      .def_property_readonly("model", [](PyRollout& self) { return self.model; })
-      .def_property_readonly("closed", [](PyRollout& self) { return !self.pool; });
-  // __call__ is run
-  mod.attr("Rollout").attr("__call__") = mod.attr("Rollout").attr("run");
-
-  mod.def(
-      "rollout",
-      [](py::handle model_or_models, py::handle initial_state, py::handle control, std::optional<long long> nstep,
-         std::optional<int> nthread, long long state_spec, bool sensordata, py::handle qfrc_applied,
-         py::handle xfrc_applied, bool warnings, bool final_sensordata) {
-        std::shared_ptr<Model> m;
-        py::handle models = py::none();
-        if (py::isinstance<Model>(model_or_models)) {
-          m = model_or_models.cast<std::shared_ptr<Model>>();
-        } else {
-          models = model_or_models;
-          py::sequence seq = py::reinterpret_borrow<py::sequence>(model_or_models);
-          if (!py::isinstance<py::sequence>(model_or_models) || py::len(seq) == 0 || !py::isinstance<Model>(seq[0]))
-            throw py::type_error("rollout: the first argument must be a moreau.Model or a non-empty sequence of them");
-          m = seq[0].cast<std::shared_ptr<Model>>();
-        }
-        Batch batch = prepare(*m, models, initial_state, control, nstep, state_spec, qfrc_applied, xfrc_applied);
-        const int n = default_threads(nthread, batch.args.nbatch);
-        std::unique_ptr<Rollout> pool;
-        {
-          py::gil_scoped_release nogil;
-          pool = std::make_unique<Rollout>(*m, n);
-        }
-        py::tuple result = execute(*m, *pool, batch, sensordata, warnings, final_sensordata);
-        {
-          py::gil_scoped_release nogil;
-          pool.reset();
-        }
-        return result;
-      },
-      py::arg("model_or_models"), py::arg("initial_state"), py::arg("control") = py::none(),
-      py::arg("nstep") = py::none(), py::arg("nthread") = py::none(),
-      py::arg("state_spec") = static_cast<long long>(kStateFullPhysics), py::arg("sensordata") = false,
-      py::arg("qfrc_applied") = py::none(), py::arg("xfrc_applied") = py::none(), py::arg("warnings") = false,
-      py::arg("final_sensordata") = false,
-      (std::string("Batch rollouts of one Model (or one per rollout: a sequence of B Models of the same sizes) on\n"
-                   "nthread threads (default: min(B, cores)); a pool made for this call. For repeated calls use\n"
-                   "moreau.Rollout. ") +
-       kRunDoc)
-          .c_str());
 }
 
 }  // namespace moreau::python
