@@ -36,7 +36,7 @@ case "${1:-}" in
     cmake -S . -B build-tsan "${FLAGS[@]}" -DMOREAU_TSAN=ON -DMOREAU_DIFFERENTIAL=OFF >/dev/null
     cmake --build build-tsan -j"$JOBS" --target moreau_thread_tests
     TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
-      build-tsan/tests/moreau_thread_tests --gtest_filter='Robustness.ParallelRolloutsShareOneModel:Rollout.HumanoidContacts*:Rollout.PerRolloutModels*:Rollout.NanInitialState*:Rollout.BadArguments*:Rollout.EmptyBatch*:Rollout.AnException*'
+      build-tsan/tests/moreau_thread_tests --gtest_filter='Robustness.ParallelRolloutsShareOneModel:Rollout.HumanoidContacts*:Rollout.PerRolloutModels*:Rollout.NanInitialState*:Rollout.BadArguments*:Rollout.EmptyBatch*:Rollout.AnException*:Rollout.StepContinues*'
     ;;
   *)
     echo "usage: scripts/sanitize.sh configure|build|test|tsan" >&2
