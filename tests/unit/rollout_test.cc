@@ -440,7 +440,8 @@ TEST(Rollout, StepContinuesPersistentDatasInPlace) {
   for (auto& d : envs) d = moreau::make_data(m);
   std::vector<moreau::Data*> two = {&envs[0], &envs[1]};
   Result r;
-  moreau::RolloutArgs a = args_of(m, make_batch(m, 2, 3, moreau::kStateFullPhysics, 11), r);
+  const Batch small = make_batch(m, 2, 3, moreau::kStateFullPhysics, 11);  // outlives the spans of a
+  moreau::RolloutArgs a = args_of(m, small, r);
   EXPECT_NE(invalid_argument_of([&] { pool.step(two, a); }).find("expected none (Rollout::step"), std::string::npos);
   a.initial_state = {};
   const std::vector<moreau::Data*> one = {&envs[0]};
