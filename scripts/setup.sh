@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Install what Moreau needs from Debian (idempotent) and build it in build/ (Release).
+#   scripts/setup.sh             build everything (scripts/test.sh: the tests too)
+#   scripts/setup.sh TARGET...   build only those targets (scripts/demo.sh: the CLI and the library)
 # MuJoCo 2.2.2 (libmujoco-dev, libmujoco-samples) is a test and benchmark oracle only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +28,9 @@ fi
 
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD_DIR" -j"${JOBS:-2}" ${BUILD_TARGETS:-}
+targets=()
+(($#)) && targets=(--target "$@")
+cmake --build "$BUILD_DIR" -j"${JOBS:-2}" "${targets[@]}"
 
 # The Python package (build/python/moreau) for Debian's interpreter: a .pth file in its site folder
 # points at the build tree, so `/usr/bin/python3 -c "import moreau"` works in any new shell.

@@ -1,5 +1,11 @@
 // The model list of the tests (tests/models_mujoco222.txt: the models MuJoCo 2.2.2 loads), read in
-// one place, with the subset selection of the sanitizer run.
+// one place, with the subset selection of the sanitizer run, and where the shared test models are.
+//
+// Most test models live in the shared/ folder beside the repository (outside it): MOREAU_SHARED_DIR
+// in the environment names another folder (the one that holds models/), else the compiled-in default
+// (../shared) is used. Where neither exists, the cases that need a shared model skip with one line
+// saying so (MOREAU_REQUIRE_SHARED, MOREAU_REQUIRE_MODEL); MuJoCo's sample models from Debian
+// (/usr/share/mujoco/model, the "system/" entries) and the bundled ones still run.
 //
 // MOREAU_MODEL_STRIDE=N[:K] keeps the entries whose 0-based index i has i % N == K (K = 0 by
 // default): scripts/test.sh runs the differential suites of the ASan+UBSan build, which is several
@@ -9,6 +15,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -16,6 +23,36 @@
 #include <vector>
 
 namespace moreau::test_models {
+
+// The shared folder: $MOREAU_SHARED_DIR, else the compiled-in ../shared.
+inline std::string shared_dir() {
+  const char* s = std::getenv("MOREAU_SHARED_DIR");
+  return s && *s ? std::string(s) : std::string(MOREAU_SHARED_DIR);
+}
+
+// Whether the shared models are there.
+inline bool shared_available() { return std::filesystem::is_directory(shared_dir() + "/models"); }
+
+// A shared model by its path under models/ ("dm_control/cheetah.xml").
+inline std::string shared_model(const std::string& rel) { return shared_dir() + "/models/" + rel; }
+
+// Whether path is in the shared folder while that folder is missing (such a case skips).
+inline bool missing_shared(const std::string& path) {
+  return !shared_available() && path.rfind(shared_dir() + "/", 0) == 0;
+}
+
+// For a suite that selects models by reading their files (a feature they use): without the shared
+// folder its models cannot be read, so one case, the folder itself, stands for them and skips.
+inline std::vector<std::string> with_unread_shared(std::vector<std::string> selected) {
+  if (!shared_available()) selected.push_back("shared/models");
+  return selected;
+}
+
+// The one line a case prints when it skips for want of the shared models.
+inline std::string shared_missing(const std::string& what) {
+  return "skipped " + what + ": the shared test models are not at " + shared_dir() +
+         "/models; set MOREAU_SHARED_DIR to the folder holding models/ to run it";
+}
 
 // Stride and offset from MOREAU_MODEL_STRIDE ({1, 0}: every model).
 inline std::pair<int, int> stride_from_env() {
@@ -53,11 +90,32 @@ inline std::vector<std::string> all_entries() {
 // The entries the tests run on: all of them, or the MOREAU_MODEL_STRIDE selection.
 inline std::vector<std::string> entries() { return select(all_entries()); }
 
-// An entry as a file path: "shared/" is ../shared, "system/" is 2.2.2's sample models.
+// An entry as a file path: "shared/" is the shared folder, "system/" is 2.2.2's sample models.
 inline std::string resolve(const std::string& entry) {
-  if (entry.rfind("shared/", 0) == 0) return std::string(MOREAU_SHARED_DIR) + "/" + entry.substr(7);
+  if (entry.rfind("shared/", 0) == 0) return shared_dir() + "/" + entry.substr(7);
   if (entry.rfind("system/", 0) == 0) return "/usr/share/mujoco/model/" + entry.substr(7);
   return entry;
 }
 
 }  // namespace moreau::test_models
+
+// In a test body (gtest): skip the test when the shared models are missing.
+#define MOREAU_REQUIRE_SHARED()                        \
+  if (::moreau::test_models::shared_available()) {     \
+  } else                                               \
+    GTEST_SKIP() << ::moreau::test_models::shared_missing("this test")
+
+// In a test body (gtest): skip the test when path (a model file) is a missing shared model.
+#define MOREAU_REQUIRE_MODEL(path)                                  \
+  if (!::moreau::test_models::missing_shared(path)) {               \
+  } else                                                            \
+    GTEST_SKIP() << ::moreau::test_models::shared_missing(path)
+
+// At the end of a test that ran over a list of models and left out `skipped` shared ones: mark it
+// skipped, after the models it could run (their failures still fail it).
+#define MOREAU_SKIPPED_SHARED(skipped, total)                                                  \
+  if ((skipped) == 0) {                                                                        \
+  } else                                                                                       \
+    GTEST_SKIP() << ::moreau::test_models::shared_missing(                                     \
+        std::to_string(skipped) + " of " + std::to_string(total) + " models (the other " +        \
+        std::to_string((total) - (skipped)) + " ran)")

@@ -91,14 +91,15 @@ enum EnableBit : int {
   kEnblSensornoise = 1 << 3,
   kEnblMulticcd = 1 << 4,
   kEnblInvdiscrete = 1 << 5,  // newer than MuJoCo 2.2.2 (computation chapter)
-  kNEnable = 6,
+  kEnblJdotv = 1 << 6,        // Jdot*v of connect and weld rows in forward dynamics (newer than 2.2.2)
+  kNEnable = 7,
 };
 // MJCF flag names, indexed by bit position.
 inline constexpr const char* kDisableNames[kNDisable] = {
     "constraint", "equality", "frictionloss", "limit",    "contact",   "passive",  "gravity",
     "clampctrl",  "warmstart", "filterparent", "actuation", "refsafe", "sensor"};
 inline constexpr const char* kEnableNames[kNEnable] = {"override", "energy", "fwdinv",
-                                                       "sensornoise", "multiccd", "invdiscrete"};
+                                                       "sensornoise", "multiccd", "invdiscrete", "jdotv"};
 
 enum EqType : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2, kEqTendon = 3, kEqDistance = 4 };
 enum WrapType : int {
@@ -396,5 +397,8 @@ struct Model {
 
 // Id of the named object of the given type, or -1.
 int name2id(const Model& m, ObjType type, const std::string& name);
+// Name of object `id` of the given type ("" when it has none). Throws std::out_of_range for an id
+// out of range, std::invalid_argument for a type without names (kObjDof, kObjSkin, kObjUnknown).
+std::string id2name(const Model& m, ObjType type, int id);
 
 }  // namespace moreau

@@ -741,13 +741,16 @@ Members:
 
   MULTICCD
 
-  INVDISCRETE"""
+  INVDISCRETE
+
+  JDOTV"""
     OVERRIDE: typing.ClassVar[EnableBit]
     ENERGY: typing.ClassVar[EnableBit]
     FWDINV: typing.ClassVar[EnableBit]
     SENSORNOISE: typing.ClassVar[EnableBit]
     MULTICCD: typing.ClassVar[EnableBit]
     INVDISCRETE: typing.ClassVar[EnableBit]
+    JDOTV: typing.ClassVar[EnableBit]
     def __int__(self) -> int: ...
     def __or__(self, other: typing.Any) -> int: ...
     def __init__(self, value: int) -> None: ...

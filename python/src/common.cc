@@ -151,7 +151,8 @@ void bind_enums(py::module_& m) {
       .value("FWDINV", kEnblFwdinv)
       .value("SENSORNOISE", kEnblSensornoise)
       .value("MULTICCD", kEnblMulticcd)
-      .value("INVDISCRETE", kEnblInvdiscrete);
+      .value("INVDISCRETE", kEnblInvdiscrete)
+      .value("JDOTV", kEnblJdotv);
   // State components (moreau/state.h; MuJoCo's mjtState bits). Combine with |: the result is an int.
   py::enum_<StateBit>(m, "State", py::arithmetic(), "State components for get_state/set_state (bit mask).")
       .value("TIME", kStateTime)

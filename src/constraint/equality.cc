@@ -12,6 +12,14 @@
 //   joint (1): y - y0 = a0 + a1 x' + a2 x'^2 + a3 x'^3 + a4 x'^4, x' = x - x0 (eq_data = a0..a4),
 //     y the first joint, x the second (if any).
 //   tendon (1): the same polynomial on tendon lengths (tendon_length0 as reference).
+// Jdot*v (enable flag jdotv, newer than 2.2.2; computation chapter, "Constraint dynamics"): the
+// constraint-space acceleration of connect and weld rows at zero qacc, removed from the reference
+// acceleration so that the solver sees a_u = J M^-1 (tau - c) + Jdot v.
+//   connect: the difference of the anchors' accelerations at zero qacc. A body's bias spatial
+//     acceleration is sum over its dof chain of cdof_dot * qvel (the RNE recursion at qacc = 0);
+//     the classical acceleration of a body point p is a_o + alpha x (p - o) + omega x v_p.
+//   weld rotation: d/dt of 0.5 imag(q2^-1 [0, w1 - w2] q1 r) with dq/dt = 0.5 [0, w] q:
+//     0.5 imag(-0.5 q2^-1 [0,w2] W q1 r + q2^-1 [0, alpha1 - alpha2] q1 r + 0.5 q2^-1 W [0,w1] q1 r).
 // diagApprox: sum of the two objects' inverse weights at qpos0 (for connect and weld the
 // translational body weights on every row, as MuJoCo 2.2.2). A connect/weld between two bodies
 // that no dof moves makes no rows.
@@ -160,7 +168,75 @@ void tendon_equality(const Model& m, Data& d, int e, double* row) {
   d.efc_diagApprox[i] = diag;
 }
 
+// Bias spatial acceleration (rotation, translation; com frame) of a body at zero qacc.
+void body_bias(const Model& m, const Data& d, int body, double acc[6]) {
+  std::fill_n(acc, 6, 0.0);
+  int b = body;
+  while (b > 0 && m.body_dofnum[b] == 0) b = m.body_parentid[b];
+  if (b <= 0) return;
+  for (int i = m.body_dofadr[b] + m.body_dofnum[b] - 1; i >= 0; i = m.dof_parentid[i])
+    for (int k = 0; k < 6; ++k) acc[k] += d.cdof_dot[6 * i + k] * d.qvel[i];
+}
+
+// Classical acceleration at zero qacc of the point p of body b.
+void point_bias(const Model& m, const Data& d, int b, const double* p, const double acc[6], double out[3]) {
+  const double* vel = &d.cvel[6 * b];
+  double r[3], v[3], t[3];
+  sub3(r, p, &d.subtree_com[3 * m.body_rootid[b]]);
+  cross3(t, vel, r);
+  add3(v, vel + 3, t);  // point velocity
+  cross3(t, acc, r);
+  add3(out, acc + 3, t);
+  cross3(t, vel, v);
+  add3(out, out, t);
+}
+
 }  // namespace
+
+int equality_jdotv(const Model& m, const Data& d, int e, double* out) {
+  const int type = m.eq_type[e];
+  if (type != kEqConnect && type != kEqWeld) return 0;
+  const bool weld = type == kEqWeld;
+  const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
+  const double* data = &m.eq_data[kNEQDATA * e];
+  const double* local1 = weld ? data + 3 : data;
+  const double* local2 = weld ? data : data + 3;
+  double p1[3], p2[3], acc1[6], acc2[6], a1[3], a2[3];
+  mulmatvec3(p1, &d.xmat[9 * b1], local1);
+  add3(p1, p1, &d.xpos[3 * b1]);
+  mulmatvec3(p2, &d.xmat[9 * b2], local2);
+  add3(p2, p2, &d.xpos[3 * b2]);
+  body_bias(m, d, b1, acc1);
+  body_bias(m, d, b2, acc2);
+  point_bias(m, d, b1, p1, acc1, a1);
+  point_bias(m, d, b2, p2, acc2, a2);
+  sub3(out, a1, a2);
+  if (!weld) return 3;
+  const double* w1 = &d.cvel[6 * b1];
+  const double* w2 = &d.cvel[6 * b2];
+  double q1r[4], q2inv[4];
+  mulquat(q1r, &d.xquat[4 * b1], data + 6);
+  negquat(q2inv, &d.xquat[4 * b2]);
+  const double W[4] = {0, w1[0] - w2[0], w1[1] - w2[1], w1[2] - w2[2]};
+  const double A[4] = {0, acc1[0] - acc2[0], acc1[1] - acc2[1], acc1[2] - acc2[2]};
+  const double O1[4] = {0, w1[0], w1[1], w1[2]};
+  const double O2[4] = {0, w2[0], w2[1], w2[2]};
+  double t[4], u[4], sum[4] = {0, 0, 0, 0};
+  mulquat(t, q2inv, O2);  // -0.5 q2^-1 [0,w2] W q1r
+  mulquat(u, t, W);
+  mulquat(t, u, q1r);
+  for (int k = 0; k < 4; ++k) sum[k] -= 0.5 * t[k];
+  mulquat(t, q2inv, A);  // q2^-1 [0, alpha1 - alpha2] q1r
+  mulquat(u, t, q1r);
+  for (int k = 0; k < 4; ++k) sum[k] += u[k];
+  mulquat(t, q2inv, W);  // 0.5 q2^-1 W [0,w1] q1r
+  mulquat(u, t, O1);
+  mulquat(t, u, q1r);
+  for (int k = 0; k < 4; ++k) sum[k] += 0.5 * t[k];
+  const double torquescale = data[10];
+  for (int k = 0; k < 3; ++k) out[3 + k] = 0.5 * sum[1 + k] * torquescale;
+  return 6;
+}
 
 void equality_rows(const Model& m, Data& d) {
   if (m.opt.disableflags & kDsblEquality) return;

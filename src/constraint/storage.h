@@ -140,6 +140,9 @@ namespace moreau::constraint {
 // Row builders, called in this order by make_constraint (one file each). Each sets efc_J, efc_pos,
 // efc_margin, efc_frictionloss, efc_type, efc_id and efc_diagApprox of its rows.
 void equality_rows(const Model& m, Data& d);   // equality.cc
+// Jdot*v of the rows of connect or weld constraint e (3 or 6 values in out; returns the count, 0
+// for other types): the constraint-space acceleration at zero qacc. Needs cvel and cdof_dot.
+int equality_jdotv(const Model& m, const Data& d, int e, double* out);   // equality.cc
 void friction_rows(const Model& m, Data& d);   // friction.cc
 void limit_rows(const Model& m, Data& d);      // limit.cc
 void contact_rows(const Model& m, Data& d);    // contact_rows.cc

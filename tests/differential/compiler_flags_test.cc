@@ -335,6 +335,7 @@ TEST_P(CompilerFlagModels, MatchesMuJoCo222) {
   // a model whose plain compilation differs (ModelCompare), e.g. refused for flag multiccd
   if (const char* why = known_difference("ModelCompare", r.model)) GTEST_SKIP() << "known difference: " << why;
   const std::string path = resolve_model_path(r.model);
+  MOREAU_REQUIRE_MODEL(path);
   compare_text(path, with_compiler(read_text(path), std::string("<compiler ") + r.flag + "/>"));
 }
 

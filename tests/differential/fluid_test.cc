@@ -28,7 +28,7 @@ std::vector<std::string> fluid_models() {
     MjModelPtr mj = load_mujoco(resolve_model_path(e));
     if (mj && (mj->opt.density > 0 || mj->opt.viscosity > 0)) out.push_back(e);
   }
-  return select_models(out);
+  return test_models::with_unread_shared(select_models(out));
 }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
@@ -43,6 +43,7 @@ class Fluid : public ::testing::TestWithParam<std::string> {};
 TEST_P(Fluid, QfrcPassiveMatchesMuJoCo) {
   if (const char* why = known_difference("Fluid", GetParam())) GTEST_SKIP() << "known difference: " << why;
   const std::string path = resolve_model_path(GetParam());
+  MOREAU_REQUIRE_MODEL(path);
   MjModelPtr mj = load_mujoco(path);
   ASSERT_TRUE(mj);
   Model m;

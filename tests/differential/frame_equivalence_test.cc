@@ -46,7 +46,8 @@ INSTANTIATE_TEST_SUITE_P(Pairs, FrameEquivalence,
 
 // MuJoCo's own frame test model, against 2.2.2's compile of its hand-composed form.
 TEST(FrameEquivalenceFiles, MujocoFrameTestModel) {
-  std::ifstream f(std::string(MOREAU_SHARED_DIR) + "/models/mujoco/test/engine/testdata/frame.xml");
+  MOREAU_REQUIRE_SHARED();
+  std::ifstream f(test_models::shared_model("mujoco/test/engine/testdata/frame.xml"));
   ASSERT_TRUE(f) << "shared/models frame.xml missing";
   const std::string framed((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   EXPECT_EQ(compare_forms(fs::path(::testing::TempDir()) / "moreau_frame_mujoco_test", framed, kFrameMujocoTestHand),

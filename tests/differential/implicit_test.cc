@@ -66,6 +66,7 @@ void random_inputs(const mjModel* M, std::mt19937_64& rng, mjData* D) {
 class ImplicitDeriv : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ImplicitDeriv, QDerivAndOneStep) {
+  MOREAU_REQUIRE_MODEL(resolve_model_path(GetParam()));
   std::string err;
   MjModelPtr mj = load_mujoco(resolve_model_path(GetParam()), &err);
   if (!mj) GTEST_SKIP() << "MuJoCo 2.2.2 does not load " << GetParam() << ": " << err;

@@ -114,6 +114,7 @@ void pipeline_state(Model& m, mjModel* mj, mjData* D, Data& d, int steps) {
 
 TEST(KnownDifferenceCauses, TenJ2) {
   const std::string path = resolve_model_path("shared/models/mujoco/test/engine/testdata/core_smooth/ten_J2.xml");
+  MOREAU_REQUIRE_MODEL(path);
   MjModelPtr mj = load_mujoco(path);
   ASSERT_TRUE(mj);
   const Model m = load_model(path);
@@ -177,6 +178,7 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 TEST(KnownDifferenceCauses, EllipsoidFluidQDeriv) {
   const std::string path =
       resolve_model_path("shared/models/mujoco/test/engine/testdata/derivative/tumbling_thin_object_ellipsoid.xml");
+  MOREAU_REQUIRE_MODEL(path);
   MjModelPtr mj = load_mujoco(path);
   ASSERT_TRUE(mj);
   mjModel* M = mj.get();

@@ -26,7 +26,7 @@ std::vector<std::string> muscle_models() {
       muscle = muscle || mj->actuator_gaintype[u] == mjGAIN_MUSCLE || mj->actuator_biastype[u] == mjBIAS_MUSCLE;
     if (muscle) out.push_back(e);
   }
-  return select_models(out);
+  return test_models::with_unread_shared(select_models(out));
 }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
@@ -40,6 +40,7 @@ class LengthRange : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LengthRange, MatchesMuJoCo) {
   const std::string path = resolve_model_path(GetParam());
+  MOREAU_REQUIRE_MODEL(path);
   MjModelPtr mj = load_mujoco(path);
   ASSERT_TRUE(mj);
   Model m;

@@ -248,9 +248,9 @@ const char* kMulticcdModels[] = {"engine/testdata/collision_convex/capsule_mesh.
                                  "testdata/catenary.xml"};
 
 TEST(Multiccd, SharedModelsAlongTrajectory) {
+  MOREAU_REQUIRE_SHARED();
   for (const char* name : kMulticcdModels) {
-    const std::string path =
-        std::string(MOREAU_SHARED_DIR) + "/models/mujoco/test/" + name;
+    const std::string path = test_models::shared_model(std::string("mujoco/test/") + name);
     auto mm = testing::load_mujoco(path);
     ASSERT_TRUE(mm) << path;
     ASSERT_NE(mm->opt.enableflags & mjENBL_MULTICCD, 0) << path;

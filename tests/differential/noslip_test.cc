@@ -73,7 +73,7 @@ std::vector<Case> cases() {
       {"friction_stuck", friction_model_path(), 0.1, {60, 150}},
       {"friction_sliding", friction_model_path(), 3.0, {60, 150}},
       {"humanoid", "/usr/share/mujoco/model/humanoid/humanoid.xml", 0, {100, 250}},
-      {"quadruped", std::string(MOREAU_SHARED_DIR) + "/models/dm_control/quadruped.xml", 0,
+      {"quadruped", test_models::shared_model("dm_control/quadruped.xml"), 0,
        {100, 300}},
       {"22_humanoids", "/usr/share/mujoco/model/humanoid/22_humanoids.xml", 0, {150, 150}},
   };
@@ -83,6 +83,7 @@ class Noslip : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Noslip, MatchesMuJoCo) {
   const Case& c = GetParam();
+  MOREAU_REQUIRE_MODEL(c.path);
   std::string err;
   MjModelPtr mj = load_mujoco(c.path, &err);
   ASSERT_TRUE(mj) << err;
@@ -186,6 +187,7 @@ TEST_P(Noslip, MatchesMuJoCo) {
 // both are sums of a few products of the same factor of M.
 TEST_P(Noslip, EfcARMatchesMuJoCo) {
   const Case& c = GetParam();
+  MOREAU_REQUIRE_MODEL(c.path);
   std::string err;
   MjModelPtr mj = load_mujoco(c.path, &err);
   ASSERT_TRUE(mj) << err;

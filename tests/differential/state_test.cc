@@ -123,6 +123,7 @@ class StateReset : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StateReset, ResetMatchesMuJoCo) {
   const std::string path = resolve_model_path(GetParam());
+  MOREAU_REQUIRE_MODEL(path);
   MjModelPtr mj = load_mujoco(path);
   ASSERT_TRUE(mj);
   Model m;

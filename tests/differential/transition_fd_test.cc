@@ -1,4 +1,4 @@
-// transition_fd against MuJoCo 2.2.2 (issue 5), same model (bridged from MuJoCo), same state, same eps
+// transition_fd against MuJoCo 2.2.2, same model (bridged from MuJoCo), same state, same eps
 // and centered flag: A, B, C, D against
 //  (1) the same finite differences taken on 2.2.2's own mj_step (mj_step_fd below: one mj_copyData and
 //      mj_step per perturbation, the same perturbation scheme): the FD of matching dynamics;
@@ -117,6 +117,7 @@ const char* integrator_name(int integrator) {
 void compare(const Case& c, int integrator, bool centered) {
   const std::string entry = find_entry(c.model);
   ASSERT_FALSE(entry.empty()) << c.model;
+  MOREAU_REQUIRE_MODEL(resolve_model_path(entry));
   std::string err;
   MjModelPtr mj = load_mujoco(resolve_model_path(entry), &err);
   ASSERT_TRUE(mj) << err;
@@ -209,6 +210,7 @@ INSTANTIATE_TEST_SUITE_P(Models, TransitionFD,
 // A control at the edge of its ctrlrange is differenced on the side that stays in range: linear.xml's
 // motors at their upper limit (ctrl = 1) and just below it (1 - eps/2), forward and centered.
 TEST(TransitionFDClamp, ControlAtItsLimit) {
+  MOREAU_REQUIRE_MODEL(resolve_model_path(find_entry("derivative/linear.xml")));
   std::string err;
   MjModelPtr mj = load_mujoco(resolve_model_path(find_entry("derivative/linear.xml")), &err);
   ASSERT_TRUE(mj) << err;

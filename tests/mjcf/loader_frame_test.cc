@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mjcf/frame_models.h"
+#include "model_list.h"
 #include "moreau/moreau.h"
 
 namespace {
@@ -105,7 +106,8 @@ TEST(LoaderFrame, EulerFollowsCompilerAngleAndSequence) {
 // MuJoCo's own frame test model (shared/models/mujoco/test/engine/testdata/frame.xml): the
 // expected poses follow from the composition of rotations about z and x, analytically.
 TEST(LoaderFrame, MujocoFrameTestModel) {
-  const Model m = moreau::load_model(std::string(MOREAU_SHARED_DIR) + "/models/mujoco/test/engine/testdata/frame.xml");
+  MOREAU_REQUIRE_SHARED();
+  const Model m = moreau::load_model(moreau::test_models::shared_model("mujoco/test/engine/testdata/frame.xml"));
   ASSERT_EQ(m.ngeom, 7);  // world: 0, 1, 2 (nested frames); then one per body
   ASSERT_EQ(m.njnt, 1);
   const double d = M_PI / 180;
@@ -186,7 +188,8 @@ TEST(LoaderFrame, EveryPairMatchesItsHandWrittenForm) {
     expect_same_model(load(p->framed), load(p->hand), 1e-15);
   }
   SCOPED_TRACE("frame.xml");
-  expect_same_model(moreau::load_model(std::string(MOREAU_SHARED_DIR) + "/models/mujoco/test/engine/testdata/frame.xml"),
+  MOREAU_REQUIRE_SHARED();  // after the hand-written pairs, which ran
+  expect_same_model(moreau::load_model(moreau::test_models::shared_model("mujoco/test/engine/testdata/frame.xml")),
                     load(kFrameMujocoTestHand), 1e-15);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "collision/midphase.h"
+#include "model_list.h"
 #include "moreau/collision.h"
 #include "moreau/moreau.h"
 
@@ -64,8 +65,8 @@ int compare_with_and_without(const Model& m, int nstate, unsigned seed, double s
 
 // MuJoCo's mid-phase test model: a humanoid over a body holding 1000 boxes.
 TEST(CollisionMidphase, SameContactsOnMidphaseModel) {
-  const Model m =
-      load_model(std::string(MOREAU_SHARED_DIR) + "/models/mujoco/test/engine/testdata/collision_driver/midphase.xml");
+  MOREAU_REQUIRE_SHARED();
+  const Model m = load_model(test_models::shared_model("mujoco/test/engine/testdata/collision_driver/midphase.xml"));
   const int ncon = compare_with_and_without(m, 40, 1, 2.5, 0.3);
   EXPECT_GT(ncon, 100);  // the states do exercise contacts between the humanoid and the boxes
 }

@@ -64,7 +64,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string shared_model(const std::string& rel) { return std::string(MOREAU_SHARED_DIR) + "/models/" + rel; }
+using moreau::test_models::missing_shared;
+using moreau::test_models::shared_model;
 const std::string kHumanoid = std::string(MOREAU_SOURCE_DIR) + "/models/humanoid.xml";
 
 // Models for the allocation test: every bundled model plus a spread of the shared ones (contacts,
@@ -88,24 +89,31 @@ std::vector<std::string> allocation_models() {
 }
 
 // Every model of tests/models_mujoco222.txt, every other .xml under ../shared/models that Moreau
-// loads (2.2.2 refuses them: newer attributes or elements; on 2026-11-23 that was only
-// ellipsoidinertia.xml of 142 files, and the set grows as features land, so it is scanned, not listed),
+// loads (2.2.2 refuses them: newer attributes or elements; the set grows as features land, so it is
+// scanned, not listed),
 // and the bundled models. MOREAU_MODEL_STRIDE (tests/model_list.h) thins both lists in the sanitizer run.
+// Without the shared folder, its entries of the list are left out and counted in *skipped.
 struct LoadedModel {
   std::string path;
   moreau::Model model;
 };
-std::vector<LoadedModel> every_shared_model() {
+std::vector<LoadedModel> every_shared_model(int* skipped) {
   std::vector<LoadedModel> out;
   std::set<std::string> listed;
+  *skipped = 0;
   for (const std::string& e : moreau::test_models::entries()) {
     const std::string path = moreau::test_models::resolve(e);
+    if (missing_shared(path)) {
+      ++*skipped;
+      continue;
+    }
     listed.insert(fs::weakly_canonical(path).string());
     out.push_back({path, moreau::load_model(path)});  // 2.2.2 loads them: Moreau must too
   }
   std::vector<std::string> others;
-  for (const auto& f : fs::recursive_directory_iterator(std::string(MOREAU_SHARED_DIR) + "/models"))
-    if (f.is_regular_file() && f.path().extension() == ".xml") others.push_back(f.path().string());
+  if (moreau::test_models::shared_available())
+    for (const auto& f : fs::recursive_directory_iterator(moreau::test_models::shared_dir() + "/models"))
+      if (f.is_regular_file() && f.path().extension() == ".xml") others.push_back(f.path().string());
   std::sort(others.begin(), others.end());
   const auto [stride, offset] = moreau::test_models::stride_from_env();
   int index = 0;
@@ -142,7 +150,8 @@ void start(const moreau::Model& m, moreau::Data& d) {
 // Models with more than 1000 dofs (composite/particle.xml: 1000 particles colliding from the first
 // step, 30 ms per step with its dense efc_J) run a tenth of that, which keeps this test near 15 s.
 void expect_no_allocation_after_first_step(int integrator) {
-  const std::vector<LoadedModel> models = every_shared_model();
+  int skipped = 0;
+  const std::vector<LoadedModel> models = every_shared_model(&skipped);
   ASSERT_GE(models.size(), 3u);
   for (const LoadedModel& lm : models) {
     SCOPED_TRACE(lm.path);
@@ -161,6 +170,7 @@ void expect_no_allocation_after_first_step(int integrator) {
     EXPECT_EQ(g_allocations.load(), 0);
   }
   std::printf("[ alloc    ] %zu models, integrator %d\n", models.size(), integrator);
+  MOREAU_SKIPPED_SHARED(skipped, models.size() + skipped);
 }
 
 }  // namespace
@@ -174,8 +184,13 @@ TEST(Robustness, RK4StepAllocatesNothingAfterTheFirstStepOnEveryModel) {
 }
 
 TEST(Robustness, ImplicitStepAllocatesNothingAfterTheFirstStep) {
+  int skipped = 0;
   for (const std::string& path : allocation_models()) {
     SCOPED_TRACE(path);
+    if (missing_shared(path)) {
+      ++skipped;
+      continue;
+    }
     moreau::Model m = moreau::load_model(path);
     for (int integrator : {moreau::kIntImplicit, moreau::kIntImplicitFast}) {
       m.opt.integrator = integrator;
@@ -193,9 +208,10 @@ TEST(Robustness, ImplicitStepAllocatesNothingAfterTheFirstStep) {
       EXPECT_EQ(g_allocations.load(), 0) << "integrator " << integrator;
     }
   }
+  MOREAU_SKIPPED_SHARED(skipped, allocation_models().size());
 }
 
-// The hard-contact solvers (issue 6) keep the promise: each on the sliding cube, raisim-ds and lcp
+// The hard-contact solvers keep the promise: each on the sliding cube, raisim-ds and lcp
 // on the dm_control quadruped standing on its feet (its free ball's condim-6 collisions disabled:
 // torsional and rolling friction are outside the hard-contact model), with joint damping, limits
 // and tendon equalities.
@@ -209,8 +225,13 @@ TEST(Robustness, HardContactStepAllocatesNothing) {
   for (int s = moreau::kSolverRaisim; s <= moreau::kSolverLCP; ++s) cases.push_back({cube, s});
   cases.push_back({shared_model("dm_control/quadruped.xml"), moreau::kSolverRaisimDS});
   cases.push_back({shared_model("dm_control/quadruped.xml"), moreau::kSolverLCP});
+  int skipped = 0;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path + " " + moreau::solver_name(c.solver));
+    if (missing_shared(c.path)) {
+      ++skipped;
+      continue;
+    }
     moreau::Model m = moreau::load_model(c.path);
     m.opt.solver = c.solver;
     const int ball = moreau::name2id(m, moreau::kObjGeom, "ball");
@@ -226,9 +247,10 @@ TEST(Robustness, HardContactStepAllocatesNothing) {
     EXPECT_EQ(g_allocations.load(), 0);
     EXPECT_GT(d.ncon, 0);
   }
+  MOREAU_SKIPPED_SHARED(skipped, cases.size());
 }
 
-// The finite-difference derivatives (issue 5) work in Data::fd_work, sized by make_data: no
+// The finite-difference derivatives work in Data::fd_work, sized by make_data: no
 // allocation, not even on the first call.
 TEST(Robustness, DerivativesAllocateNothing) {
   for (const std::string& path : {kHumanoid, std::string("/usr/share/mujoco/model/tendon_arm/arm26.xml")}) {
@@ -334,8 +356,13 @@ TEST(Robustness, ParallelRolloutsShareOneModel) {
                                    {shared_model("dm_control/cheetah.xml"), 60},
                                    {shared_model("dm_control/manipulator.xml"), 60}};
   constexpr int kThreads = 4;
+  int skipped = 0;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path);
+    if (missing_shared(c.path)) {
+      ++skipped;
+      continue;
+    }
     const moreau::Model m = moreau::load_model(c.path);
     // Thread t drives the actuators with its own controls, so the rollouts differ from each other.
     auto rollout = [&](int t, moreau::Data& d) {
@@ -365,6 +392,7 @@ TEST(Robustness, ParallelRolloutsShareOneModel) {
     }
     if (m.nu > 0) EXPECT_NE(serial[0].qpos, serial[1].qpos) << "threads are meant to run different rollouts";
   }
+  MOREAU_SKIPPED_SHARED(skipped, cases.size());
 }
 
 // The rollout pool (moreau/rollout.h) keeps the heap promise across batches: after its first batch,
