@@ -127,9 +127,20 @@ void add_step_metrics(const Model& m, Data& d, Json& line) {
   line["energy"] = array(d.energy, 2);
 }
 
+namespace {
+constexpr const char* kWarningNames[kNWarning] = {"inertia",  "contactfull", "cnstrfull", "vgeomfull",
+                                                  "badqpos", "badqvel",     "badqacc",   "badctrl"};
+}  // namespace
+
+Json warning_counts(const int* counts) {
+  Json w = Json::object();
+  for (int i = 0; i < kNWarning; ++i)
+    if (counts[i] > 0) w[kWarningNames[i]] = Json{{"count", counts[i]}};
+  return w;
+}
+
 Json warnings(const Data& d) {
-  static constexpr const char* kNames[kNWarning] = {"inertia",  "contactfull", "cnstrfull", "vgeomfull",
-                                                    "badqpos", "badqvel",     "badqacc",   "badctrl"};
+  const auto& kNames = kWarningNames;
   Json w = Json::object();
   for (int i = 0; i < kNWarning; ++i)
     if (d.warning[i].number > 0)

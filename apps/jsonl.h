@@ -36,5 +36,7 @@ void add_step_metrics(const Model& m, Data& d, Json& line);
 
 // Warnings recorded in d (non-zero counts only), as {name: {count, index}}.
 Json warnings(const Data& d);
+// Warning counts (kNWarning of them; non-zero ones only), as {name: {count}}.
+Json warning_counts(const int* counts);
 
 }  // namespace moreau::cli

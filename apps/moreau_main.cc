@@ -5,6 +5,8 @@
 //   moreau forward MODEL [options] [--full] < states.jsonl
 //   moreau inverse MODEL [options] < states.jsonl
 //   moreau rollout MODEL --steps N [--every K] [--key I] [--metrics] [options]
+//   moreau rollout MODEL --batch FILE [--threads N] [--steps N] [--every K] [--key I] [options]
+//                                                   (batch_rollout.h)
 //   moreau experiment NAME [--model MODEL] [--steps N] [--key I] [options]   (CSV; experiments.h)
 //   moreau bench MODEL [--steps N] [options]
 //   moreau simulate [MODEL] [--steps N] [options]     (human-readable summary; default model bundled)
@@ -28,6 +30,7 @@
 
 #include <filesystem>
 
+#include "batch_rollout.h"
 #include "cli_options.h"
 #include "experiments.h"
 #include "jsonl.h"
@@ -317,7 +320,14 @@ int run(int argc, char** argv) {
 
   auto* roll = app.add_subcommand("rollout", "simulate with zero controls and print the state");
   roll->add_option("MODEL", model, "MJCF file")->required();
-  roll->add_option("--steps", steps_arg, "number of steps (a non-negative integer)")->type_name("N")->required();
+  std::string batch_file, threads_arg;
+  roll->add_option("--steps", steps_arg,
+                   "number of steps (a non-negative integer; with --batch, default: the per-step ctrl's length)")
+      ->type_name("N");
+  roll->add_option("--batch", batch_file,
+                   "JSON lines of initial states (time, qpos, qvel, act, ctrl), one rollout each; - for stdin")
+      ->type_name("FILE");
+  roll->add_option("--threads", threads_arg, "threads for --batch (default 1)")->type_name("N");
   roll->add_option("--every", every_arg, "print every K steps (default: only the last)")->type_name("K");
   roll->add_option("--key", key_arg, "start from keyframe I (default: 0 if the model has one)")->type_name("I");
   roll->add_flag("--metrics", metrics,
@@ -429,6 +439,19 @@ int run(int argc, char** argv) {
   if (fwd->parsed()) return run_lines(model, o, false, full);
   if (inv->parsed()) return run_lines(model, o, true, false);
   if (roll->parsed()) {
+    if (!batch_file.empty()) {
+      if (metrics) return usage_error("--metrics is not available with --batch");
+      moreau::cli::BatchOptions batch;
+      batch.file = batch_file;
+      batch.threads = threads_arg.empty() ? 1 : static_cast<int>(moreau::cli::parse_integer("--threads", threads_arg, 1));
+      batch.steps = has_steps ? steps : -1;
+      batch.every = every;
+      batch.key = key;
+      silence_warning_handler();
+      return moreau::cli::batch_rollout(model, o, batch);
+    }
+    if (!has_steps) return usage_error("--steps is required (or --batch FILE)");
+    if (!threads_arg.empty()) return usage_error("--threads needs --batch");
     silence_warning_handler();
     return rollout(model, o, steps, every, key, metrics);
   }

@@ -5,7 +5,8 @@
 #   scripts/sanitize.sh test     ctest in build-asan: every unit test, every differential suite on the
 #                                models selected by MOREAU_MODEL_STRIDE (default 4: see scripts/test.sh)
 #   scripts/sanitize.sh tsan     build build-tsan (ThreadSanitizer, the library and moreau_thread_tests
-#                                only) and run the parallel rollouts: one Model, one Data per thread
+#                                only) and run the parallel rollouts (one Model, one Data per thread)
+#                                and the rollout pool tests
 # Any sanitizer finding aborts the process that made it (-fno-sanitize-recover), so it fails its test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +36,7 @@ case "${1:-}" in
     cmake -S . -B build-tsan "${FLAGS[@]}" -DMOREAU_TSAN=ON -DMOREAU_DIFFERENTIAL=OFF >/dev/null
     cmake --build build-tsan -j"$JOBS" --target moreau_thread_tests
     TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
-      build-tsan/tests/moreau_thread_tests --gtest_filter='Robustness.ParallelRolloutsShareOneModel'
+      build-tsan/tests/moreau_thread_tests --gtest_filter='Robustness.ParallelRolloutsShareOneModel:Rollout.HumanoidContacts*:Rollout.PerRolloutModels*:Rollout.NanInitialState*:Rollout.BadArguments*:Rollout.EmptyBatch*:Rollout.AnException*:Rollout.StepContinues*'
     ;;
   *)
     echo "usage: scripts/sanitize.sh configure|build|test|tsan" >&2

@@ -23,6 +23,7 @@
 #include "moreau/messages.h"
 #include "moreau/model.h"
 #include "moreau/pose.h"
+#include "moreau/rollout.h"  // batch rollouts on a thread pool
 #include "moreau/state.h"
 
 namespace moreau {

@@ -64,6 +64,8 @@ from ._moreau import (  # noqa: F401  (the public names of the compiled module)
     passive,
     reset_data,
     reset_data_keyframe,
+    rollout,
+    Rollout,
     rne_post_constraint,
     set_const,
     set_state,
@@ -79,6 +81,9 @@ from ._named import install as _install_named_access
 from ._moreau import Data, Model  # noqa: F401
 
 _install_named_access(Model, Data)
+
+from . import tasks  # noqa: E402,F401  (dm_control suite tasks for VecEnv)
+from .vecenv import VecEnv  # noqa: E402,F401  (vectorized environments on the rollout pool)
 
 __version__ = "0.1.0"
 

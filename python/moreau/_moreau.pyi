@@ -759,6 +759,25 @@ Members:
     @property
     def value(self) -> int: ...
 
+class EnvBatch:
+    """n persistent Datas of one Model, stepped together in place by a moreau.Rollout pool
+(Rollout.step in C++): each keeps its whole state between calls, so env i's trajectory is bitwise a
+loop of step on one Data. The state of moreau.VecEnv's environments."""
+    def __init__(self, m: Model, n: int) -> None:
+        ...
+    def __len__(self) -> int:
+        ...
+    def get_state(self, i: int, spec: int) -> numpy.ndarray:
+        """The components of spec of Data i."""
+        ...
+    def set_state(self, i: int, state: typing.Any, spec: int) -> None:
+        """Reset Data i (reset_data), then set the components of spec from state."""
+        ...
+    def step(self, pool: Rollout, control: typing.Any, nstep: int, spec: int, final_sensordata: bool = False, index: typing.Any = None) -> tuple:
+        """Advance the Datas (or those of index) nstep steps in place on the pool's threads; control (B, T, nu)
+or None. Returns (state rows (B, T, nstate of spec), final sensors (B, nsensordata) or None)."""
+        ...
+
 class GeomType:
     """Geom types (Model.geom_type).
 
@@ -2650,6 +2669,44 @@ class Option:
     @wind.setter
     def wind(self, value: typing.Any) -> None: ...
 
+class Rollout:
+    """A persistent pool of nthread worker threads, each with its own Data made once, for repeated
+batches of rollouts of one Model (moreau/rollout.h): run() starts no thread and makes no Data.
+Use as a context manager or call close(); the pool keeps its Model alive."""
+    def __init__(self, m: Model, nthread: typing.Optional[int] = None) -> None:
+        """A pool for model m with nthread threads (default: the number of cores)."""
+        ...
+    def close(self) -> None:
+        """Stop the worker threads and free the Datas (idempotent)."""
+        ...
+    @property
+    def closed(self) -> bool:
+        ...
+    @property
+    def model(self) -> Model:
+        ...
+    @property
+    def nthread(self) -> int:
+        ...
+    def run(self, initial_state: typing.Any, control: typing.Any = None, nstep: typing.Optional[int] = None, state_spec: int = 15, sensordata: bool = False, qfrc_applied: typing.Any = None, xfrc_applied: typing.Any = None, models: typing.Any = None, warnings: bool = False, final_sensordata: bool = False) -> tuple:
+        """Run a batch of rollouts; returns (state, sensordata), NumPy arrays shaped (B, T, nstate) and
+(B, T, nsensordata) (sensordata None unless sensordata=True), followed by warnings (B, number of
+moreau.Warning values) int32 counts when warnings=True, then by the final state's sensors
+(B, nsensordata) when final_sensordata=True (position and velocity stages rerun on the final state,
+as mj_step1; nstep=0 gives the initial states' sensors).
+
+initial_state: (B, nstate) or (nstate,) in the layout of moreau.get_state(m, d, state_spec).
+control: optional (B, T, nu) or (T, nu) (the same for every rollout), set as ctrl before each step.
+nstep: T; default the control's T. qfrc_applied: (B, T, nv) or (T, nv); xfrc_applied: (B, T, 6*nbody)
+or (T, 6*nbody). models: optional sequence of B Models of the same sizes (rollout b on models[b]).
+
+Each rollout starts from reset_data, then set_state(state_spec, initial_state[b]); components outside
+the spec keep their reset values, inputs inside it and not given per step stay constant. State row t
+is the state after step t+1, sensordata row t what that step computed. A NaN/Inf in a state is reset
+by the engine's divergence check and counted in warnings (rows: what the steps produced). The result
+is bitwise the serial loop's, for any thread count. The GIL is released while the rollouts run."""
+        ...
+
 class Solver:
     """Constraint solvers (Option.solver).
 
@@ -2959,6 +3016,27 @@ def reset_data_keyframe(m: Model, d: Data, key: int) -> None:
 
 def rne_post_constraint(m: Model, d: Data) -> None:
     """cacc, cfrc_int, cfrc_ext"""
+    ...
+
+def rollout(model_or_models: typing.Any, initial_state: typing.Any, control: typing.Any = None, nstep: typing.Optional[int] = None, nthread: typing.Optional[int] = None, state_spec: int = 15, sensordata: bool = False, qfrc_applied: typing.Any = None, xfrc_applied: typing.Any = None, warnings: bool = False, final_sensordata: bool = False) -> tuple:
+    """Batch rollouts of one Model (or one per rollout: a sequence of B Models of the same sizes) on
+nthread threads (default: min(B, cores)); a pool made for this call. For repeated calls use
+moreau.Rollout. Run a batch of rollouts; returns (state, sensordata), NumPy arrays shaped (B, T, nstate) and
+(B, T, nsensordata) (sensordata None unless sensordata=True), followed by warnings (B, number of
+moreau.Warning values) int32 counts when warnings=True, then by the final state's sensors
+(B, nsensordata) when final_sensordata=True (position and velocity stages rerun on the final state,
+as mj_step1; nstep=0 gives the initial states' sensors).
+
+initial_state: (B, nstate) or (nstate,) in the layout of moreau.get_state(m, d, state_spec).
+control: optional (B, T, nu) or (T, nu) (the same for every rollout), set as ctrl before each step.
+nstep: T; default the control's T. qfrc_applied: (B, T, nv) or (T, nv); xfrc_applied: (B, T, 6*nbody)
+or (T, 6*nbody). models: optional sequence of B Models of the same sizes (rollout b on models[b]).
+
+Each rollout starts from reset_data, then set_state(state_spec, initial_state[b]); components outside
+the spec keep their reset values, inputs inside it and not given per step stay constant. State row t
+is the state after step t+1, sensordata row t what that step computed. A NaN/Inf in a state is reset
+by the engine's divergence check and counted in warnings (rows: what the steps produced). The result
+is bitwise the serial loop's, for any thread count. The GIL is released while the rollouts run."""
     ...
 
 def set_const(m: Model, d: typing.Any = None) -> None:

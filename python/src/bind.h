@@ -56,5 +56,6 @@ void bind_enums(py::module_& m);
 void bind_model(py::module_& m);
 void bind_data(py::module_& m);
 void bind_functions(py::module_& m);
+void bind_rollout(py::module_& m);
 
 }  // namespace moreau::python

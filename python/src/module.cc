@@ -10,4 +10,5 @@ PYBIND11_MODULE(_moreau, m) {
   bind_model(m);
   bind_data(m);
   bind_functions(m);
+  bind_rollout(m);
 }

@@ -391,3 +391,104 @@ TEST(Cli, SimulateFindsTheBundledModelFromTheBinarysLocation) {
       << lonely.err;
   fs::remove_all(root);
 }
+
+// `rollout --batch` (moreau/rollout.h on the command line): each input line is one rollout; its
+// lines equal, character for character (so bitwise: 17 significant digits), those of the single
+// rollout from the same start, whatever the thread count, in input order with "rollout" added.
+namespace {
+// The single rollout's lines with "rollout": index added, as the batch prints them.
+std::vector<Json> with_index(std::vector<Json> v, int index) {
+  for (Json& j : v) j["rollout"] = index;
+  return v;
+}
+std::vector<Json> of_rollout(const std::vector<Json>& v, int index) {
+  std::vector<Json> out;
+  for (const Json& j : v)
+    if (j.contains("rollout") && j["rollout"] == index) out.push_back(j);
+  return out;
+}
+}  // namespace
+
+TEST(Cli, BatchRolloutEqualsSingleRollouts) {
+  const Result single = run_cli("rollout " + kHumanoid + " --steps 60 --every 20");
+  ASSERT_EQ(single.status, 0) << single.out;
+  const auto want = lines(single.out);
+  ASSERT_EQ(want.size(), 3u);
+  for (int threads : {1, 2, 3}) {
+    const Result batch =
+        run_cli("rollout " + kHumanoid + " --batch - --steps 60 --every 20 --threads " + std::to_string(threads),
+                "{}\n\n{}\n{}\n{}\n");
+    ASSERT_EQ(batch.status, 0) << batch.out;
+    const auto v = lines(batch.out);
+    ASSERT_EQ(v.size(), 12u);
+    for (int r = 0; r < 4; ++r) {
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(v[3 * r + k].dump(), with_index(want, r)[k].dump()) << threads << " " << r;
+    }
+  }
+}
+
+TEST(Cli, BatchRolloutStartsFromEachLinesState) {
+  // the sliding cube's keyframes 0 (1 m/s) and 1 (3 m/s): a line with keyframe 1's qpos and qvel
+  // gives `--key 1`'s trajectory; {} gives keyframe 0's (the default start)
+  const std::string cube = std::string(MOREAU_SOURCE_DIR) + "/models/experiments/sliding_cube.xml";
+  const auto key0 = lines(run_cli("rollout " + cube + " --steps 300 --every 100 --key 0").out);
+  const auto key1 = lines(run_cli("rollout " + cube + " --steps 300 --every 100 --key 1").out);
+  ASSERT_EQ(key1.size(), 3u);
+  const Result batch = run_cli("rollout " + cube + " --batch - --steps 300 --every 100 --threads 2",
+                               "{\"qpos\": [0, 0, 0.1, 1, 0, 0, 0], \"qvel\": [3, 0, 0, 0, 0, 0]}\n{}\n"
+                               "{\"qvel\": [3, 0, 0, 0, 0, 0], \"time\": 0}\n");
+  ASSERT_EQ(batch.status, 0) << batch.out;
+  const auto v = lines(batch.out);
+  ASSERT_EQ(v.size(), 9u);
+  EXPECT_EQ(Json(of_rollout(v, 0)).dump(), Json(with_index(key1, 0)).dump());
+  EXPECT_EQ(Json(of_rollout(v, 1)).dump(), Json(with_index(key0, 1)).dump());
+  EXPECT_EQ(Json(of_rollout(v, 2)).dump(), Json(with_index(key1, 2)).dump());
+  // friction slows 3 m/s by mu g t = 0.5 * 9.81 * 0.3 = 1.47 m/s (hard contact: maximum dissipation)
+  EXPECT_NEAR(v[2]["qvel"][0].get<double>(), 3 - 0.5 * 9.81 * 0.3, 0.02);
+}
+
+TEST(Cli, BatchRolloutControlsPerStepOrConstant) {
+  // per-step ctrl rows fix T (no --steps); a constant nu vector holds for every step; both equal
+  // when the rows are that vector, and differ from zero controls
+  const int nu = lines(run_cli("info " + kHumanoid).out)[0]["nu"];
+  Json constant = Json::array(), rows = Json::array();
+  for (int i = 0; i < nu; ++i) constant.push_back(0.1 * (i + 1));
+  for (int t = 0; t < 30; ++t) rows.push_back(constant);
+  const Result r = run_cli("rollout " + kHumanoid + " --batch - --threads 2",
+                           Json{{"ctrl", rows}}.dump() + "\n" + Json{{"ctrl", constant}}.dump() + "\n{}\n");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto v = lines(r.out);
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_NEAR(v[0]["time"].get<double>(), 30 * 0.004, 1e-12);  // humanoid: timestep 0.004
+  EXPECT_EQ(v[0]["qpos"].dump(), v[1]["qpos"].dump());
+  EXPECT_NE(v[0]["qpos"].dump(), v[2]["qpos"].dump());
+}
+
+TEST(Cli, BatchRolloutBadLinesAreReportedTheOthersRun) {
+  Json short_rows = Json::array();
+  const int nu = lines(run_cli("info " + kHumanoid).out)[0]["nu"];
+  for (int t = 0; t < 5; ++t) short_rows.push_back(std::vector<double>(nu, 0.0));
+  const Result r = run_cli("rollout " + kHumanoid + " --batch - --steps 10 --threads 2",
+                           "{}\n{\"qpos\": [1, 2]}\nnot json\n" + Json{{"ctrl", short_rows}}.dump() +
+                               "\n{\"speed\": 1}\n{}\n");
+  EXPECT_EQ(r.status, 1);
+  const auto v = lines(r.out);
+  ASSERT_EQ(v.size(), 6u) << r.out;
+  EXPECT_EQ(v[0]["rollout"], 0);
+  EXPECT_EQ(v[1]["line"], 2);
+  EXPECT_NE(v[1]["error"].get<std::string>().find("'qpos' has 2 numbers"), std::string::npos) << v[1];
+  EXPECT_EQ(v[2]["line"], 3);
+  EXPECT_EQ(v[3]["line"], 4);
+  EXPECT_NE(v[3]["error"].get<std::string>().find("'ctrl' has 5 steps, expected 10"), std::string::npos) << v[3];
+  EXPECT_NE(v[4]["error"].get<std::string>().find("unknown key 'speed'"), std::string::npos) << v[4];
+  EXPECT_EQ(v[5]["rollout"], 5);
+  EXPECT_EQ(v[5].dump(), with_index({v[0]}, 5)[0].dump());
+  // no --steps and no per-step ctrl; a missing file; --metrics is not for batches
+  EXPECT_EQ(run_cli("rollout " + kHumanoid + " --batch -", "{}\n").status, 1);
+  EXPECT_EQ(run_cli("rollout " + kHumanoid + " --batch /no/such/file.jsonl --steps 3").status, 1);
+  EXPECT_EQ(run_cli("rollout " + kHumanoid + " --batch - --steps 3 --metrics", "{}\n").status, 2);
+  // an empty batch prints nothing
+  const Result empty = run_cli("rollout " + kHumanoid + " --batch - --steps 3", "");
+  EXPECT_EQ(empty.status, 0);
+  EXPECT_EQ(empty.out, "");
+}

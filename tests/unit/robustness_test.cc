@@ -395,6 +395,43 @@ TEST(Robustness, ParallelRolloutsShareOneModel) {
   MOREAU_SKIPPED_SHARED(skipped, cases.size());
 }
 
+// The rollout pool (moreau/rollout.h) keeps the heap promise across batches: after its first batch,
+// a batch makes no Data, starts no thread and its step loops allocate nothing. With one thread the
+// calling thread runs every rollout, so the counter sees all of them; with two it sees the calling
+// thread's share and the hand-over to the worker.
+TEST(Robustness, RolloutPoolAllocatesNothingAfterItsFirstBatch) {
+  const moreau::Model m = moreau::load_model(kHumanoid);
+  const int B = 6, T = 50;
+  const int ns = moreau::state_size(m, moreau::kStateFullPhysics);
+  moreau::Data d = moreau::make_data(m);
+  std::vector<double> x0(static_cast<size_t>(B) * ns), ctrl(static_cast<size_t>(B) * T * m.nu);
+  for (int b = 0; b < B; ++b) {
+    d.qvel[0] = 0.1 * b;
+    moreau::get_state(m, d, moreau::kStateFullPhysics, x0.data() + b * ns);
+  }
+  for (size_t k = 0; k < ctrl.size(); ++k) ctrl[k] = 0.3 * std::sin(0.1 * k);
+  std::vector<double> state(static_cast<size_t>(B) * T * ns), sensordata(static_cast<size_t>(B) * T * m.nsensordata);
+  std::vector<int> warning(static_cast<size_t>(B) * moreau::kNWarning);
+  moreau::RolloutArgs a;
+  a.nbatch = B;
+  a.nstep = T;
+  a.initial_state = x0;
+  a.ctrl = ctrl;
+  a.state = state;
+  a.sensordata = sensordata;
+  a.warning = warning;
+  for (int nthread : {1, 2}) {
+    moreau::Rollout pool(m, nthread);
+    pool.run(a);
+    g_allocations = 0;
+    g_counting = true;
+    pool.run(a);
+    pool.run(a);
+    g_counting = false;
+    EXPECT_EQ(g_allocations.load(), 0) << "nthread " << nthread;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bad numbers in the state from the API: step reports the first offending index and resets, so nothing
 // non-finite ever reaches the integrated state. (NaN ctrl: NanControlIsReportedNotPropagated.)
