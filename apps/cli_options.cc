@@ -49,6 +49,11 @@ void apply_overrides(const OptionOverrides& o, Model& m) {
   if (!o.jacobian.empty()) m.opt.jacobian = pick("--jacobian", o.jacobian, {"dense", "sparse", "auto"});
   if (o.iterations >= 0) m.opt.iterations = o.iterations;
   if (o.tolerance >= 0) m.opt.tolerance = o.tolerance;
+  if (o.impratio >= 0) {
+    if (!(o.impratio > 0)) throw std::invalid_argument("--impratio must be positive");
+    m.opt.impratio = o.impratio;
+  }
+  if (o.noslip_iterations >= 0) m.opt.noslip_iterations = o.noslip_iterations;
   // the hard-contact solvers step velocities: only with the Euler integrator (model or command line)
   if (is_hard_contact_solver(m.opt.solver) && m.opt.integrator != kIntEuler)
     throw std::invalid_argument(std::string("--solver ") + solver_name(m.opt.solver) +

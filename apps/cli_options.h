@@ -14,6 +14,8 @@ struct OptionOverrides {
   int iterations = -1;
   double tolerance = -1;
   double timestep = -1;
+  double impratio = -1;        // ratio of frictional to normal impedance (elliptic cones)
+  int noslip_iterations = -1;  // iterations of the noslip post-processor (0: off)
 };
 
 // Apply the overrides to m.opt. Throws std::invalid_argument naming the bad value and the choices.

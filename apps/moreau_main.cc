@@ -45,6 +45,9 @@ void add_physics_options(CLI::App* cmd, moreau::cli::OptionOverrides& o) {
   cmd->add_option("--iterations", o.iterations, "maximum solver iterations");
   cmd->add_option("--tolerance", o.tolerance, "solver tolerance");
   cmd->add_option("--timestep", o.timestep, "simulation timestep (s)");
+  cmd->add_option("--impratio", o.impratio, "ratio of frictional to normal constraint impedance (elliptic cones)");
+  cmd->add_option("--noslip-iterations", o.noslip_iterations, "noslip post-processor iterations (0: off)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 // Load the model and apply command-line overrides; on failure print {"error"} and return false.
@@ -272,7 +275,7 @@ int main(int argc, char** argv) {
   std::string exp_name, exp_model;
   long exp_steps = 0;
   auto* exper = app.add_subcommand("experiment", "run a contact-model experiment, CSV on stdout");
-  exper->add_option("NAME", exp_name, "sliding-cube, dragged-cube, two-blocks, spinning-ball, impact")->required();
+  exper->add_option("NAME", exp_name, "sliding-cube, dragged-cube, two-blocks, spinning-ball, impact, grasp, slope")->required();
   exper->add_option("--model", exp_model, "MJCF file (default: the experiment's model in models/experiments)");
   exper->add_option("--steps", exp_steps, "number of steps (default: the experiment's)")->check(CLI::NonNegativeNumber);
   exper->add_option("--key", key, "keyframe to start from (sliding-cube: 0 for 1 m/s, 1 for 3 m/s)");
