@@ -11,7 +11,9 @@
 // WeldTorqueInCfrcExt: 2.2.2 adds the force of a weld's rotational rows to cfrc_ext as if it were a
 //   torque; that breaks the balance of cfrc_int with the joint forces, which Moreau keeps.
 // CylinderMprPoseSensitivity: deep sphere-cylinder and box-cylinder MPR contacts change in 2.2.2
-//   itself under one-ulp moves of a geom; on 2.2.2's own poses Moreau's contacts equal its own.
+//   itself under one-ulp moves of a geom; on 2.2.2's own poses Moreau's contacts equal its own. This
+//   was the cause of the differences these contacts showed at far states while Moreau's geom poses
+//   were an ulp away from 2.2.2's (now equal to the bit: FarStates.RandomPrimitiveChains).
 #include <gtest/gtest.h>
 
 #include <algorithm>

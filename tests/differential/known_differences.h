@@ -9,9 +9,8 @@ namespace moreau::testing {
 
 struct KnownDifference {
   const char* suite;  // "Pipeline", "EndToEnd", "ModelCompare", "Fluid", "CollisionPrimitives",
-                      // "CompilerFlagModels"; "FarStatesSensor"/"FarStatesContact": a class of
-                      // sensors or contacts that the FarStates suite treats as stated (its model
-                      // field names the class)
+                      // "CompilerFlagModels"; "FarStatesSensor": a class of sensors that the
+                      // FarStates suite treats as stated (its model field names the class)
   const char* model;  // a substring of the tests/models_mujoco222.txt entry (CompilerFlagModels: the
                       // compiler attribute, a space, then the entry)
   const char* reason;
@@ -67,13 +66,6 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "2.2.2's cfrc_int then does not balance the joint forces: cdof . cfrc_int = passive + actuator + applied "
      "force fails by up to 1.1 times the largest cfrc_ext entry (a free joint passes a torque), Moreau's holds to "
      "6e-14 of it (KnownDifferenceCauses.WeldTorqueInCfrcExt)"},
-    {"FarStatesContact", "cylinder",
-     "MPR contacts of a sphere or a box with a cylinder, deep in each other: 2.2.2's own dist changes by up "
-     "to 1.7e-2 when the cylinder moves by one ulp (by more than 1e-9 in 100 of 218 deep states, more often "
-     "with a sphere than with a box); Moreau's geom poses come from its own kinematics within an ulp or two of "
-     "2.2.2's, so dist differs there (random chains of spheres, cylinders and boxes, 240 deep states: geom_xpos "
-     "within 1.1e-16, 126 such contacts differ by up to 1.2e-3, no other pair type differs). On 2.2.2's own poses Moreau's contacts equal 2.2.2's to 1e-12 "
-     "(KnownDifferenceCauses.CylinderMprPoseSensitivity; FarStates recomputes such states on 2.2.2's poses)"},
     // transition_fd (issue 5): keys "model|integrator|forward or centered|matrix". Each of these is a
     // disagreement of 2.2.2's mjd_transitionFD with finite differences of 2.2.2's own mj_step, which
     // transition_fd matches (to 1e-10, checked in the same case before it is skipped).
