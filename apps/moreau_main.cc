@@ -8,6 +8,9 @@
 //   moreau experiment NAME [--model MODEL] [--steps N] [--key I] [options]   (CSV; experiments.h)
 //   moreau bench MODEL [--steps N] [options]
 //   moreau simulate [MODEL] [--steps N] [options]     (human-readable summary; default model bundled)
+//
+// Exit codes: 0 success, 1 model or input error, 2 bad command line (every parse error included:
+// CLI11's own codes are mapped to 2).
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
@@ -20,34 +23,34 @@
 #include "jsonl.h"
 #include "moreau/moreau.h"
 
-#ifndef MOREAU_DEFAULT_MODEL
-#define MOREAU_DEFAULT_MODEL "models/humanoid.xml"
-#endif
-
 namespace {
 
 using moreau::cli::Json;
+using moreau::cli::kExitBadCommand;
+using moreau::cli::kExitBadInput;
+using moreau::cli::UsageError;
 
-// Exit codes: 0 success, 1 bad model or bad input, 2 bad command line (CLI11's own).
-constexpr int kExitBadInput = 1;
+constexpr const char* kExitCodes =
+    "Exit codes: 0 success, 1 model or input error, 2 bad command line.";
 
 void print_error(const std::string& message) {
   std::cout << Json{{"error", message}}.dump() << std::endl;
 }
 
 void add_physics_options(CLI::App* cmd, moreau::cli::OptionOverrides& o) {
-  cmd->add_option("--disable", o.disable, "comma-separated MJCF flags to disable (e.g. contact,gravity)");
-  cmd->add_option("--enable", o.enable, "comma-separated MJCF flags to enable (e.g. energy)");
-  cmd->add_option("--solver", o.solver, "PGS, CG, Newton, raisim, raisim-ds, ncp-pgs, ccp, lcp");
-  cmd->add_option("--cone", o.cone, "pyramidal or elliptic");
-  cmd->add_option("--integrator", o.integrator, "Euler, RK4, implicit, implicitfast");
-  cmd->add_option("--jacobian", o.jacobian, "dense, sparse or auto");
-  cmd->add_option("--iterations", o.iterations, "maximum solver iterations");
-  cmd->add_option("--tolerance", o.tolerance, "solver tolerance");
-  cmd->add_option("--timestep", o.timestep, "simulation timestep (s)");
-  cmd->add_option("--impratio", o.impratio, "ratio of frictional to normal constraint impedance (elliptic cones)");
-  cmd->add_option("--noslip-iterations", o.noslip_iterations, "noslip post-processor iterations (0: off)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--disable", o.disable, "comma-separated MJCF flags to disable (e.g. contact,gravity)")->type_name("FLAGS");
+  cmd->add_option("--enable", o.enable, "comma-separated MJCF flags to enable (e.g. energy)")->type_name("FLAGS");
+  cmd->add_option("--solver", o.solver, "PGS, CG, Newton, raisim, raisim-ds, ncp-pgs, ccp, lcp")->type_name("NAME");
+  cmd->add_option("--cone", o.cone, "pyramidal or elliptic")->type_name("NAME");
+  cmd->add_option("--integrator", o.integrator, "Euler, RK4, implicit, implicitfast")->type_name("NAME");
+  cmd->add_option("--jacobian", o.jacobian, "dense, sparse or auto")->type_name("NAME");
+  cmd->add_option("--iterations", o.iterations, "maximum solver iterations (a non-negative integer)")->type_name("N");
+  cmd->add_option("--tolerance", o.tolerance, "solver tolerance (a non-negative number)")->type_name("X");
+  cmd->add_option("--timestep", o.timestep, "simulation timestep in s (a positive number)")->type_name("SECONDS");
+  cmd->add_option("--impratio", o.impratio, "ratio of frictional to normal constraint impedance (a positive number)")
+      ->type_name("X");
+  cmd->add_option("--noslip-iterations", o.noslip_iterations, "noslip post-processor iterations (a non-negative integer)")
+      ->type_name("N");
 }
 
 // Load the model and apply command-line overrides; on failure print {"error"} and return false.
@@ -60,6 +63,12 @@ bool load(const std::string& path, const moreau::cli::OptionOverrides& o, moreau
     print_error(e.what());
     return false;
   }
+}
+
+// rollout and simulate report warnings as JSON lines themselves: the library's default handler
+// (plain text to stderr) is silenced for them.
+void silence_warning_handler() {
+  moreau::set_warning_handler([](const char*) {});
 }
 
 void report_warnings(const moreau::Data& d, long step, std::array<int, moreau::kNWarning>& seen) {
@@ -240,16 +249,28 @@ int simulate(const std::string& path, const moreau::cli::OptionOverrides& o, lon
   return 0;
 }
 
-}  // namespace
+// The subcommands, for the message of a mistyped one.
+std::string subcommand_list(const CLI::App& app) {
+  std::string list;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    list += (list.empty() ? "" : ", ") + sub->get_name();
+  return list;
+}
 
-int main(int argc, char** argv) {
+// A command-line error: the message and a pointer to --help on stderr, exit code 2.
+int usage_error(const std::string& message) {
+  std::cerr << "moreau: " << message << "\nRun 'moreau --help' for usage." << std::endl;
+  return kExitBadCommand;
+}
+
+int run(int argc, char** argv) {
   CLI::App app{"Moreau: articulated-body dynamics with contact, MJCF models"};
   app.require_subcommand(1);
+  app.footer(kExitCodes);
   moreau::cli::OptionOverrides o;
   std::string model;
   bool full = false, metrics = false;
-  long steps = 0, every = 0;
-  int key = -1;
+  std::string steps_arg, every_arg, key_arg;
 
   auto* info = app.add_subcommand("info", "print the model's sizes as one JSON line");
   info->add_option("MODEL", model, "MJCF file")->required();
@@ -265,37 +286,67 @@ int main(int argc, char** argv) {
 
   auto* roll = app.add_subcommand("rollout", "simulate with zero controls and print the state");
   roll->add_option("MODEL", model, "MJCF file")->required();
-  roll->add_option("--steps", steps, "number of steps")->required()->check(CLI::NonNegativeNumber);
-  roll->add_option("--every", every, "print every K steps (default: only the last)")->check(CLI::NonNegativeNumber);
-  roll->add_option("--key", key, "start from keyframe I (default: 0 if the model has one)");
+  roll->add_option("--steps", steps_arg, "number of steps (a non-negative integer)")->type_name("N")->required();
+  roll->add_option("--every", every_arg, "print every K steps (default: only the last)")->type_name("K");
+  roll->add_option("--key", key_arg, "start from keyframe I (default: 0 if the model has one)")->type_name("I");
   roll->add_flag("--metrics", metrics,
                  "add iterations, eps_abs, errors, contacts (world-frame forces) and energy to each line");
   add_physics_options(roll, o);
 
   std::string exp_name, exp_model;
-  long exp_steps = 0;
   auto* exper = app.add_subcommand("experiment", "run a contact-model experiment, CSV on stdout");
   exper->add_option("NAME", exp_name, "sliding-cube, dragged-cube, two-blocks, spinning-ball, impact, grasp, slope")->required();
   exper->add_option("--model", exp_model, "MJCF file (default: the experiment's model in models/experiments)");
-  exper->add_option("--steps", exp_steps, "number of steps (default: the experiment's)")->check(CLI::NonNegativeNumber);
-  exper->add_option("--key", key, "keyframe to start from (sliding-cube: 0 for 1 m/s, 1 for 3 m/s)");
+  exper->add_option("--steps", steps_arg, "number of steps (default: the experiment's)")->type_name("N");
+  exper->add_option("--key", key_arg, "keyframe to start from (sliding-cube: 0 for 1 m/s, 1 for 3 m/s)")->type_name("I");
   add_physics_options(exper, o);
 
-  long bench_steps = 10000;
   auto* ben = app.add_subcommand("bench", "steps per second and time per pipeline stage");
   ben->add_option("MODEL", model, "MJCF file")->required();
-  ben->add_option("--steps", bench_steps, "number of timed steps")->check(CLI::PositiveNumber);
-  ben->add_option("--key", key, "start from keyframe I");
+  ben->add_option("--steps", steps_arg, "number of timed steps (a positive integer; default 10000)")->type_name("N");
+  ben->add_option("--key", key_arg, "start from keyframe I")->type_name("I");
   add_physics_options(ben, o);
 
-  long sim_steps = 2000;
-  std::string sim_model = MOREAU_DEFAULT_MODEL;
   auto* sim = app.add_subcommand("simulate", "simulate a model and print a short summary");
-  sim->add_option("MODEL", sim_model, "MJCF file (default: the bundled humanoid)");
-  sim->add_option("--steps", sim_steps, "number of steps")->check(CLI::NonNegativeNumber);
+  sim->add_option("MODEL", model, "MJCF file (default: the bundled humanoid)");
+  sim->add_option("--steps", steps_arg, "number of steps (a non-negative integer; default 2000)")->type_name("N");
   add_physics_options(sim, o);
 
-  CLI11_PARSE(app, argc, argv);
+  for (CLI::App* sub : {info, fwd, inv, roll, exper, ben, sim}) sub->footer(kExitCodes);
+
+  // A first argument that is neither an option nor a subcommand: name it and list them.
+  const auto named = [&](const std::string& name) {
+    return !app.get_subcommands([&](const CLI::App* sub) { return sub->check_name(name); }).empty();
+  };
+  if (argc > 1 && argv[1][0] != '-' && !named(argv[1]))
+    return usage_error(std::string("unknown subcommand '") + argv[1] + "'; the subcommands are: " +
+                       subcommand_list(app));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help
+    return app.exit(e);
+  } catch (const CLI::RequiredError& e) {
+    if (app.get_subcommands().empty())
+      return usage_error("a subcommand is required: " + subcommand_list(app));
+    return usage_error(e.what());
+  } catch (const CLI::ArgumentMismatch& e) {
+    // CLI11 says "--steps: 1 required TEXT missing"
+    const std::string what = e.what();
+    const size_t colon = what.find(':');
+    if (what.find("missing") != std::string::npos && colon != std::string::npos)
+      return usage_error(what.substr(0, colon) + " needs a value");
+    return usage_error(what);
+  } catch (const CLI::ParseError& e) {
+    return usage_error(e.what());
+  }
+
+  // Values, checked before anything is loaded: a bad one is a command-line error.
+  moreau::cli::validate_overrides(o);
+  const bool has_steps = !steps_arg.empty();
+  const long min_steps = ben->parsed() ? 1 : 0;
+  const long steps = has_steps ? moreau::cli::parse_integer("--steps", steps_arg, min_steps) : 0;
+  const long every = every_arg.empty() ? 0 : moreau::cli::parse_integer("--every", every_arg, 0);
+  const int key = key_arg.empty() ? -1 : static_cast<int>(moreau::cli::parse_integer("--key", key_arg, 0));
 
   if (info->parsed()) {
     try {
@@ -308,9 +359,41 @@ int main(int argc, char** argv) {
   }
   if (fwd->parsed()) return run_lines(model, o, false, full);
   if (inv->parsed()) return run_lines(model, o, true, false);
-  if (roll->parsed()) return rollout(model, o, steps, every, key, metrics);
-  if (exper->parsed()) return experiment(exp_name, exp_model, o, exp_steps, key);
-  if (ben->parsed()) return bench(model, o, bench_steps, key);
-  if (sim->parsed()) return simulate(sim_model, o, sim_steps);
-  return 2;
+  if (roll->parsed()) {
+    silence_warning_handler();
+    return rollout(model, o, steps, every, key, metrics);
+  }
+  if (exper->parsed()) {
+    if (!moreau::cli::is_experiment(exp_name)) {
+      std::string names;
+      for (const char* n : {"sliding-cube", "dragged-cube", "two-blocks", "spinning-ball", "impact"})
+        names += std::string(names.empty() ? "" : ", ") + n;
+      throw UsageError("unknown experiment '" + exp_name + "'; the experiments are: " + names);
+    }
+    return experiment(exp_name, exp_model, o, steps, key);
+  }
+  if (ben->parsed()) return bench(model, o, has_steps ? steps : 10000, key);
+  if (sim->parsed()) {
+    if (model.empty()) {
+      try {
+        model = moreau::cli::bundled_model("humanoid.xml");
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return kExitBadInput;
+      }
+    }
+    silence_warning_handler();
+    return simulate(model, o, has_steps ? steps : 2000);
+  }
+  return usage_error("a subcommand is required: " + subcommand_list(app));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  }
 }

@@ -397,5 +397,8 @@ struct Model {
 
 // Id of the named object of the given type, or -1.
 int name2id(const Model& m, ObjType type, const std::string& name);
+// Name of object `id` of the given type ("" when it has none). Throws std::out_of_range for an id
+// out of range, std::invalid_argument for a type without names (kObjDof, kObjSkin, kObjUnknown).
+std::string id2name(const Model& m, ObjType type, int id);
 
 }  // namespace moreau

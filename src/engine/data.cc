@@ -9,7 +9,9 @@
 #include <algorithm>
 
 #include "derivative/work.h"
+#include "engine/checks.h"
 #include "engine/internal.h"
+#include "engine/messages.h"
 #include "moreau/collision.h"
 #include "moreau/moreau.h"
 
@@ -141,6 +143,7 @@ Data make_data(const Model& m) {
 }
 
 void reset_data(const Model& m, Data& d) {
+  internal::check_data(m, d, "reset_data");
   d.time = 0;
   std::copy_n(m.qpos0.begin(), m.nq, d.qpos.begin());
   zero(d.qvel);
@@ -178,9 +181,10 @@ void reset_data(const Model& m, Data& d) {
 }
 
 void reset_data_keyframe(const Model& m, Data& d, int key) {
+  internal::check_data(m, d, "reset_data_keyframe");
   if (key < 0 || key >= m.nkey)
-    throw std::out_of_range("reset_data_keyframe: key " + std::to_string(key) + " out of range [0, " +
-                            std::to_string(m.nkey) + ")");
+    internal::raise<std::out_of_range>("reset_data_keyframe: key " + std::to_string(key) + " out of range [0, " +
+                                       std::to_string(m.nkey) + ")");
   reset_data(m, d);
   d.time = m.key_time[key];
   std::copy_n(m.key_qpos.data() + (size_t)key * m.nq, m.nq, d.qpos.begin());

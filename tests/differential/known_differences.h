@@ -66,7 +66,7 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "2.2.2's cfrc_int then does not balance the joint forces: cdof . cfrc_int = passive + actuator + applied "
      "force fails by up to 1.1 times the largest cfrc_ext entry (a free joint passes a torque), Moreau's holds to "
      "6e-14 of it (KnownDifferenceCauses.WeldTorqueInCfrcExt)"},
-    // transition_fd (issue 5): keys "model|integrator|forward or centered|matrix". Each of these is a
+    // transition_fd: keys "model|integrator|forward or centered|matrix". Each of these is a
     // disagreement of 2.2.2's mjd_transitionFD with finite differences of 2.2.2's own mj_step, which
     // transition_fd matches (to 1e-10, checked in the same case before it is skipped).
     {"TransitionFD", "|rk4|",
