@@ -76,6 +76,8 @@ void validate_overrides(const OptionOverrides& o) {
   if (!o.iterations.empty()) parse_integer("--iterations", o.iterations, 0);
   if (!o.tolerance.empty()) parse_number("--tolerance", o.tolerance, false);
   if (!o.timestep.empty()) parse_number("--timestep", o.timestep, true);
+  if (!o.impratio.empty()) parse_number("--impratio", o.impratio, true);
+  if (!o.noslip_iterations.empty()) parse_integer("--noslip-iterations", o.noslip_iterations, 0);
 }
 
 void apply_overrides(const OptionOverrides& o, Model& m) {
@@ -89,6 +91,9 @@ void apply_overrides(const OptionOverrides& o, Model& m) {
   if (!o.iterations.empty()) m.opt.iterations = static_cast<int>(parse_integer("--iterations", o.iterations, 0));
   if (!o.tolerance.empty()) m.opt.tolerance = parse_number("--tolerance", o.tolerance, false);
   if (!o.timestep.empty()) m.opt.timestep = parse_number("--timestep", o.timestep, true);
+  if (!o.impratio.empty()) m.opt.impratio = parse_number("--impratio", o.impratio, true);
+  if (!o.noslip_iterations.empty())
+    m.opt.noslip_iterations = static_cast<int>(parse_integer("--noslip-iterations", o.noslip_iterations, 0));
   // the hard-contact solvers step velocities: only with the Euler integrator (model or command line)
   if (is_hard_contact_solver(m.opt.solver) && m.opt.integrator != kIntEuler)
     throw std::invalid_argument(std::string("--solver ") + solver_name(m.opt.solver) +

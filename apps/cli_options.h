@@ -25,6 +25,8 @@ struct OptionOverrides {
   std::string disable, enable;  // comma-separated MJCF flag names
   std::string solver, cone, integrator, jacobian;
   std::string iterations, tolerance, timestep;
+  std::string impratio;           // ratio of frictional to normal impedance (elliptic cones)
+  std::string noslip_iterations;  // iterations of the noslip post-processor (0: off)
 };
 
 // Throws UsageError for a name or number the options do not accept, naming the option and what it

@@ -18,7 +18,9 @@ const char* const kExperiments[][2] = {{"sliding-cube", "sliding_cube.xml"},
                                       {"dragged-cube", "dragged_cube.xml"},
                                       {"two-blocks", "two_blocks.xml"},
                                       {"spinning-ball", "spinning_ball.xml"},
-                                      {"impact", "spinning_ball.xml"}};
+                                      {"impact", "spinning_ball.xml"},
+                                      {"grasp", "grasp.xml"},
+                                      {"slope", "slope.xml"}};
 
 int find_id(const Model& m, ObjType type, const char* name) {
   const int id = name2id(m, type, name);
@@ -193,6 +195,114 @@ void impact_table(const Model& m, Data& d) {
   }
 }
 
+
+// Grasp (grasp.xml): the fingers close on the box (0 .. 0.5 s) and the palm lifts it by 0.1 m
+// (0.5 .. 1.5 s, a cosine ramp) with the squeeze of keyframe 0 (0.9 of the friction limit, so the
+// lift's acceleration does not make it slip); then the squeeze set points move to those of the
+// chosen keyframe over 0.5 s and the box is held until 12 s. slip = (z_box - z_finger) minus its
+// value when the lift starts: how far the box has slid down between the fingers. friction_use is
+// the friction the box needs over what the pads' normal forces can give (|net tangential force on
+// the box from the pads| / (mu sum of their normal forces)); contact_use the largest
+// |tangential| / (mu normal) over the pad contacts (1: a contact on the cone's boundary).
+void grasp(const Model& m, Data& d, long steps, int key) {
+  constexpr double kClose = 0.5, kLift = 1.0, kRelax = 0.5, kHold = 10.0, kHeight = 0.1;
+  const int box = find_id(m, kObjBody, "box"), finger = find_id(m, kObjBody, "left");
+  const int lift = find_id(m, kObjActuator, "lift");
+  const int fingers[2] = {find_id(m, kObjActuator, "left"), find_id(m, kObjActuator, "right")};
+  const int lift_dof = m.jnt_dofadr[find_id(m, kObjJoint, "lift")], box_dof = m.jnt_dofadr[m.body_jntadr[box]];
+  const int gfloor = find_id(m, kObjGeom, "floor");
+  if (m.nkey < 1) throw std::invalid_argument("the grasp experiment needs keyframes with the squeeze set points");
+  if (key >= m.nkey) throw std::invalid_argument("keyframe " + std::to_string(key) + " does not exist");
+  key = std::max(0, key);
+  double grip[2], hold[2];
+  for (int f = 0; f < 2; ++f) {
+    grip[f] = m.key_ctrl[fingers[f]];  // keyframe 0
+    hold[f] = m.key_ctrl[static_cast<size_t>(key) * m.nu + fingers[f]];
+  }
+  if (steps <= 0) steps = std::lround((kClose + kLift + kRelax + kHold) / m.opt.timestep);
+  start(m, d, 0);
+  double rel0 = 0;
+  std::printf("time,phase,slip,slip_velocity,z_box,z_finger,friction_use,contact_use,normal_force,ncon,eps_abs,"
+              "iterations\n");
+  for (long i = 0; i < steps; ++i) {
+    const double t = d.time;
+    const double s = std::clamp((t - kClose) / kLift, 0.0, 1.0);
+    const double r = std::clamp((t - kClose - kLift) / kRelax, 0.0, 1.0);
+    d.ctrl[lift] = kHeight * 0.5 * (1 - std::cos(M_PI * s));
+    for (int f = 0; f < 2; ++f) d.ctrl[fingers[f]] = grip[f] + r * (hold[f] - grip[f]);
+    step(m, d);
+    double eps;
+    int iter;
+    step_stats(m, d, &eps, &iter);
+    // forces on the box from the pads (contacts with the floor excluded)
+    double fz = 0, fn = 0, worst = 0;
+    for (int c = 0; c < d.ncon; ++c) {
+      const Contact& con = d.contact[c];
+      if (con.efc_address < 0 || con.geom1 == gfloor || con.geom2 == gfloor) continue;
+      if (m.geom_bodyid[con.geom1] != box && m.geom_bodyid[con.geom2] != box) continue;
+      double local[6], f[3];
+      contact_force(m, d, c, local);
+      contact_world_force(m, d, c, box, f);
+      fz += f[2];
+      fn += local[0];
+      if (local[0] > 0) worst = std::max(worst, std::hypot(local[1], local[2]) / (con.friction[0] * local[0]));
+    }
+    const double mu = m.geom_friction[3 * find_id(m, kObjGeom, "box")];
+    const double rel = d.xpos[3 * box + 2] - d.xpos[3 * finger + 2];
+    if (d.time <= kClose + 0.5 * m.opt.timestep) rel0 = rel;
+    const double vrel = d.qvel[box_dof + 2] - d.qvel[lift_dof];
+    const char* phase = d.time <= kClose + 1e-9 ? "close" : (d.time <= kClose + kLift + 1e-9 ? "lift" : "hold");
+    std::printf("%.4f,%s,%.10g,%.6g,%.10g,%.10g,%.6g,%.6g,%.6g,%d,%.3g,%d\n", d.time, phase, rel - rel0, vrel,
+                d.xpos[3 * box + 2], d.xpos[3 * finger + 2], fn > 0 ? std::fabs(fz) / (mu * fn) : 0, worst, fn,
+                active_contacts(d), eps, iter);
+  }
+}
+
+// Slope (slope.xml): the box rests on a plane tilted about y; slip is its displacement down the
+// slope from the start. friction_use is the friction the box needs over what the normal force can
+// give (|tangential part of the plane's force on the box| / (mu normal part)), contact_use the
+// largest |tangential| / (mu normal) over the contacts.
+void slope(const Model& m, Data& d, long steps) {
+  const int box = find_id(m, kObjBody, "box"), floor = find_id(m, kObjGeom, "floor");
+  const double mu = std::max(m.geom_friction[3 * floor], m.geom_friction[3 * find_id(m, kObjGeom, "box")]);
+  if (steps <= 0) steps = std::lround(10.0 / m.opt.timestep);
+  start(m, d, -1);
+  forward(m, d);  // the poses of the initial state
+  // the plane's normal, and its downhill direction: the plane's x axis (it is tilted about y)
+  const double normal[3] = {d.geom_xmat[9 * floor + 2], d.geom_xmat[9 * floor + 5], d.geom_xmat[9 * floor + 8]};
+  double down[3] = {d.geom_xmat[9 * floor], d.geom_xmat[9 * floor + 3], d.geom_xmat[9 * floor + 6]};
+  if (down[2] > 0)
+    for (double& x : down) x = -x;
+  double p0[3];
+  std::copy_n(&d.xpos[3 * box], 3, p0);
+  const int dof = m.jnt_dofadr[m.body_jntadr[box]];
+  std::printf("time,slip,slip_velocity,friction_use,contact_use,normal_force,ncon,eps_abs,iterations\n");
+  for (long i = 0; i < steps; ++i) {
+    step(m, d);
+    double eps;
+    int iter;
+    step_stats(m, d, &eps, &iter);
+    double f[3] = {0, 0, 0}, worst = 0;
+    for (int c = 0; c < d.ncon; ++c) {
+      if (d.contact[c].efc_address < 0) continue;
+      double local[6], fc[3];
+      contact_force(m, d, c, local);
+      contact_world_force(m, d, c, box, fc);
+      for (int k = 0; k < 3; ++k) f[k] += fc[k];
+      if (local[0] > 0) worst = std::max(worst, std::hypot(local[1], local[2]) / (d.contact[c].friction[0] * local[0]));
+    }
+    const double fn = f[0] * normal[0] + f[1] * normal[1] + f[2] * normal[2];
+    const double ft = std::hypot(f[0] - fn * normal[0], f[1] - fn * normal[1], f[2] - fn * normal[2]);
+    double slip = 0, v = 0;
+    for (int k = 0; k < 3; ++k) {
+      slip += (d.xpos[3 * box + k] - p0[k]) * down[k];
+      v += d.qvel[dof + k] * down[k];
+    }
+    std::printf("%.4f,%.10g,%.6g,%.6g,%.6g,%.6g,%d,%.3g,%d\n", d.time, slip, v, fn > 0 ? ft / (mu * fn) : 0, worst, fn,
+                active_contacts(d), eps, iter);
+  }
+}
+
 }  // namespace
 
 bool is_experiment(const std::string& name) {
@@ -221,6 +331,8 @@ void run_experiment(const std::string& name, const std::string& path, const Opti
   if (name == "sliding-cube") sliding_cube(m, d, steps, key);
   else if (name == "dragged-cube") dragged_cube(m, d, steps);
   else if (name == "spinning-ball") spinning_ball(m, d, steps);
+  else if (name == "grasp") grasp(m, d, steps, key);
+  else if (name == "slope") slope(m, d, steps);
   else impact_table(m, d);
 }
 

@@ -11,6 +11,10 @@
 //   spinning-ball  Underactuated chapter, spinning ball, time stepping: velocities against the
 //                  e = 0 impact map
 //   impact         the same ball through moreau::impact for e = 0, 0.25, .., 1 against the map
+//   grasp          a parallel gripper lifts a box and holds it for 10 s: the box's slip relative to
+//                  the fingers, the fraction of the friction limit in use (--key 0 .. 5: held at
+//                  0.9, 0.95, 0.97, 0.99, 0.999 and 1.01 of the limit)
+//   slope          a box resting on a plane tilted at 0.9 of the friction angle: its slip down the slope
 #pragma once
 
 #include <string>

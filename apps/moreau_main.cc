@@ -60,6 +60,10 @@ void add_physics_options(CLI::App* cmd, moreau::cli::OptionOverrides& o) {
   cmd->add_option("--iterations", o.iterations, "maximum solver iterations (a non-negative integer)")->type_name("N");
   cmd->add_option("--tolerance", o.tolerance, "solver tolerance (a non-negative number)")->type_name("X");
   cmd->add_option("--timestep", o.timestep, "simulation timestep in s (a positive number)")->type_name("SECONDS");
+  cmd->add_option("--impratio", o.impratio, "ratio of frictional to normal constraint impedance (a positive number)")
+      ->type_name("X");
+  cmd->add_option("--noslip-iterations", o.noslip_iterations, "noslip post-processor iterations (a non-negative integer)")
+      ->type_name("N");
 }
 
 // Load the model and apply command-line overrides; on failure print {"error"} and return false.
@@ -336,7 +340,7 @@ int run(int argc, char** argv) {
 
   std::string exp_name, exp_model;
   auto* exper = app.add_subcommand("experiment", "run a contact-model experiment, CSV on stdout");
-  exper->add_option("NAME", exp_name, "sliding-cube, dragged-cube, two-blocks, spinning-ball, impact")->required();
+  exper->add_option("NAME", exp_name, "sliding-cube, dragged-cube, two-blocks, spinning-ball, impact, grasp, slope")->required();
   exper->add_option("--model", exp_model, "MJCF file (default: the experiment's model in models/experiments)");
   exper->add_option("--steps", steps_arg, "number of steps (default: the experiment's)")->type_name("N");
   exper->add_option("--key", key_arg, "keyframe to start from (sliding-cube: 0 for 1 m/s, 1 for 3 m/s)")->type_name("I");

@@ -130,4 +130,6 @@ plot "docs/data/impact_lcp.csv" using "e":"vz_map" with lines lw 4 lc rgb "#bbbb
      for [i=1:5] "docs/data/impact_".word(models,i).".csv" using "e":"vz" with points lt i pt (i+3) ps 1.5 title word(models,i)
 unset multiplot
 EOF
+# the grasp and the slope (matplotlib)
+scripts/grasp_experiment.sh "$BUILD"
 echo "wrote $DATA/*.csv and $IMG/*.png"

@@ -8,15 +8,24 @@
 namespace moreau::col {
 
 int sphere_sphere_raw(const double* c1, double r1, const double* c2, double r2, double margin,
-                      ContactPoint* out, const double* fallback) {
+                      ContactPoint* out, const double* mat1, const double* mat2) {
   double n[3];
   math::sub3(n, c2, c1);
   const double len = math::norm3(n);
   const double dist = len - r1 - r2;
   if (dist > margin) return 0;
   if (len < kMinVal) {
-    if (fallback) math::copy3(n, fallback);
-    else { n[0] = 1; n[1] = n[2] = 0; }
+    double z1[3], z2[3];
+    axis_of(z1, mat1, 2);
+    axis_of(z2, mat2, 2);
+    math::cross3(n, z1, z2);
+    const double nn = math::norm3(n);
+    if (nn < kMinVal) {
+      n[0] = 1;
+      n[1] = n[2] = 0;
+    } else {
+      math::scl3(n, n, 1.0 / nn);
+    }
   } else {
     math::scl3(n, n, 1.0 / len);
   }
@@ -58,7 +67,7 @@ void segment_segment(const double* p1, const double* u1, double h1, const double
 
 int sphere_sphere(const Model& m, const Data& d, int g1, int g2, double margin, ContactPoint* out, void*) {
   const GeomPose a = geom_pose(m, d, g1), b = geom_pose(m, d, g2);
-  return sphere_sphere_raw(a.pos, a.size[0], b.pos, b.size[0], margin, out);
+  return sphere_sphere_raw(a.pos, a.size[0], b.pos, b.size[0], margin, out, a.mat, b.mat);
 }
 
 int sphere_capsule(const Model& m, const Data& d, int g1, int g2, double margin, ContactPoint* out, void*) {
@@ -69,7 +78,7 @@ int sphere_capsule(const Model& m, const Data& d, int g1, int g2, double margin,
   const double t = std::clamp(math::dot3(u, v), -c.size[1], c.size[1]);
   math::copy3(q, c.pos);
   math::addscl3(q, u, t);
-  return sphere_sphere_raw(s.pos, s.size[0], q, c.size[0], margin, out);
+  return sphere_sphere_raw(s.pos, s.size[0], q, c.size[0], margin, out, s.mat, c.mat);
 }
 
 int capsule_capsule(const Model& m, const Data& d, int g1, int g2, double margin, ContactPoint* out, void*) {
@@ -99,8 +108,8 @@ int capsule_capsule(const Model& m, const Data& d, int g1, int g2, double margin
       const double tt = std::clamp(math::dot3(r, uo), -o.size[1], o.size[1]);
       math::copy3(po, o.pos);
       math::addscl3(po, uo, tt);
-      n += first ? sphere_sphere_raw(pe, a.size[0], po, b.size[0], margin, out + n)
-                 : sphere_sphere_raw(po, a.size[0], pe, b.size[0], margin, out + n);
+      n += first ? sphere_sphere_raw(pe, a.size[0], po, b.size[0], margin, out + n, a.mat, b.mat)
+                 : sphere_sphere_raw(po, a.size[0], pe, b.size[0], margin, out + n, a.mat, b.mat);
     }
     return n;
   }
@@ -109,7 +118,7 @@ int capsule_capsule(const Model& m, const Data& d, int g1, int g2, double margin
   math::addscl3(q1, u1, s);
   math::copy3(q2, b.pos);
   math::addscl3(q2, u2, t);
-  return sphere_sphere_raw(q1, a.size[0], q2, b.size[0], margin, out);
+  return sphere_sphere_raw(q1, a.size[0], q2, b.size[0], margin, out, a.mat, b.mat);
 }
 
 namespace {

@@ -245,7 +245,7 @@ void Compiler::compile_equalities() {
         copy3(data + 3, p);
         copy4(data + 6, q);
       } else if (e.type == kEqWeld) {
-        normalize4(data + 6);
+        normalize4_div(data + 6);
       }
     } else if (e.type == kEqJoint) {
       o1 = jnt_names_.get(e.name1, e.src, "joint1");
@@ -331,13 +331,13 @@ void Compiler::compile_keys() {
     for (int j = 0; j < m_.njnt; ++j)
       if (m_.jnt_type[j] == kJointBall || m_.jnt_type[j] == kJointFree) {
         double* q = &m_.key_qpos[m_.key_qpos.size() - m_.nq + m_.jnt_qposadr[j] + (m_.jnt_type[j] == kJointFree ? 3 : 0)];
-        normalize4(q);
+        normalize4_div(q);
       }
     fill(k.qvel, {}, m_.key_qvel, m_.nv, "qvel");
     fill(k.act, {}, m_.key_act, m_.na, "act");
     fill(k.mpos, mpos, m_.key_mpos, 3 * m_.nmocap, "mpos");
     fill(k.mquat, mquat, m_.key_mquat, 4 * m_.nmocap, "mquat");
-    for (int j = 0; j < m_.nmocap; ++j) normalize4(&m_.key_mquat[m_.key_mquat.size() - 4 * m_.nmocap + 4 * j]);
+    for (int j = 0; j < m_.nmocap; ++j) normalize4_div(&m_.key_mquat[m_.key_mquat.size() - 4 * m_.nmocap + 4 * j]);
     fill(k.ctrl, {}, m_.key_ctrl, m_.nu, "ctrl");
   }
 }

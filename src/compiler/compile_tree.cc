@@ -190,7 +190,7 @@ void Compiler::compile_geom(const mjcf::GeomSpec& g, int body) {
   if (g.type == kGeomPlane && size[2] <= 0 && g.size_n < 3) {}  // plane size is visual only
   if (g.density < 0) fail(g.src, "attribute 'density' must be non-negative");
   if (g.mass_set && g.mass < 0) fail(g.src, "attribute 'mass' must be non-negative");
-  normalize4(quat);
+  normalize4_div(quat);
 
   m_.geom_type.push_back(g.type);
   m_.geom_contype.push_back(g.contype);
@@ -244,7 +244,7 @@ void Compiler::compile_site(const mjcf::SiteSpec& s, int body) {
   double size[3] = {s.size[0], s.size[1], s.size[2]};
   double pos[3] = {s.pos[0], s.pos[1], s.pos[2]}, quat[4] = {s.quat[0], s.quat[1], s.quat[2], s.quat[3]};
   if (s.has_fromto) site_fromto(s, pos, quat, size);
-  normalize4(quat);
+  normalize4_div(quat);
   m_.site_type.push_back(s.type);
   m_.site_bodyid.push_back(body);
   int matid = -1;
@@ -267,7 +267,7 @@ void Compiler::compile_tree() {
   for (int b = 0; b < nbody; ++b) {
     const mjcf::BodySpec& bs = *bodies_[b];
     double quat[4] = {bs.quat[0], bs.quat[1], bs.quat[2], bs.quat[3]};
-    normalize4(quat);
+    normalize4_div(quat);
     for (double v : bs.pos) m_.body_pos.push_back(b ? v : 0);
     for (double v : quat) m_.body_quat.push_back(v);
     // mocap bodies: children of the world without joints
@@ -321,7 +321,7 @@ void Compiler::compile_tree() {
       for (double v : j.solimplimit) m_.jnt_solimp.push_back(v);
       for (double v : j.pos) m_.jnt_pos.push_back(v);
       double axis[3] = {j.axis[0], j.axis[1], j.axis[2]};
-      normalize3(axis);
+      normalize3_div(axis);
       for (double v : axis) m_.jnt_axis.push_back(v);
       m_.jnt_stiffness.push_back(j.stiffness);
       m_.jnt_range.push_back(range[0]);
@@ -392,7 +392,7 @@ void Compiler::compile_tree() {
       m_.cam_bodyid.push_back(b);
       m_.cam_targetbodyid.push_back(-1);
       double q[4] = {c.quat[0], c.quat[1], c.quat[2], c.quat[3]};
-      normalize4(q);
+      normalize4_div(q);
       for (double v : c.pos) m_.cam_pos.push_back(v);
       for (double v : q) m_.cam_quat.push_back(v);
       for (int k = 0; k < 3; ++k) { m_.cam_poscom0.push_back(0); m_.cam_pos0.push_back(0); }
@@ -411,7 +411,7 @@ void Compiler::compile_tree() {
       m_.light_castshadow.push_back(l.castshadow);
       m_.light_active.push_back(l.active);
       double dir[3] = {l.dir[0], l.dir[1], l.dir[2]};
-      normalize3(dir);
+      normalize3_div(dir);
       for (int k = 0; k < 3; ++k) {
         m_.light_pos.push_back(l.pos[k]);
         m_.light_dir.push_back(dir[k]);
@@ -498,7 +498,7 @@ void Compiler::compile_body_inertia(int b, const std::vector<GeomMass>& gm) {
     } else {
       copy3(inertia, in.inertia);
       copy4(iquat, in.quat);
-      normalize4(iquat);
+      normalize4_div(iquat);
     }
   } else if (gm.size() == 1) {
     // One geom: the body's inertial frame is the geom frame.

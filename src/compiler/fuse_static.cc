@@ -69,7 +69,7 @@ void add_mass(Mass& p, const Mass& s) {
 
 void move_frame(double* pos, double* quat, const double* fpos, const double* fquat) {
   mulpose(pos, quat, fpos, fquat, pos, quat);
-  normalize4(quat);
+  normalize4_div(quat);
 }
 
 bool is_static(const mjcf::BodySpec& b) { return b.joints.empty() && !b.mocap; }

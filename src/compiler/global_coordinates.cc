@@ -53,7 +53,7 @@ void quat_to_local(double* q, const Pose& f) {
   double qinv[4];
   negquat(qinv, f.quat);
   mulquat(q, qinv, q);
-  normalize4(q);
+  normalize4_div(q);
 }
 
 void frame_to_local(double* pos, double* quat, const Pose& f) {
@@ -73,7 +73,7 @@ class Converter {
     if (b.pos_set) {
       copy3(self.pos, b.pos);
       copy4(self.quat, b.quat);
-      normalize4(self.quat);
+      normalize4_div(self.quat);
     } else if (frames_) {
       if (!has_mass_source(b))
         fail(b.src, "with coordinate=\"global\" a body without 'pos' is placed at its center of mass, but this body "

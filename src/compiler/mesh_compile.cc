@@ -109,7 +109,7 @@ MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec) {
   // single precision as in MuJoCo.
   double rq[4];
   copy4(rq, ms.refquat);
-  normalize4(rq);
+  normalize4_div(rq);
   double rqinv[4];
   negquat(rqinv, rq);
   for (size_t i = 0; i < tm.vert.size(); i += 3) {

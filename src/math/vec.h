@@ -29,7 +29,17 @@ inline void cross3(double* r, const double* a, const double* b) {
   r[0] = x; r[1] = y; r[2] = z;
 }
 // Normalize in place; returns the norm before normalization. A (near) zero vector becomes (1,0,0).
+// Multiplies by the reciprocal of the norm, as MuJoCo 2.2.2 does (bit-identical results).
 inline double normalize3(double* a) {
+  const double n = norm3(a);
+  if (n < 1e-15) { a[0] = 1; a[1] = a[2] = 0; return n; }
+  const double s = 1 / n;
+  a[0] *= s; a[1] *= s; a[2] *= s;
+  return n;
+}
+// The same by division: MuJoCo 2.2.2's model compiler normalizes this way, so the compiler uses it
+// for bit-identical frames.
+inline double normalize3_div(double* a) {
   const double n = norm3(a);
   if (n < 1e-15) { a[0] = 1; a[1] = a[2] = 0; return n; }
   a[0] /= n; a[1] /= n; a[2] /= n;
@@ -71,6 +81,14 @@ inline void unitquat(double* q) { q[0] = 1; q[1] = q[2] = q[3] = 0; }
 inline void copy4(double* r, const double* a) { r[0] = a[0]; r[1] = a[1]; r[2] = a[2]; r[3] = a[3]; }
 // Normalize in place; returns the norm before. A (near) zero quaternion becomes the identity.
 inline double normalize4(double* q) {
+  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (n < 1e-15) { unitquat(q); return n; }
+  const double s = 1 / n;  // the reciprocal, as MuJoCo 2.2.2 (bit-identical results)
+  q[0] *= s; q[1] *= s; q[2] *= s; q[3] *= s;
+  return n;
+}
+// The same by division, as MuJoCo 2.2.2's model compiler (see normalize3_div).
+inline double normalize4_div(double* q) {
   const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   if (n < 1e-15) { unitquat(q); return n; }
   q[0] /= n; q[1] /= n; q[2] /= n; q[3] /= n;

@@ -19,7 +19,7 @@ FramePose FramePose::then(const double pos[3], const double quat[4]) const {
       pos[0] == 0 && pos[1] == 0 && pos[2] == 0 && quat[0] == 1 && quat[1] == 0 && quat[2] == 0 && quat[3] == 0;
   r.identity = identity && local_identity;
   mulpose(r.pos, r.quat, this->pos, this->quat, pos, quat);
-  normalize4(r.quat);
+  normalize4_div(r.quat);
   return r;
 }
 
@@ -27,7 +27,7 @@ void FramePose::apply(double p[3], double q[4]) const {
   if (identity) return;
   double rp[3], rq[4];
   mulpose(rp, rq, pos, quat, p, q);
-  normalize4(rq);
+  normalize4_div(rq);
   copy3(p, rp);
   copy4(q, rq);
 }

@@ -30,14 +30,15 @@ void euler_to_quat(const double euler[3], const std::string& seq, double quat[4]
     axisangle2quat(r, axis, euler[i]);
     if (c >= 'a' && c <= 'z') mulquat(quat, quat, r);
     else mulquat(quat, r, quat);
+    normalize4_div(quat);  // after each rotation and once more at the end: 2.2.2's frames to the bit
   }
-  normalize4(quat);
+  normalize4_div(quat);
 }
 
 void zaxis_to_quat(const double zin[3], double quat[4]) {
   // Minimal rotation taking (0,0,1) to z.
   double z[3] = {zin[0], zin[1], zin[2]};
-  normalize3(z);
+  normalize3_div(z);
   const double up[3] = {0, 0, 1};
   double axis[3];
   cross3(axis, up, z);
@@ -53,9 +54,9 @@ void zaxis_to_quat(const double zin[3], double quat[4]) {
 
 void xyaxes_to_quat(const double xy[6], double quat[4]) {
   double x[3] = {xy[0], xy[1], xy[2]}, y[3] = {xy[3], xy[4], xy[5]}, z[3];
-  normalize3(x);
+  normalize3_div(x);
   addscl3(y, x, -dot3(x, y));
-  normalize3(y);
+  normalize3_div(y);
   cross3(z, x, y);
   const double R[9] = {x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2]};
   mat2quat(quat, R);
@@ -65,20 +66,21 @@ bool read_orientation(Attrs& a, const CompilerSpec& c, double quat[4]) {
   int count = 0;
   for (const char* n : {"quat", "axisangle", "euler", "xyaxes", "zaxis"}) count += a.has(n);
   if (count > 1) a.error("orientation specified more than once (quat, axisangle, euler, xyaxes, zaxis)");
-  const double ang = c.degree ? M_PI / 180 : 1;
+  // degrees to radians as a / 180 * pi (2.2.2's rounding: its frames to the bit)
+  auto radians = [&](double a) { return c.degree ? a / 180 * M_PI : a; };
   double v[6];
   if (a.nums("quat", v, 4)) {
     copy4(quat, v);
-    if (normalize4(quat) < 1e-15) a.error("attribute 'quat' must be a non-zero quaternion");
+    if (normalize4_div(quat) < 1e-15) a.error("attribute 'quat' must be a non-zero quaternion");
     return true;
   }
   if (a.nums("axisangle", v, 4)) {
-    if (normalize3(v) < 1e-15) a.error("attribute 'axisangle' has a zero axis");
-    axisangle2quat(quat, v, v[3] * ang);
+    if (normalize3_div(v) < 1e-15) a.error("attribute 'axisangle' has a zero axis");
+    axisangle2quat(quat, v, radians(v[3]));
     return true;
   }
   if (a.nums("euler", v, 3)) {
-    for (int i = 0; i < 3; ++i) v[i] *= ang;
+    for (int i = 0; i < 3; ++i) v[i] = radians(v[i]);
     euler_to_quat(v, c.eulerseq, quat);
     return true;
   }
