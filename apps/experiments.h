@@ -1,4 +1,4 @@
-// `moreau experiment NAME`: the contact-model experiments of issue 6 (docs/contact_models.md), one
+// `moreau experiment NAME`: the contact-model experiments (docs/contact_models.md), one
 // command each, CSV on stdout (header line first). They drive the engine through its public API
 // with what `rollout` cannot express: a force that grows with time (dragged cube), the analytic
 // references next to the simulated values, the impact map.

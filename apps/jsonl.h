@@ -24,7 +24,7 @@ Json forward_output(const Model& m, const Data& d, bool full);
 // The outputs of `moreau inverse` for d after inverse().
 Json inverse_output(const Model& m, const Data& d);
 
-// `rollout --metrics` (issue 6): add to `line` the step's solver statistics and contact forces,
+// `rollout --metrics`: add to `line` the step's solver statistics and contact forces,
 // then the energy of the state the step produced. Call right after step(m, d). Keys:
 //   iterations       solver iterations (Gauss-Seidel sweeps, Lemke pivots, Newton/CG/PGS iterations)
 //   eps_abs, errors  the RaiSim paper's eps_abs and {primal, dual, complementarity} (d.ncp for the

@@ -156,7 +156,7 @@ int rollout(const std::string& path, const moreau::cli::OptionOverrides& o, long
       report_warnings(d, i, seen);
       if ((every > 0 && i % every == 0) || i == steps) {
         Json line = state_line(d);
-        if (metrics) moreau::cli::add_step_metrics(m, d, line);  // issue 6
+        if (metrics) moreau::cli::add_step_metrics(m, d, line);
         std::cout << line.dump() << '\n';
       }
     }

@@ -1,4 +1,4 @@
-// Tendons, actuators and sensors (issue 5): the pipeline stages of the computation chapter's
+// Tendons, actuators and sensors: the pipeline stages of the computation chapter's
 // "Simulation pipeline" that compute tendon lengths/moment arms, actuator transmission, actuator
 // forces and activation dynamics, tendon passive forces and sensor data.
 //

@@ -23,7 +23,7 @@
 
 namespace moreau {
 
-// One detected contact (filled by collision detection; issue 3).
+// One detected contact (filled by collision detection).
 struct Contact {
   double dist = 0;              // signed distance; negative: penetration
   double pos[3] = {0, 0, 0};    // position, midway between the surfaces
@@ -110,7 +110,7 @@ struct SolverStat {
 };
 inline constexpr int kNSolverStat = 1000;
 
-// Statistics of the last solve of a hard-contact solver (issue 6: raisim, raisim-ds, ncp-pgs, ccp,
+// Statistics of the last solve of a hard-contact solver (raisim, raisim-ds, ncp-pgs, ccp,
 // lcp; src/solver/ncp). The errors are those of the RaiSim paper (Le Lidec & Carpentier, Sec. II,
 // after eq. (6)), maximum over the contacts i, with lambda the impulses and h the timestep:
 //   primal          eps_p = max_i dist_K(lambda_i / h)               (force, N)
@@ -169,7 +169,7 @@ struct Data {
   std::vector<double> qLDiagInv;                 // nv
   std::vector<double> qLDiagSqrtInv;             // nv
 
-  // tendons and actuator transmission (issue 5)
+  // tendons and actuator transmission
   std::vector<double> ten_length;                // ntendon
   std::vector<double> ten_J;                     // ntendon*nv, dense
   std::vector<int> ten_wrapadr, ten_wrapnum;     // ntendon
@@ -201,7 +201,7 @@ struct Data {
   std::vector<double> cfrc_int;                  // 6*nbody
   std::vector<double> cfrc_ext;                  // 6*nbody
 
-  // ------------------------------------------------------------------ implicit integrators (issue 5)
+  // ------------------------------------------------------------------ implicit integrators
   std::vector<double> qH;                        // nM: L'DL factor of M - h*D (Euler: D = joint damping;
                                                  // implicitfast: D symmetrized, no RNE terms)
   std::vector<double> qHDiagInv;                 // nv
@@ -222,18 +222,18 @@ struct Data {
   int ncon = 0;                                  // contacts in use
   int ne = 0, nf = 0, nefc = 0;                  // equality rows, friction rows, all rows
   std::vector<Contact> contact;                  // capacity: nconmax
-  // Constraint rows (issue 4); capacity njmax rows.
+  // Constraint rows; capacity njmax rows.
   std::vector<int> efc_type, efc_id;
   std::vector<double> efc_J;                     // njmax*nv
   std::vector<double> efc_pos, efc_margin, efc_frictionloss, efc_diagApprox, efc_KBIP, efc_D,
       efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state_d;
   std::vector<int> efc_state;
-  // Row sparsity of efc_J (issue 4), filled in both jacobian modes: row i has efc_J_rownnz[i]
+  // Row sparsity of efc_J, filled in both jacobian modes: row i has efc_J_rownnz[i]
   // non-zeros in columns efc_J_colind[efc_J_rowadr[i] + k] (ascending). Sparse jacobian (option
   // sparse, or auto with nv >= 60): efc_J is compressed, the value of that entry is
   // efc_J[efc_J_rowadr[i] + k]. Dense jacobian: efc_J is nefc x nv (row i at efc_J[i*nv]).
   std::vector<int> efc_J_rownnz, efc_J_rowadr, efc_J_colind;
-  // Constraint-solver work space (issue 4): sized by allocate_constraint_storage, carved by
+  // Constraint-solver work space: sized by allocate_constraint_storage, carved by
   // src/constraint/storage.h; nothing in make/solve/inverse allocates.
   std::vector<double> efc_work;
   std::vector<int> efc_iwork;                    // integer work space of the same stages
@@ -244,7 +244,7 @@ struct Data {
   std::vector<double> efc_AR;
   std::vector<int> efc_AR_rownnz, efc_AR_rowadr, efc_AR_colind;
 
-  // ------------------------------------------------------------------ collision work space (issue 3)
+  // ------------------------------------------------------------------ collision work space
   // Broad-phase buffers. collision_reserve(m, d) (moreau/collision.h) sizes them; collision() grows
   // them only if a state yields more candidate body pairs than reserved.
   std::vector<double> col_bound;                 // 6*nbody: body bounding boxes (min xyz, max xyz)
@@ -264,12 +264,12 @@ struct Data {
   int solver_nnz = 0;
   double solver_fwdinv[2] = {0, 0};
   int maxuse_con = 0, maxuse_efc = 0;
-  // Hard-contact solvers (issue 6): statistics of the last solve and their work space, sized by
+  // Hard-contact solvers: statistics of the last solve and their work space, sized by
   // allocate_constraint_storage when opt.solver is one of them (src/solver/ncp/ncp.h).
   NcpStat ncp;
   std::vector<double> ncp_work;
 
-  // ------------------------------------------------------------------ control callback (issue 5)
+  // ------------------------------------------------------------------ control callback
   // Called by forward dynamics (every forward_skip, so also at each RK4 stage) after the position and
   // velocity stages and before actuation, and at the end of step1: the place of MuJoCo's global
   // mjcb_control, stored per Data so that threads with their own Data never share it. It may set
@@ -296,7 +296,7 @@ struct Data {
   // the narrow phase; return true to discard the pair.
   std::function<bool(const Model& m, const Data& d, int geom1, int geom2)> contact_filter;
 
-  // ------------------------------------------------------------------ finite differences (issue 5)
+  // ------------------------------------------------------------------ finite differences
   // Work space of transition_fd and inverse_fd (moreau/derivative.h), sized by make_data so that the
   // derivatives allocate nothing: saved state, nominal and perturbed outputs.
   std::vector<double> fd_work;

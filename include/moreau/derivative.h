@@ -1,4 +1,4 @@
-// Derivatives (computation chapter, "Derivatives"; issue 5).
+// Derivatives (computation chapter, "Derivatives").
 //
 // Analytic: the derivative of the smooth forces with respect to velocity, which the implicit
 // integrators use. Finite differences: the transition Jacobians of step (as MuJoCo's

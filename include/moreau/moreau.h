@@ -18,7 +18,7 @@
 
 #include "moreau/actuation.h"
 #include "moreau/data.h"
-#include "moreau/derivative.h"  // qDeriv, transition_fd, inverse_fd (issue 5)
+#include "moreau/derivative.h"  // qDeriv, transition_fd, inverse_fd
 #include "moreau/io.h"
 #include "moreau/messages.h"
 #include "moreau/model.h"
@@ -112,7 +112,7 @@ void energy_vel(const Model& m, Data& d);
 // d.geom_xpos/geom_xmat. Custom narrow-phase functions: see moreau/collision.h.
 void collision(const Model& m, Data& d);
 
-// ------------------------------------------------------------------------------------ constraints (issue 4)
+// ------------------------------------------------------------------------------------ constraints
 // Size the efc_* arrays and the solver work space from the model (capacity: Model::njmax rows if
 // > 0, else the rule of src/constraint/storage.cc). make_data calls it.
 void allocate_constraint_storage(const Model& m, Data& d);
@@ -153,7 +153,7 @@ bool is_pyramidal(const Model& m);
 // Whether efc_J is stored in compressed rows (jacobian sparse, or auto with nv >= 60).
 bool is_sparse(const Model& m);
 
-// ------------------------------------------------------------------------------------ hard contact (issue 6)
+// ------------------------------------------------------------------------------------ hard contact
 // The velocity-stepping solvers of the RaiSim paper and the Underactuated chapter (src/solver/ncp):
 // opt.solver = kSolverRaisim, kSolverRaisimDS, kSolverNcpPGS, kSolverCCP, kSolverLCP. They solve
 // M v+ = M v_f + J' lambda (lambda: impulses) and set qacc = (v+ - v)/h, efc_force = lambda/h,

@@ -19,10 +19,6 @@
 
 namespace moreau {
 
-// Declared in moreau.h by the constraint engineer (issue 4); repeated here so this file does not
-// depend on the order in which the header change lands.
-void allocate_constraint_storage(const Model& m, Data& d);
-
 namespace {
 
 int contact_capacity(const Model& m) {
@@ -176,7 +172,7 @@ void reset_data(const Model& m, Data& d) {
     zero(*v);
   for (auto* v : {&d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj, &d.actuator_moment_span}) zero(*v);
   d.ncon = d.ne = d.nf = d.nefc = 0;
-  zero(d.ncp_work);  // hard-contact solvers (issue 6): no warm start from before the reset
+  zero(d.ncp_work);  // hard-contact solvers: no warm start from before the reset
   d.ncp = NcpStat{};
   d.warning.fill(WarningStat{});
   d.timer.fill(TimerStat{});

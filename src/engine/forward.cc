@@ -28,7 +28,7 @@ void fwd_position(const Model& m, Data& d) {
   }
   {
     internal::StageTimer t(d, kTimerPosCollision);
-    collision(m, d);  // issue 3: fills d.contact[0..ncon)
+    collision(m, d);  // fills d.contact[0..ncon)
   }
   {
     internal::StageTimer t(d, kTimerPosMake);

@@ -235,7 +235,7 @@ class Parser {
               o.collision);
     a.keyword("cone", {{"pyramidal", kConePyramidal}, {"elliptic", kConeElliptic}}, o.cone);
     a.keyword("jacobian", {{"dense", kJacDense}, {"sparse", kJacSparse}, {"auto", kJacAuto}}, o.jacobian);
-    // raisim .. lcp: Moreau's hard-contact solvers (issue 6), an extension of MuJoCo's names
+    // raisim .. lcp: Moreau's hard-contact solvers, an extension of MuJoCo's names
     a.keyword("solver", {{"PGS", kSolverPGS}, {"CG", kSolverCG}, {"Newton", kSolverNewton},
                          {"raisim", kSolverRaisim}, {"raisim-ds", kSolverRaisimDS}, {"ncp-pgs", kSolverNcpPGS},
                          {"ccp", kSolverCCP}, {"lcp", kSolverLCP}}, o.solver);
