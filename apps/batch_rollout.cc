@@ -54,7 +54,10 @@ void parse(const Model& m, const std::vector<double>& base, const Json& j, Line&
   line.x0 = base;
   // offsets in the kBatchSpec layout: time, qpos, qvel, act, ctrl, mocap
   const int qpos = 1, qvel = qpos + m.nq, act = qvel + m.nv, ctrl = act + m.na;
-  for (const auto& [key, value] : j.items()) {
+  for (const auto& item : j.items()) {
+    // named references, not structured bindings: clang 14 (the sanitizer build) cannot capture those
+    const std::string& key = item.key();
+    const Json& value = item.value();
     auto put = [&](int offset, int n) {
       const std::vector<double> v = numbers(value, key, n);
       std::copy(v.begin(), v.end(), line.x0.begin() + offset);
