@@ -13,6 +13,7 @@
 
 #include "moreau/actuation.h"
 #include "moreau/data.h"
+#include "moreau/analytic_derivative.h"  // forward_derivatives, transition_derivatives (analytic)
 #include "moreau/derivative.h"  // qDeriv, transition_fd, inverse_fd (issue 5)
 #include "moreau/model.h"
 #include "moreau/state.h"

@@ -1,0 +1,317 @@
+// Analytic derivatives (moreau/analytic_derivative.h) against centred finite differences.
+//
+// Error measure: max |analytic - fd| / max(max |fd|, max |f|, 1) over a whole matrix, f the
+// differentiated function at the state (relative to the derivative where it is of the order of the
+// function; relative to the function where the derivative vanishes: a lone free body's RNE does not
+// depend on its position, and the differences are then round-off). The differences are centred
+// and extrapolated (richardson below), so that their own error stays far below the bound 1e-6.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../model_list.h"
+#include "moreau/analytic_derivative.h"
+#include "moreau/moreau.h"
+
+namespace moreau {
+namespace {
+
+using Vec = std::vector<double>;
+constexpr double kEps = 1e-4;
+
+// Centred differences at h = kEps and h/2, extrapolated (Richardson): truncation O(h^4) ~ 1e-16,
+// round-off ~ 1e-16 |f| / h ~ 1e-12 |f| (ill-conditioned mass matrices, such as the composite
+// cloth's, amplify it by their condition number: 1e-6 differences there have 1e-5 round-off).
+double richardson(double p, double n, double p2, double n2) {
+  const double d1 = (p - n) / (2 * kEps), d2 = (p2 - n2) / kEps;
+  return (4 * d2 - d1) / 3;
+}
+
+double rel_error(const Vec& a, const Vec& b, double fscale) {
+  double num = 0, den = fscale;
+  for (size_t i = 0; i < a.size(); ++i) {
+    num = std::max(num, std::abs(a[i] - b[i]));
+    den = std::max(den, std::abs(b[i]));
+  }
+  return num / std::max(den, 1.0);
+}
+
+// A random state near qpos0: a tangent step of 0.3 rad per dof, velocities N(0, 1), activations in
+// [0, 1], controls inside the middle 80% of their range.
+void random_state(const Model& m, Data& d, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> n01(0, 1);
+  std::uniform_real_distribution<double> u01(0, 1);
+  std::copy(m.qpos0.begin(), m.qpos0.end(), d.qpos.begin());
+  Vec dq(m.nv);
+  for (auto& x : dq) x = 0.3 * n01(rng);
+  integrate_pos(m, d.qpos.data(), dq.data(), 1);
+  for (int i = 0; i < m.nv; ++i) d.qvel[i] = n01(rng);
+  for (int i = 0; i < m.na; ++i) d.act[i] = u01(rng);
+  for (int u = 0; u < m.nu; ++u) {
+    if (m.actuator_ctrllimited[u]) {
+      const double lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
+      d.ctrl[u] = lo + (0.1 + 0.8 * u01(rng)) * (hi - lo);
+    } else {
+      d.ctrl[u] = n01(rng);
+    }
+  }
+}
+
+// Centred differences (Richardson) of g (an nout vector of the state) along each tangent direction
+// of qpos, into a row-major nout x nv matrix.
+// max |g| at the current state.
+template <class G>
+double fscale(int nout, G g) {
+  Vec v(nout);
+  g(v.data());
+  double s = 0;
+  for (double x : v) s = std::max(s, std::abs(x));
+  return s;
+}
+
+template <class G>
+Vec fd_qpos(const Model& m, Data& d, int nout, G g) {
+  const Vec q0 = d.qpos;
+  Vec out(static_cast<size_t>(nout) * m.nv), dq(m.nv), p(nout), n(nout), p2(nout), n2(nout);
+  for (int k = 0; k < m.nv; ++k) {
+    std::fill(dq.begin(), dq.end(), 0.0);
+    dq[k] = 1;
+    auto at = [&](double e, double* r) {
+      d.qpos = q0;
+      integrate_pos(m, d.qpos.data(), dq.data(), e);
+      g(r);
+    };
+    at(kEps, p.data()), at(-kEps, n.data()), at(kEps / 2, p2.data()), at(-kEps / 2, n2.data());
+    for (int i = 0; i < nout; ++i) out[static_cast<size_t>(i) * m.nv + k] = richardson(p[i], n[i], p2[i], n2[i]);
+  }
+  d.qpos = q0;
+  return out;
+}
+
+// The same along each entry of x (size nx), row-major nout x nx.
+template <class G>
+Vec fd_vec(double* x, int nx, int nout, G g) {
+  Vec out(static_cast<size_t>(nout) * nx), p(nout), n(nout), p2(nout), n2(nout);
+  for (int k = 0; k < nx; ++k) {
+    const double x0 = x[k];
+    auto at = [&](double e, double* r) {
+      x[k] = x0 + e;
+      g(r);
+    };
+    at(kEps, p.data()), at(-kEps, n.data()), at(kEps / 2, p2.data()), at(-kEps / 2, n2.data());
+    x[k] = x0;
+    for (int i = 0; i < nout; ++i) out[static_cast<size_t>(i) * nx + k] = richardson(p[i], n[i], p2[i], n2[i]);
+  }
+  return out;
+}
+
+std::vector<std::string> corpus() {
+  std::vector<std::string> out;
+  for (const std::string& e : test_models::entries()) out.push_back(test_models::resolve(e));
+  return out;
+}
+
+// d RNE(q, v, a)/dq: every model of the corpus, two random states each.
+TEST(AnalyticDerivative, RnePositionMatchesCentredDifferences) {
+  int ran = 0, skipped = 0;
+  double worst = 0;
+  std::string worst_model;
+  for (const std::string& path : corpus()) {
+    if (test_models::missing_shared(path)) { ++skipped; continue; }
+    Model m = load_model(path);
+    if (m.nv == 0 || !internal::rne_pos_supported(m)) continue;
+    Data d = make_data(m);
+    for (unsigned seed = 1; seed <= 2; ++seed) {
+      random_state(m, d, seed);
+      std::mt19937 rng(seed + 100);
+      std::normal_distribution<double> n01(0, 1);
+      for (int i = 0; i < m.nv; ++i) d.qacc[i] = n01(rng);
+      const Vec qacc = d.qacc;
+      auto g = [&](double* out) {
+        fwd_position(m, d);
+        com_vel(m, d);
+        std::copy(qacc.begin(), qacc.end(), d.qacc.begin());
+        rne(m, d, true, out);
+      };
+      const Vec fd = fd_qpos(m, d, m.nv, g);
+      fwd_position(m, d);
+      Vec an(static_cast<size_t>(m.nv) * m.nv);
+      internal::rne_pos_deriv(m, d, d.qvel.data(), qacc.data(), true, an.data());
+      const double e = rel_error(an, fd, fscale(m.nv, g));
+      EXPECT_LE(e, 1e-6) << path << " seed " << seed;
+      if (e > worst) worst = e, worst_model = path;
+    }
+    ++ran;
+  }
+  std::printf("rne position derivative: %d models, worst relative error %.2e (%s)\n", ran, worst,
+              worst_model.c_str());
+  EXPECT_GT(ran, 0);
+  MOREAU_SKIPPED_SHARED(skipped, ran + skipped);
+}
+
+// d qacc / d (qpos, qvel, act, ctrl, qfrc_applied) of forward dynamics without constraints, every
+// model of the corpus (columns the analytic path does not cover are finite differences themselves,
+// with a warning; the test then checks the assembly).
+TEST(AnalyticDerivative, ForwardSmoothMatchesCentredDifferences) {
+  int ran = 0, skipped = 0;
+  double worst = 0;
+  std::string worst_model;
+  for (const std::string& path : corpus()) {
+    if (test_models::missing_shared(path)) { ++skipped; continue; }
+    Model m = load_model(path);
+    if (m.nv == 0) continue;
+    m.opt.disableflags |= kDsblConstraint;
+    Data d = make_data(m);
+    random_state(m, d, 7);
+    const int nv = m.nv, na = m.na, nu = m.nu;
+    Vec Aq(nv * nv), Av(nv * nv), Aact(nv * na), Au(nv * nu), Af(nv * nv);
+    forward_derivatives(m, d, Aq.data(), Av.data(), Aact.data(), Au.data(), Af.data());
+    auto g = [&](double* out) {
+      forward(m, d);
+      std::copy_n(d.qacc.begin(), nv, out);
+    };
+    const Vec fq = fd_qpos(m, d, nv, g);
+    const Vec fv = fd_vec(d.qvel.data(), nv, nv, g);
+    const Vec fa = fd_vec(d.act.data(), na, nv, g);
+    const Vec fu = fd_vec(d.ctrl.data(), nu, nv, g);
+    const Vec ff = fd_vec(d.qfrc_applied.data(), nv, nv, g);
+    const double fs = fscale(nv, g);
+    const double e[5] = {rel_error(Aq, fq, fs), rel_error(Av, fv, fs), rel_error(Aact, fa, fs),
+                         rel_error(Au, fu, fs), rel_error(Af, ff, fs)};
+    const char* names[5] = {"qpos", "qvel", "act", "ctrl", "qfrc_applied"};
+    for (int i = 0; i < 5; ++i) {
+      EXPECT_LE(e[i], 1e-6) << path << " d qacc / d " << names[i];
+      if (e[i] > worst) worst = e[i], worst_model = path + " " + names[i];
+    }
+    ++ran;
+  }
+  std::printf("forward derivatives: %d models, worst relative error %.2e (%s)\n", ran, worst, worst_model.c_str());
+  EXPECT_GT(ran, 0);
+  MOREAU_SKIPPED_SHARED(skipped, ran + skipped);
+}
+
+// d qfrc_inverse / d (qpos, qvel, qacc) without constraints.
+TEST(AnalyticDerivative, InverseMatchesCentredDifferences) {
+  int ran = 0, skipped = 0;
+  for (const std::string& path : corpus()) {
+    if (test_models::missing_shared(path)) { ++skipped; continue; }
+    Model m = load_model(path);
+    if (m.nv == 0) continue;
+    m.opt.disableflags |= kDsblConstraint;
+    Data d = make_data(m);
+    random_state(m, d, 11);
+    const int nv = m.nv;
+    std::mt19937 rng(5);
+    std::normal_distribution<double> n01(0, 1);
+    for (int i = 0; i < nv; ++i) d.qacc[i] = n01(rng);
+    Vec Fq(nv * nv), Fv(nv * nv), Fa(nv * nv);
+    inverse_derivatives(m, d, Fq.data(), Fv.data(), Fa.data());
+    auto g = [&](double* out) {
+      inverse(m, d);
+      std::copy_n(d.qfrc_inverse.begin(), nv, out);
+    };
+    const Vec fq = fd_qpos(m, d, nv, g);
+    const Vec fv = fd_vec(d.qvel.data(), nv, nv, g);
+    const Vec fa = fd_vec(d.qacc.data(), nv, nv, g);
+    const double fs = fscale(nv, g);
+    EXPECT_LE(rel_error(Fq, fq, fs), 1e-6) << path << " qpos";
+    EXPECT_LE(rel_error(Fv, fv, fs), 1e-6) << path << " qvel";
+    EXPECT_LE(rel_error(Fa, fa, fs), 1e-6) << path << " qacc";
+    ++ran;
+  }
+  EXPECT_GT(ran, 0);
+  MOREAU_SKIPPED_SHARED(skipped, ran + skipped);
+}
+
+// Transition Jacobians by extrapolated centred differences of full steps (the reference of the
+// tests below): x' in the tangent space of the nominal next state.
+void fd_transition(const Model& m, Data& d, Vec& A, Vec& B) {
+  const int nv = m.nv, na = m.na, nu = m.nu, ndx = 2 * nv + na;
+  const Vec q0 = d.qpos, v0 = d.qvel, a0 = d.act, u0 = d.ctrl, w0 = d.qacc_warmstart;
+  const double t0 = d.time;
+  auto reset = [&] {
+    d.qpos = q0, d.qvel = v0, d.act = a0, d.ctrl = u0, d.qacc_warmstart = w0, d.time = t0;
+  };
+  reset();
+  step(m, d);
+  const Vec qn = d.qpos;
+  auto out = [&](double* o) {
+    step(m, d);
+    differentiate_pos(m, o, 1, qn.data(), d.qpos.data());
+    std::copy_n(d.qvel.begin(), nv, o + nv);
+    std::copy_n(d.act.begin(), na, o + 2 * nv);
+  };
+  A.assign(static_cast<size_t>(ndx) * ndx, 0.0);
+  B.assign(static_cast<size_t>(ndx) * nu, 0.0);
+  Vec dq(nv), o[4];
+  for (auto& x : o) x.resize(ndx);
+  const double h[4] = {kEps, -kEps, kEps / 2, -kEps / 2};
+  for (int k = 0; k < ndx + nu; ++k) {
+    for (int e = 0; e < 4; ++e) {
+      reset();
+      if (k < nv) {
+        std::fill(dq.begin(), dq.end(), 0.0);
+        dq[k] = 1;
+        integrate_pos(m, d.qpos.data(), dq.data(), h[e]);
+      } else if (k < 2 * nv) {
+        d.qvel[k - nv] += h[e];
+      } else if (k < ndx) {
+        d.act[k - 2 * nv] += h[e];
+      } else {
+        d.ctrl[k - ndx] += h[e];
+      }
+      out(o[e].data());
+    }
+    for (int i = 0; i < ndx; ++i) {
+      const double v = richardson(o[0][i], o[1][i], o[2][i], o[3][i]);
+      if (k < ndx)
+        A[static_cast<size_t>(i) * ndx + k] = v;
+      else
+        B[static_cast<size_t>(i) * nu + (k - ndx)] = v;
+    }
+  }
+  reset();
+}
+
+// transition_derivatives against fd_transition with constraints disabled, Euler, implicit and
+// implicitfast, every model of the corpus (columns that fall back to finite differences check the
+// assembly only); bound 1e-6 relative to max(|A|, 1).
+TEST(AnalyticDerivative, TransitionSmoothMatchesCentredDifferences) {
+  int ran = 0, skipped = 0;
+  double worst = 0;
+  std::string worst_model;
+  for (const std::string& path : corpus()) {
+    if (test_models::missing_shared(path)) { ++skipped; continue; }
+    Model m = load_model(path);
+    if (m.nv == 0 || m.nv > 200) continue;  // the reference costs 8 nv steps
+    m.opt.disableflags |= kDsblConstraint;
+    m.opt.enableflags |= kEnblInvdiscrete;  // no midpoint integration of free bodies
+    for (int integ : {kIntEuler, kIntImplicit, kIntImplicitFast}) {
+      m.opt.integrator = integ;
+      Data d = make_data(m);
+      random_state(m, d, 3);
+      const int ndx = 2 * m.nv + m.na, nu = m.nu;
+      Vec A(ndx * ndx), B(ndx * nu), Af, Bf;
+      transition_derivatives(m, d, A.data(), B.data(), nullptr, nullptr);
+      fd_transition(m, d, Af, Bf);
+      const double e[2] = {rel_error(A, Af, 0), nu ? rel_error(B, Bf, 0) : 0};
+      for (int i = 0; i < 2; ++i) {
+        EXPECT_LE(e[i], 1e-6) << path << (i ? " B" : " A") << ", integrator " << integ;
+        if (e[i] > worst) worst = e[i], worst_model = path + (i ? " B" : " A") + " integrator " + std::to_string(integ);
+      }
+    }
+    ++ran;
+  }
+  std::printf("transition derivatives: %d models x 3 integrators, worst relative error %.2e (%s)\n", ran, worst,
+              worst_model.c_str());
+  EXPECT_GT(ran, 0);
+  MOREAU_SKIPPED_SHARED(skipped, ran + skipped);
+}
+
+}  // namespace
+}  // namespace moreau
