@@ -288,14 +288,17 @@ struct StateCopy {
 constexpr double kEps = 1e-6;    // transition_fd's step where the whole transition falls back
 constexpr double kFdStep = 1e-5;  // step of the column fallback (extrapolated, below)
 
-// Column of d(qacc, act_dot)/d(perturbation) into qa (nv) and ad (na): centred differences at h and
-// h/2 extrapolated (Richardson: truncation O(h^4), round-off ~1e-16 |f| cond(M) / h), or one-sided
-// first-order differences for a control at the edge of its range (room < h on one side).
+// Column of d(qacc, act_dot)/d(perturbation) into qa (nv) and ad (na). Without constraint rows:
+// centred differences at h and h/2 extrapolated (Richardson: truncation O(h^4), round-off
+// ~1e-16 |f| cond(M) / h). With constraint rows: centred differences at eps = 1e-6 (transition_fd's
+// step: a larger step crosses active-set switches more often, and extrapolation amplifies them).
+// One-sided first-order differences for a control at the edge of its range (room < h on one side).
 template <class Perturb>
 void fd_column(const Model& m, Data& d, const StateCopy& s, Perturb perturb, double lo_room, double hi_room,
                double* qa, double* ad) {
   const int nv = m.nv, na = m.na;
-  const double h = kFdStep;
+  const bool constrained = d.nefc > 0;
+  const double h = constrained ? kEps : kFdStep;
   const bool up = hi_room >= h, down = lo_room >= h;
   if (!up && !down) {
     std::fill_n(qa, nv, 0.0);
@@ -310,6 +313,11 @@ void fd_column(const Model& m, Data& d, const StateCopy& s, Perturb perturb, dou
     o.assign(d.qacc.begin(), d.qacc.begin() + nv);
     o.insert(o.end(), d.act_dot.begin(), d.act_dot.begin() + na);
   };
+  if (up && down && constrained) {
+    eval(h, out[0]), eval(-h, out[1]);
+    for (int i = 0; i < nv + na; ++i) (i < nv ? qa[i] : ad[i - nv]) = (out[0][i] - out[1][i]) / (2 * h);
+    return;
+  }
   if (up && down) {
     eval(h, out[0]), eval(-h, out[1]), eval(h / 2, out[2]), eval(-h / 2, out[3]);
     for (int i = 0; i < nv + na; ++i) {
