@@ -204,40 +204,6 @@ Smooth smooth_forces(const Model& m, const Data& d, bool actuators) {
   return s;
 }
 
-// Dense LU with partial pivoting (row-major n x n) and solves of col-major right-hand sides.
-struct DenseLU {
-  int n = 0;
-  Vec a;
-  std::vector<int> piv;
-  void factor() {
-    piv.resize(n);
-    for (int k = 0; k < n; ++k) {
-      int p = k;
-      for (int i = k + 1; i < n; ++i)
-        if (std::abs(a[static_cast<size_t>(i) * n + k]) > std::abs(a[static_cast<size_t>(p) * n + k])) p = i;
-      piv[k] = p;
-      if (p != k)
-        for (int j = 0; j < n; ++j) std::swap(a[static_cast<size_t>(k) * n + j], a[static_cast<size_t>(p) * n + j]);
-      const double pk = a[static_cast<size_t>(k) * n + k];
-      for (int i = k + 1; i < n; ++i) {
-        double& l = a[static_cast<size_t>(i) * n + k];
-        l /= pk;
-        if (l == 0) continue;
-        for (int j = k + 1; j < n; ++j) a[static_cast<size_t>(i) * n + j] -= l * a[static_cast<size_t>(k) * n + j];
-      }
-    }
-  }
-  void solve(double* x) const {
-    for (int k = 0; k < n; ++k) std::swap(x[k], x[piv[k]]);
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < i; ++j) x[i] -= a[static_cast<size_t>(i) * n + j] * x[j];
-    for (int i = n - 1; i >= 0; --i) {
-      for (int j = i + 1; j < n; ++j) x[i] -= a[static_cast<size_t>(i) * n + j] * x[j];
-      x[i] /= a[static_cast<size_t>(i) * n + i];
-    }
-  }
-};
-
 // Dense M (row-major) from qM, armature included.
 Vec dense_m(const Model& m, const Data& d) {
   const int nv = m.nv;
@@ -629,41 +595,47 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
   for (int k = 0; k < nu; ++k) std::copy_n(&f.au[static_cast<size_t>(k) * nv], nv, col(ndx + k));
 
   if (!euler || damped) {
-    const Vec M = dense_m(m, d);
-    DenseLU E;
-    E.n = nv;
-    E.a = M;
-    Vec Dd(static_cast<size_t>(nv) * nv, 0.0);  // row-major D of the step (sparsity of M)
+    // E in M's sparsity, factored as the step factors it: L'DL of M + h B (Euler) or of
+    // M - h (D + D')/2 (implicitfast), the reverse-order LU of M - h D (implicit)
+    const bool lu = integ == kIntImplicit;
+    Vec Eh(lu ? m.nD : m.nM), diaginv(nv);
     if (euler) {
-      for (int i = 0; i < nv; ++i) E.a[static_cast<size_t>(i) * nv + i] += h * m.dof_damping[i];
+      std::copy(d.qM.begin(), d.qM.begin() + m.nM, Eh.begin());
+      for (int i = 0; i < nv; ++i) Eh[m.dof_Madr[i]] += h * m.dof_damping[i];
     } else {
       internal::deriv_passive_actuator_vel(m, d);
-      if (integ == kIntImplicit) internal::deriv_rne_vel(m, d);
-      deriv_to_dense(m, d.qDeriv.data(), Dd.data());
-      if (integ == kIntImplicitFast)
-        for (int i = 0; i < nv; ++i)
-          for (int j = 0; j < i; ++j) {
-            const double a = 0.5 * (Dd[static_cast<size_t>(i) * nv + j] + Dd[static_cast<size_t>(j) * nv + i]);
-            Dd[static_cast<size_t>(i) * nv + j] = Dd[static_cast<size_t>(j) * nv + i] = a;
+      if (lu) internal::deriv_rne_vel(m, d);
+      const double* Dq = d.qDeriv.data();
+      for (int i = 0; i < nv; ++i) {
+        const int depth = internal::dof_depth(m, i);
+        for (int t = 0; t <= depth; ++t) {
+          const double Mit = d.qM[m.dof_Madr[i] + t];
+          const double lo = Dq[internal::deriv_lower(m, i, t)];
+          const double up = t > 0 ? Dq[internal::deriv_upper(m, i, t)] : lo;
+          if (lu) {
+            Eh[internal::deriv_lower(m, i, t)] = Mit - h * lo;
+            if (t > 0) Eh[internal::deriv_upper(m, i, t)] = Mit - h * up;
+          } else {
+            Eh[m.dof_Madr[i] + t] = Mit - 0.5 * h * (lo + up);
           }
-      for (size_t i = 0; i < E.a.size(); ++i) E.a[i] -= h * Dd[i];
+        }
+      }
     }
-    E.factor();
-    // qacc_e
-    for (int i = 0; i < nv; ++i) {
-      double sum = 0;
-      for (int j = 0; j < nv; ++j) sum += M[static_cast<size_t>(i) * nv + j] * d.qacc[j];
-      qacc_e[i] = sum;
-    }
-    E.solve(qacc_e.data());
+    if (lu)
+      internal::factor_lu(m, Eh.data());
+    else
+      internal::factor_ld(m, Eh.data(), diaginv.data(), nullptr);
+    auto Esolve = [&](double* x, int n) {
+      if (lu)
+        for (int k = 0; k < n; ++k) internal::solve_lu(m, Eh.data(), x + static_cast<size_t>(k) * nv);
+      else
+        internal::solve_ld(m, Eh.data(), diaginv.data(), x, n);
+    };
+    mul_m(m, d, qacc_e.data(), d.qacc.data());
+    Esolve(qacc_e.data(), 1);
     // right-hand sides: M dqacc
     Vec rhs(static_cast<size_t>(nv) * ncol, 0.0);
-    for (int k = 0; k < ncol; ++k)
-      for (int i = 0; i < nv; ++i) {
-        double sum = 0;
-        for (int j = 0; j < nv; ++j) sum += M[static_cast<size_t>(i) * nv + j] * dqa[static_cast<size_t>(k) * nv + j];
-        rhs[static_cast<size_t>(k) * nv + i] = sum;
-      }
+    for (int k = 0; k < ncol; ++k) mul_m(m, d, &rhs[static_cast<size_t>(k) * nv], &dqa[static_cast<size_t>(k) * nv]);
     // - dM/dq (qacc_e - qacc)
     Vec y(nv), R(static_cast<size_t>(nv) * nv);
     for (int i = 0; i < nv; ++i) y[i] = qacc_e[i] - d.qacc[i];
@@ -715,7 +687,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
           }
       }
     }
-    for (int k = 0; k < ncol; ++k) E.solve(&rhs[static_cast<size_t>(k) * nv]);
+    Esolve(rhs.data(), ncol);
     dqa = rhs;
   }
 
