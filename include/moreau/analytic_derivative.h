@@ -26,8 +26,12 @@
 //     (a clamped value has zero derivative; a control at the edge of ctrlrange gets the inside
 //     one-sided derivative);
 //   - constraints: velocity, activation, control and applied-force columns (above).
-// By finite differences (with the one warning): position columns when the model has constraint
-// rows ("constraint position derivatives": Jacobian, residual and contact geometry), ball/free joint
+//   - constraint position derivatives (the Jacobian, residual, impedance and reference acceleration
+//     of each row) for joint limits (hinge, slide), fixed-tendon limits and friction, dof friction,
+//     frictionless and pyramidal contacts between a plane on a static body and a sphere, capsule or
+//     box (the contact point and frame as functions of qpos).
+// By finite differences (with the one warning): position columns when a constraint row is of
+// another kind (equality, elliptic cone, other geom pairs, ball joint limits), ball/free joint
 // springs, spatial tendons with stiffness or damping or transmission, fluid forces, muscles, user
 // gains/biases/dynamics, site/slider-crank/ball transmissions, nonzero xfrc_applied; velocity
 // columns with fluid forces or muscles.
@@ -36,6 +40,9 @@
 //
 // These functions allocate their work space (std::vector) per call.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "moreau/data.h"
 #include "moreau/model.h"
@@ -61,6 +68,10 @@ void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, do
 // implicitfast are analytic (above); RK4 and the implicit integrators' midpoint integration of free
 // bodies fall back to transition_fd (warning). On return the state is restored.
 void transition_derivatives(const Model& m, Data& d, double* A, double* B, double* C, double* D);
+
+// The features of the model and of its current state (after forward, which this runs) that make
+// some columns fall back to finite differences, one line each (empty: all analytic).
+std::vector<std::string> derivative_fallbacks(const Model& m, Data& d);
 
 namespace internal {
 // Dense d/dqpos (tangent) of RNE(q, qvel, qacc) without armature (nv x nv row-major), at the

@@ -72,10 +72,43 @@ bool fixed_tendon(const Model& m, int t) {
 
 bool scalar_joint(const Model& m, int j) { return m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide; }
 
+// Whether the position derivative of every constraint row is analytic (below); else the feature.
+// Covered: joint limits (hinge, slide), fixed-tendon limits and friction, dof friction, and
+// frictionless or pyramidal contacts between a plane on a static body and a sphere, capsule or box.
+std::string constraint_pos_unsupported(const Model& m, const Data& d) {
+  for (int r = 0; r < d.nefc; ++r) {
+    const int id = d.efc_id[r];
+    switch (d.efc_type[r]) {
+      case kCnstrFrictionDof:
+        break;
+      case kCnstrFrictionTendon:
+      case kCnstrLimitTendon:
+        if (!fixed_tendon(m, id)) return "spatial tendon limit or friction rows (qpos derivative)";
+        break;
+      case kCnstrLimitJoint:
+        if (!scalar_joint(m, id)) return "ball joint limit rows (qpos derivative)";
+        break;
+      case kCnstrContactFrictionless:
+      case kCnstrContactPyramidal: {
+        const Contact& c = d.contact[id];
+        const int t2 = m.geom_type[c.geom2];
+        if (m.geom_type[c.geom1] != kGeomPlane || internal::last_dof(m, m.geom_bodyid[c.geom1]) >= 0 ||
+            (t2 != kGeomSphere && t2 != kGeomCapsule && t2 != kGeomBox))
+          return "contacts other than static plane vs sphere, capsule, box (qpos derivative)";
+        break;
+      }
+      default:
+        return "equality and elliptic-cone rows (qpos derivative)";
+    }
+  }
+  return "";
+}
+
 Coverage coverage(const Model& m, const Data& d) {
   Coverage c;
   if (d.nefc > 0) {
-    c.p("constraint position derivatives (Jacobian, residual, contact geometry)");
+    const std::string rows = constraint_pos_unsupported(m, d);
+    if (!rows.empty()) c.p(rows);
     if (m.opt.noslip_iterations > 0) c.all("noslip post-pass");
     if ((m.opt.enableflags & kEnblJdotv) && d.ne > 0) c.v("jdotv term of equality constraints");
   }
@@ -327,22 +360,31 @@ struct Solver {
   }
 };
 
-// Constraint states and cone Hessians at the final qacc; returns the dense J (nefc x nv,
-// row-major) and the per-row Hessian blocks of the constraint cost applied to B J (col-major
-// nv x nv: -J' D_s B J).
-Vec constraint_vel_term(const Model& m, Data& d) {
+// Dense J (nefc x nv, row-major), z = J qacc - aref and force = -grad s at the final qacc; the
+// constraint states and cone Hessians in d are recomputed there (as the Newton solver leaves them).
+struct Rows {
+  Vec J, z, force;
+};
+Rows constraint_rows(const Model& m, Data& d) {
   const int nv = m.nv, nefc = d.nefc;
-  Vec J(static_cast<size_t>(nefc) * nv, 0.0);
+  Rows c{Vec(static_cast<size_t>(nefc) * nv, 0.0), Vec(nefc), Vec(nefc)};
   const double* vals = constraint::J_values(m, d);
   for (int r = 0; r < nefc; ++r) {
     const constraint::SparseRow row = constraint::row_of(d, vals, r);
-    for (int a = 0; a < row.nnz; ++a) J[static_cast<size_t>(r) * nv + row.col[a]] = row.val[a];
+    for (int a = 0; a < row.nnz; ++a) c.J[static_cast<size_t>(r) * nv + row.col[a]] = row.val[a];
   }
-  Vec Jaref(nefc), force(nefc);
-  constraint::mul_J(m, d, Jaref.data(), d.qacc.data());
-  for (int r = 0; r < nefc; ++r) Jaref[r] -= d.efc_aref[r];
+  constraint::mul_J(m, d, c.z.data(), d.qacc.data());
+  for (int r = 0; r < nefc; ++r) c.z[r] -= d.efc_aref[r];
   int nactive = 0;
-  solver::eval_constraint(m, d, Jaref.data(), force.data(), d.efc_state.data(), true, &nactive);
+  solver::eval_constraint(m, d, c.z.data(), c.force.data(), d.efc_state.data(), true, &nactive);
+  return c;
+}
+
+// -J' D_s B J (col-major nv x nv): the velocity term of aref = -B J v through the constraint cost's
+// Hessian D_s (efc_D on quadratic rows, the cone Hessian of elliptic contacts not in the top zone).
+Vec constraint_vel_term(const Model& m, Data& d, const Rows& c) {
+  const int nv = m.nv, nefc = d.nefc;
+  const Vec& J = c.J;
   // W = D_s diag(B) J (nefc x nv), then term = -J' W
   Vec W(static_cast<size_t>(nefc) * nv, 0.0);
   for (int r = 0; r < nefc;) {
@@ -376,6 +418,162 @@ Vec constraint_vel_term(const Model& m, Data& d) {
   return T;
 }
 
+// Whether dof k's motion moves the axis of dof i (both on one chain): i below k, or the other
+// rotation axes of k's own ball or free joint; never the world-fixed translations of a free joint.
+bool moves(const Model& m, int k, int i) {
+  const int ji = m.dof_jntid[i], jk = m.dof_jntid[k];
+  if (i == k || (m.jnt_type[ji] == kJointFree && i < m.jnt_dofadr[ji] + 3)) return false;
+  if (i > k) return true;
+  const bool krot = m.jnt_type[jk] == kJointBall || (m.jnt_type[jk] == kJointFree && k >= m.jnt_dofadr[jk] + 3);
+  return krot && ji == jk;
+}
+
+// Position term of the optimality condition (col-major nv x nv), the active set held fixed:
+//   column k = sum_r dJ_r,k f_r + J_r s_r,k,   s_r,k = -D_r (dJ_r,k qacc - daref_r,k) - dD_r,k z_r
+// (s on quadratic rows only), with aref = -B J v - K imp (pos - margin), D = imp / ((1 - imp) c):
+//   daref = -B dJ v - K (impP (pos - margin) + imp) dpos,  dD = D impP dpos / (imp (1 - imp)).
+// Limit rows have a constant J and dpos = J_r[k]. A contact of a static plane (geom1) with a
+// sphere, capsule or box (geom2) lies at p = w - n (rho + dist/2), w a point fixed in geom2's body
+// (the sphere centre, a capsule end's centre, a box corner; rho the radius, 0 for a box) and
+// dist = n.(w - plane) - rho, so along dof k: dw = the velocity of w, ddist = n.dw,
+// dp = dw - n ddist/2; the frame is fixed except a capsule's first tangent t1 = the capsule axis
+// made orthogonal to n, which turns with the capsule. Row Jacobians (contact_rows.cc) are the
+// frame axes dotted with jp_i = lin_i + rot_i x (p - o) and jr_i = rot_i, whose derivatives follow
+// from d cdof_i = cdof_k x cdof_i (moves) and dp.
+Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
+  using namespace math;
+  const int nv = m.nv, nefc = d.nefc;
+  Vec T(static_cast<size_t>(nv) * nv, 0.0);
+  const double* qacc = d.qacc.data();
+  const double* qvel = d.qvel.data();
+  // scalar part of one row for column k: s = -D (dJa - daref) - dD z, with dJa = dJ.qacc,
+  // dJv = dJ.qvel
+  auto row_scalar = [&](int r, double dJa, double dJv, double dpos) {
+    if (d.efc_state[r] != kCnstrQuadratic) return 0.0;
+    const double* kbip = &d.efc_KBIP[4 * r];
+    const double K = kbip[0], B = kbip[1], imp = kbip[2], impP = kbip[3];
+    const double daref = -B * dJv - K * (impP * (d.efc_pos[r] - d.efc_margin[r]) + imp) * dpos;
+    const double D = d.efc_D[r];
+    const double dD = (imp > 0 && imp < 1) ? D * impP * dpos / (imp * (1 - imp)) : 0.0;
+    return -D * (dJa - daref) - dD * c.z[r];
+  };
+  auto add_J = [&](double* col, int r, double sc) {
+    if (sc == 0) return;
+    const double* J = &c.J[static_cast<size_t>(r) * nv];
+    for (int i = 0; i < nv; ++i) col[i] += sc * J[i];
+  };
+  std::vector<int> chain(nv);
+  Vec jp(3 * nv), jr(3 * nv), djp(3 * nv), djr(3 * nv), Srow(6 * nv), dSrow(6 * nv);
+  for (int r = 0; r < nefc;) {
+    const int type = d.efc_type[r];
+    if (type == kCnstrLimitJoint || type == kCnstrLimitTendon) {
+      const double* J = &c.J[static_cast<size_t>(r) * nv];
+      for (int k = 0; k < nv; ++k)
+        if (J[k] != 0) add_J(&T[static_cast<size_t>(k) * nv], r, row_scalar(r, 0, 0, J[k]));
+      ++r;
+      continue;
+    }
+    if (type != kCnstrContactFrictionless && type != kCnstrContactPyramidal) {
+      ++r;  // friction rows: constant J, no position residual
+      continue;
+    }
+    const Contact& con = d.contact[d.efc_id[r]];
+    const int nrow = con.dim == 1 ? 1 : 2 * (con.dim - 1);
+    const int b = m.geom_bodyid[con.geom2];
+    const int n = constraint::dof_chain(m, b, chain.data());
+    const double* o = &d.subtree_com[3 * m.body_rootid[b]];
+    const double* nrm = con.frame;
+    const int t2 = m.geom_type[con.geom2];
+    const double rho = t2 == kGeomBox ? 0.0 : m.geom_size[3 * con.geom2];
+    double w[3], pr[3], wr[3], ax[3] = {0, 0, 0}, u[3] = {0, 0, 0};
+    for (int a = 0; a < 3; ++a) {
+      w[a] = con.pos[a] + nrm[a] * (rho + 0.5 * con.dist);
+      pr[a] = con.pos[a] - o[a];
+      wr[a] = w[a] - o[a];
+    }
+    double ulen = 0;
+    if (t2 == kGeomCapsule) {
+      const double* R = &d.geom_xmat[9 * con.geom2];
+      ax[0] = R[2], ax[1] = R[5], ax[2] = R[8];
+      const double an = dot3(ax, nrm);
+      for (int a = 0; a < 3; ++a) u[a] = ax[a] - an * nrm[a];
+      ulen = std::sqrt(dot3(u, u));
+    }
+    const int nS = con.dim > 3 ? 6 : con.dim;
+    // nominal jp, jr along the chain
+    for (int q = 0; q < n; ++q) {
+      const double* S = &d.cdof[6 * chain[q]];
+      double t[3];
+      cross3(t, S, pr);
+      for (int a = 0; a < 3; ++a) jp[3 * q + a] = S[3 + a] + t[a], jr[3 * q + a] = S[a];
+    }
+    for (int q0 = 0; q0 < n; ++q0) {
+      const int k = chain[q0];
+      const double* Sk = &d.cdof[6 * k];
+      double dw[3], dp[3], t[3];
+      cross3(t, Sk, wr);
+      for (int a = 0; a < 3; ++a) dw[a] = Sk[3 + a] + t[a];
+      const double ddist = dot3(nrm, dw);
+      for (int a = 0; a < 3; ++a) dp[a] = dw[a] - 0.5 * ddist * nrm[a];
+      // frame derivative (rows normal, t1, t2)
+      double dframe[9] = {0};
+      if (t2 == kGeomCapsule && ulen > kMinVal) {
+        double dax[3], du[3], t1[3];
+        cross3(dax, Sk, ax);
+        const double dn = dot3(dax, nrm);
+        for (int a = 0; a < 3; ++a) du[a] = dax[a] - dn * nrm[a], t1[a] = u[a] / ulen;
+        const double tp = dot3(t1, du);
+        for (int a = 0; a < 3; ++a) dframe[3 + a] = (du[a] - tp * t1[a]) / ulen;
+        cross3(dframe + 6, nrm, dframe + 3);
+      }
+      // djp, djr
+      for (int q = 0; q < n; ++q) {
+        const int i = chain[q];
+        const double* Si = &d.cdof[6 * i];
+        double dS[6] = {0, 0, 0, 0, 0, 0};
+        if (moves(m, k, i)) cross_motion(dS, Sk, Si);
+        double a1[3], a2[3];
+        cross3(a1, dS, pr);
+        cross3(a2, Si, dp);
+        for (int a = 0; a < 3; ++a) djp[3 * q + a] = dS[3 + a] + a1[a] + a2[a], djr[3 * q + a] = dS[a];
+      }
+      // frame rows S_rho and their derivatives, per chain dof
+      for (int rho_i = 0; rho_i < nS; ++rho_i) {
+        const double* axis = con.frame + 3 * (rho_i % 3);
+        const double* daxis = dframe + 3 * (rho_i % 3);
+        const double* v = rho_i < 3 ? jp.data() : jr.data();
+        const double* dv = rho_i < 3 ? djp.data() : djr.data();
+        for (int q = 0; q < n; ++q) {
+          Srow[rho_i * nv + q] = dot3(axis, v + 3 * q);
+          dSrow[rho_i * nv + q] = dot3(daxis, v + 3 * q) + dot3(axis, dv + 3 * q);
+        }
+      }
+      // rows of the contact: frictionless (normal) or pyramid edges normal +/- mu_j S_j
+      double* col = &T[static_cast<size_t>(k) * nv];
+      int rr = r;
+      auto one_row = [&](int j, double sgn) {
+        double dJa = 0, dJv = 0;
+        for (int q = 0; q < n; ++q) {
+          const double dJ = dSrow[q] + (j > 0 ? sgn * dSrow[j * nv + q] : 0.0);
+          dJa += dJ * qacc[chain[q]];
+          dJv += dJ * qvel[chain[q]];
+          col[chain[q]] += dJ * c.force[rr];
+        }
+        add_J(col, rr, row_scalar(rr, dJa, dJv, ddist));
+        ++rr;
+      };
+      if (con.dim == 1) {
+        one_row(0, 0);
+      } else {
+        for (int j = 1; j < con.dim; ++j)
+          for (int sg = 1; sg >= -1; sg -= 2) one_row(j, sg * con.friction[j - 1]);
+      }
+    }
+    r += nrow;
+  }
+  return T;
+}
+
 Forward compute_forward(const Model& m, Data& d) {
   const int nv = m.nv, na = m.na, nu = m.nu;
   forward(m, d);
@@ -394,21 +592,27 @@ Forward compute_forward(const Model& m, Data& d) {
   f.gact.assign(static_cast<size_t>(na) * na, 0.0);
   f.gu.assign(static_cast<size_t>(na) * nu, 0.0);
 
+  Rows rows;
+  if (f.constrained) rows = constraint_rows(m, d);
   Solver S{m, d, f.constrained};
   S.prepare();
-  // positions: M^-1 (Fq - d RNE(q, v, qacc)/dq)
+  // positions: H^-1 (Fq - d RNE(q, v, qacc)/dq + constraint term)
   if (cov.pos.empty()) {
     Vec R(static_cast<size_t>(nv) * nv);
     internal::rne_pos_deriv(m, d, d.qvel.data(), d.qacc.data(), true, R.data());
     for (int k = 0; k < nv; ++k)
       for (int i = 0; i < nv; ++i)
         f.aq[static_cast<size_t>(k) * nv + i] = f.sm.Fq[static_cast<size_t>(k) * nv + i] - R[static_cast<size_t>(i) * nv + k];
+    if (f.constrained) {
+      const Vec T = constraint_pos_term(m, d, rows);
+      for (size_t i = 0; i < f.aq.size(); ++i) f.aq[i] += T[i];
+    }
     S.solve(f.aq.data(), nv);
   }
   if (cov.vel.empty()) {
     for (size_t i = 0; i < f.av.size(); ++i) f.av[i] = f.sm.Fv[i] + f.Cv[i];
     if (f.constrained) {
-      const Vec T = constraint_vel_term(m, d);
+      const Vec T = constraint_vel_term(m, d, rows);
       for (size_t i = 0; i < f.av.size(); ++i) f.av[i] += T[i];
     }
     S.solve(f.av.data(), nv);
@@ -467,6 +671,18 @@ Forward compute_forward(const Model& m, Data& d) {
 }
 
 }  // namespace
+
+std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
+  forward(m, d);
+  const Coverage c = coverage(m, d);
+  std::vector<std::string> out;
+  if (!c.pos.empty()) out.push_back(c.pos + " (qpos columns)");
+  if (!c.vel.empty()) out.push_back(c.vel + " (qvel columns)");
+  if (!c.ctl.empty()) out.push_back(c.ctl + " (act and ctrl columns)");
+  if (m.opt.integrator == kIntRK4) out.push_back("RK4 integrator (transition)");
+  if (internal::midpoint_enabled(m)) out.push_back("midpoint integration of free bodies (transition)");
+  return out;
+}
 
 void forward_derivatives(const Model& m, Data& d, double* DaDq, double* DaDv, double* DaDact, double* DaDu,
                          double* DaDf, double* DactDact, double* DactDu) {
@@ -565,7 +781,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     // the implicit integrators' D must be covered analytically (its derivative enters A and B)
     forward(m, d);
     Coverage cov = coverage(m, d);
-    if (d.nefc > 0) cov.pos.clear();
+    if (d.nefc > 0 && constraint_pos_unsupported(m, d) == cov.pos) cov.pos.clear();
     const std::string what = !cov.pos.empty() ? cov.pos : (!cov.vel.empty() ? cov.vel : cov.ctl);
     if (!what.empty()) {
       warn_once(what + " with an implicit integrator");
