@@ -29,12 +29,14 @@
 //   - constraint position derivatives (the Jacobian, residual, impedance and reference acceleration
 //     of each row) for joint limits (hinge, slide), fixed-tendon limits and friction, dof friction,
 //     frictionless and pyramidal contacts between a plane on a static body and a sphere, capsule or
-//     box (the contact point and frame as functions of qpos).
+//     box, and between two spheres/capsules on any bodies (non-parallel capsules): the contact
+//     point, distance and frame as functions of qpos.
 // By finite differences (with the one warning): position columns when a constraint row is of
-// another kind (equality, elliptic cone, other geom pairs, ball joint limits), ball/free joint
+// another kind (equality, elliptic cone, other geom pairs such as box-box, ellipsoid, cylinder,
+// mesh, parallel capsules, ball joint limits), ball/free joint
 // springs, spatial tendons with stiffness or damping or transmission, fluid forces, muscles, user
 // gains/biases/dynamics, site/slider-crank/ball transmissions, nonzero xfrc_applied; velocity
-// columns with fluid forces or muscles.
+// columns with fluid forces or muscles; every column with noslip or a hard-contact solver.
 //
 // Sensors (C, D of transition_derivatives) are computed by finite differences (transition_fd).
 //

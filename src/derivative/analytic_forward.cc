@@ -89,7 +89,8 @@ std::string constraint_pos_unsupported(const Model& m, const Data& d) {
         if (!scalar_joint(m, id)) return "ball joint limit rows (qpos derivative)";
         break;
       case kCnstrContactFrictionless:
-      case kCnstrContactPyramidal: {
+      case kCnstrContactPyramidal:
+      case kCnstrContactElliptic: {
         const Contact& c = d.contact[id];
         const int t1 = m.geom_type[c.geom1], t2 = m.geom_type[c.geom2];
         const bool round1 = t1 == kGeomSphere || t1 == kGeomCapsule, round2 = t2 == kGeomSphere || t2 == kGeomCapsule;
@@ -110,7 +111,7 @@ std::string constraint_pos_unsupported(const Model& m, const Data& d) {
         break;
       }
       default:
-        return "equality and elliptic-cone rows (qpos derivative)";
+        return "equality rows (qpos derivative)";
     }
   }
   return "";
@@ -122,6 +123,8 @@ Coverage coverage(const Model& m, const Data& d) {
     const std::string rows = constraint_pos_unsupported(m, d);
     if (!rows.empty()) c.p(rows);
     if (m.opt.noslip_iterations > 0) c.all("noslip post-pass");
+    // the hard-contact solvers do not minimize the soft model's primal cost
+    if (is_hard_contact_solver(m.opt.solver)) c.all("hard-contact solver");
     if ((m.opt.enableflags & kEnblJdotv) && d.ne > 0) c.v("jdotv term of equality constraints");
   }
   if (!internal::rne_pos_supported(m)) c.p("ball joint followed by another joint in one body");
@@ -608,12 +611,13 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
       ++r;
       continue;
     }
-    if (type != kCnstrContactFrictionless && type != kCnstrContactPyramidal) {
+    if (type != kCnstrContactFrictionless && type != kCnstrContactPyramidal && type != kCnstrContactElliptic) {
       ++r;  // friction rows: constant J, no position residual
       continue;
     }
     const Contact& con = d.contact[d.efc_id[r]];
-    const int nrow = con.dim == 1 ? 1 : 2 * (con.dim - 1);
+    const bool elliptic = type == kCnstrContactElliptic;
+    const int nrow = elliptic ? con.dim : con.dim == 1 ? 1 : 2 * (con.dim - 1);
     const ContactGeometry cg = contact_geometry(m, d, con);
     const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
     const int n1 = constraint::dof_chain(m, b1, chain.data());
@@ -688,7 +692,35 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
         add_J(col, rr, row_scalar(rr, dJa, dJv, ddist));
         ++rr;
       };
-      if (con.dim == 1) {
+      if (elliptic) {
+        // rows = the frame rows; the block's force depends on z through the cone Hessian H_c and
+        // scales with D (all rows' R share the factor (1 - imp)/imp): column += sum dJ_rho f_rho +
+        // J_rho (-(H_c x)_rho + f_rho g), x = dJ qacc - daref, g = impP dpos / (imp (1 - imp))
+        const int dim = con.dim;
+        const double* kb = &d.efc_KBIP[4 * r];
+        const double g = (kb[2] > 0 && kb[2] < 1) ? kb[3] * ddist / (kb[2] * (1 - kb[2])) : 0.0;
+        double x[6];
+        for (int rho_i = 0; rho_i < dim; ++rho_i) {
+          const int row = r + rho_i;
+          const double* kr = &d.efc_KBIP[4 * row];
+          double dJa = 0, dJv = 0;
+          for (int q = 0; q < n; ++q) {
+            const double dJ = dSrow[rho_i * nv + q];
+            dJa += dJ * qacc[cols[q]];
+            dJv += dJ * qvel[cols[q]];
+            col[cols[q]] += dJ * c.force[row];
+          }
+          const double daref =
+              -kr[1] * dJv - kr[0] * (kr[3] * (d.efc_pos[row] - d.efc_margin[row]) + kr[2]) * ddist;
+          x[rho_i] = dJa - daref;
+        }
+        if (d.efc_state[r] != kCnstrSatisfied)
+          for (int rho_i = 0; rho_i < dim; ++rho_i) {
+            double hx = 0;
+            for (int sg = 0; sg < dim; ++sg) hx += con.H[rho_i * dim + sg] * x[sg];
+            add_J(col, r + rho_i, -hx + c.force[r + rho_i] * g);
+          }
+      } else if (con.dim == 1) {
         one_row(0, 0);
       } else {
         for (int j = 1; j < con.dim; ++j)

@@ -542,5 +542,64 @@ TEST(AnalyticDerivative, RoundPairPositionMatchesCentredDifferences) {
   EXPECT_LE(e, 1e-5);
 }
 
+// Elliptic cones (the cone Hessian in H, in the aref term and in the position term): the contact
+// scene with cone="elliptic" and impratio 2, d qacc/d (qvel, qpos) against centred differences
+// (eps 1e-7, active set checked), bound 1e-5.
+TEST(AnalyticDerivative, EllipticConesMatchCentredDifferences) {
+  Model m = load_model_from_string(kContactScene);
+  m.opt.cone = kConeElliptic;
+  m.opt.impratio = 2;
+  Data d = make_data(m);
+  std::mt19937 rng(4);
+  std::normal_distribution<double> n01(0, 1);
+  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
+  d.qpos[m.nq - 2] = 0.6;
+  d.qpos[m.nq - 1] = -0.4;
+  EXPECT_TRUE(derivative_fallbacks(m, d).empty());
+  forward(m, d);
+  const int nv = m.nv, nefc = d.nefc;
+  int cone = 0;
+  for (int r = 0; r < nefc; ++r) cone += d.efc_state[r] == kCnstrCone;
+  EXPECT_GT(cone, 0);  // some contacts in the cone's middle zone
+  const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + nefc);
+  Vec Av(nv * nv), Aq(nv * nv);
+  forward_derivatives(m, d, Aq.data(), Av.data(), nullptr, nullptr, nullptr);
+  double fs = 1;
+  for (int i = 0; i < nv; ++i) fs = std::max(fs, std::abs(d.qacc[i]));
+  const double eps = 1e-7;
+  Vec p(nv), n(nv), fv(nv * nv), fq(nv * nv), dq(nv);
+  const Vec q0 = d.qpos;
+  for (int k = 0; k < nv; ++k) {
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+      std::fill(dq.begin(), dq.end(), 0.0);
+      dq[k] = 1;
+      d.qpos = q0;
+      integrate_pos(m, d.qpos.data(), dq.data(), sgn * eps);
+      forward(m, d);
+      ASSERT_EQ(d.nefc, nefc);
+      ASSERT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin())) << "qpos column " << k;
+      std::copy_n(d.qacc.begin(), nv, sgn > 0 ? p.data() : n.data());
+    }
+    for (int i = 0; i < nv; ++i) fq[i * nv + k] = (p[i] - n[i]) / (2 * eps);
+  }
+  d.qpos = q0;
+  for (int k = 0; k < nv; ++k) {
+    const double v0 = d.qvel[k];
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+      d.qvel[k] = v0 + sgn * eps;
+      forward(m, d);
+      ASSERT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin())) << "column " << k;
+      std::copy_n(d.qacc.begin(), nv, sgn > 0 ? p.data() : n.data());
+    }
+    d.qvel[k] = v0;
+    for (int i = 0; i < nv; ++i) fv[i * nv + k] = (p[i] - n[i]) / (2 * eps);
+  }
+  const double e = rel_error(Av, fv, fs), eq = rel_error(Aq, fq, fs);
+  std::printf("elliptic cones (nefc %d, %d rows in the cone zone): d qacc/d qvel %.2e, d qacc/d qpos %.2e\n", nefc,
+              cone, e, eq);
+  EXPECT_LE(e, 1e-5);
+  EXPECT_LE(eq, 1e-5);
+}
+
 }  // namespace
 }  // namespace moreau
