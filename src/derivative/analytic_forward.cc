@@ -110,8 +110,20 @@ std::string constraint_pos_unsupported(const Model& m, const Data& d) {
           return "contacts other than static plane vs sphere, capsule, box and sphere/capsule pairs (qpos derivative)";
         break;
       }
+      case kCnstrEquality: {
+        const int o1 = m.eq_obj1id[id], o2 = m.eq_obj2id[id];
+        if (m.eq_type[id] == kEqJoint) {
+          if (!scalar_joint(m, o1) || (o2 >= 0 && !scalar_joint(m, o2))) return "ball joint equality (qpos derivative)";
+        } else if (m.eq_type[id] == kEqTendon) {
+          if (!fixed_tendon(m, o1) || (o2 >= 0 && !fixed_tendon(m, o2)))
+            return "spatial tendon equality (qpos derivative)";
+        } else {
+          return "connect, weld and distance equality rows (qpos derivative)";
+        }
+        break;
+      }
       default:
-        return "equality rows (qpos derivative)";
+        return "unknown constraint rows (qpos derivative)";
     }
   }
   return "";
@@ -608,6 +620,41 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
       const double* J = &c.J[static_cast<size_t>(r) * nv];
       for (int k = 0; k < nv; ++k)
         if (J[k] != 0) add_J(&T[static_cast<size_t>(k) * nv], r, row_scalar(r, 0, 0, J[k]));
+      ++r;
+      continue;
+    }
+    if (type == kCnstrEquality) {
+      // joint or fixed-tendon equality: pos = x1 - x1_0 - p(x2 - x2_0) (or - p0), J = J1 - p'(x2) J2
+      // with J1, J2 constant, so dpos = J and dJ along dof k = -p''(x2) J2[k] J2
+      const int e = d.efc_id[r], o2 = m.eq_obj2id[e];
+      const double* J = &c.J[static_cast<size_t>(r) * nv];
+      Vec J2(nv, 0.0);
+      double p2 = 0;
+      if (o2 >= 0) {
+        const double* a = &m.eq_data[kNEQDATA * e];
+        double x;
+        if (m.eq_type[e] == kEqJoint) {
+          J2[m.jnt_dofadr[o2]] = 1;
+          x = d.qpos[m.jnt_qposadr[o2]] - m.qpos0[m.jnt_qposadr[o2]];
+        } else {
+          std::copy_n(&d.ten_J[static_cast<size_t>(o2) * nv], nv, J2.begin());
+          x = d.ten_length[o2] - m.tendon_length0[o2];
+        }
+        p2 = 2 * a[2] + 6 * a[3] * x + 12 * a[4] * x * x;
+      }
+      for (int k = 0; k < nv; ++k) {
+        const double g = -p2 * J2[k];
+        if (J[k] == 0 && g == 0) continue;
+        double* col = &T[static_cast<size_t>(k) * nv];
+        double dJa = 0, dJv = 0;
+        if (g != 0)
+          for (int i = 0; i < nv; ++i) {
+            dJa += g * J2[i] * qacc[i];
+            dJv += g * J2[i] * qvel[i];
+            col[i] += g * J2[i] * c.force[r];
+          }
+        add_J(col, r, row_scalar(r, dJa, dJv, J[k]));
+      }
       ++r;
       continue;
     }
