@@ -27,7 +27,8 @@ struct Case {
 std::vector<Case> cases() {
   return {{"humanoid", kSystem + "humanoid/humanoid.xml"},
           {"humanoid100", kSystem + "humanoid100/humanoid100.xml"},
-          {"dog", kShared + "dm_control/dog.xml"}};
+          {"dog", kShared + "dm_control/dog.xml"},
+          {"quadruped", kShared + "dm_control/quadruped.xml"}};
 }
 
 enum class Method { kAnalytic, kCentred, kForward };

@@ -13,7 +13,9 @@
 // condition M (qacc - qacc_smooth) = J' f gives, for a parameter p that leaves J unchanged,
 //   H dqacc/dp = d qfrc_smooth/dp + J' D_s d aref/dp,   H = M + J' D_s J
 // (D_s: the Hessian of the constraint cost: efc_D on quadratic rows, the cone Hessian on elliptic
-// contacts in the middle zone). H is built and factored by the Newton solver's routines.
+// contacts in the middle zone). H is built and factored by the Newton solver's routines. For qpos
+// the rows themselves move: the right-hand side gains dJ' f - J' D_s (dJ qacc - daref) - J' dD z
+// (z = J qacc - aref; D depends on qpos through the impedance of efc_pos).
 //
 // Finite-difference fallback: what the analytic path does not cover is computed by centred
 // differences of forward dynamics for the affected columns, and a warning naming the feature is
@@ -28,15 +30,17 @@
 //   - constraints: velocity, activation, control and applied-force columns (above).
 //   - constraint position derivatives (the Jacobian, residual, impedance and reference acceleration
 //     of each row) for joint limits (hinge, slide), fixed-tendon limits and friction, dof friction,
-//     frictionless and pyramidal contacts between a plane on a static body and a sphere, capsule or
-//     box, and between two spheres/capsules on any bodies (non-parallel capsules): the contact
-//     point, distance and frame as functions of qpos.
+//     joint and fixed-tendon equality (polynomial coupling included), and frictionless, pyramidal
+//     and elliptic contacts between a plane on a static body and a sphere, capsule or box, and
+//     between two spheres/capsules on any bodies (non-parallel capsules): the contact point,
+//     distance and frame as functions of qpos.
 // By finite differences (with the one warning): position columns when a constraint row is of
-// another kind (equality, elliptic cone, other geom pairs such as box-box, ellipsoid, cylinder,
-// mesh, parallel capsules, ball joint limits), ball/free joint
-// springs, spatial tendons with stiffness or damping or transmission, fluid forces, muscles, user
-// gains/biases/dynamics, site/slider-crank/ball transmissions, nonzero xfrc_applied; velocity
-// columns with fluid forces or muscles; every column with noslip or a hard-contact solver.
+// another kind (connect, weld and distance equality, other geom pairs such as box-box, ellipsoid,
+// cylinder, mesh, parallel capsules; ball joint limits and equality, spatial tendon rows), ball/free
+// joint springs, spatial tendons with stiffness or damping or transmission, gravity compensation,
+// fluid forces, nonzero xfrc_applied; velocity columns with fluid forces, muscles or jdotv; every
+// column with muscles, user callbacks, site/body/slider-crank/ball transmissions, actearly, noslip
+// or a hard-contact solver.
 //
 // Sensors (C, D of transition_derivatives) are computed by finite differences (transition_fd).
 //
