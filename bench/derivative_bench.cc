@@ -1,5 +1,5 @@
 // Transition Jacobians, side by side in one run: Moreau's transition_derivatives (analytic, with
-// finite-difference columns where the analytic path does not reach: constrained position columns),
+// finite-difference columns where the analytic path does not reach: derivative_fallbacks lists them),
 // Moreau's transition_fd (centred and forward, eps 1e-6) and MuJoCo 2.2.2's mjd_transitionFD
 // (centred and forward, eps 1e-6), A and B only (no sensors).
 //
