@@ -9,9 +9,6 @@
 
 #include "moreau/moreau.h"
 
-#ifndef MOREAU_EXPERIMENT_DIR
-#define MOREAU_EXPERIMENT_DIR "models/experiments"
-#endif
 
 namespace moreau::cli {
 
@@ -206,7 +203,7 @@ bool is_experiment(const std::string& name) {
 
 std::string experiment_model(const std::string& name) {
   for (const auto& e : kExperiments)
-    if (name == e[0]) return std::string(MOREAU_EXPERIMENT_DIR) + "/" + e[1];
+    if (name == e[0]) return bundled_model(std::string("experiments/") + e[1]);
   return "";
 }
 

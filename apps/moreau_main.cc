@@ -8,43 +8,55 @@
 //   moreau experiment NAME [--model MODEL] [--steps N] [--key I] [options]   (CSV; experiments.h)
 //   moreau bench MODEL [--steps N] [options]
 //   moreau simulate [MODEL] [--steps N] [options]     (human-readable summary; default model bundled)
+//   moreau view MODEL [--host H] [--port P] [--unthrottled] [--open]      (runs python3 -m moreau.viewer)
+//   moreau record MODEL [--steps N] -o replay.html [--every K] [--key I]  (runs python3 -m moreau.viewer)
+//
+// Exit codes: 0 success, 1 model or input error, 2 bad command line (every parse error included:
+// CLI11's own codes are mapped to 2).
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "cli_options.h"
 #include "experiments.h"
 #include "jsonl.h"
 #include "moreau/moreau.h"
 
-#ifndef MOREAU_DEFAULT_MODEL
-#define MOREAU_DEFAULT_MODEL "models/humanoid.xml"
-#endif
-
 namespace {
 
 using moreau::cli::Json;
+using moreau::cli::kExitBadCommand;
+using moreau::cli::kExitBadInput;
+using moreau::cli::UsageError;
 
-// Exit codes: 0 success, 1 bad model or bad input, 2 bad command line (CLI11's own).
-constexpr int kExitBadInput = 1;
+constexpr const char* kExitCodes =
+    "Exit codes: 0 success, 1 model or input error, 2 bad command line.";
 
 void print_error(const std::string& message) {
   std::cout << Json{{"error", message}}.dump() << std::endl;
 }
 
 void add_physics_options(CLI::App* cmd, moreau::cli::OptionOverrides& o) {
-  cmd->add_option("--disable", o.disable, "comma-separated MJCF flags to disable (e.g. contact,gravity)");
-  cmd->add_option("--enable", o.enable, "comma-separated MJCF flags to enable (e.g. energy)");
-  cmd->add_option("--solver", o.solver, "PGS, CG, Newton, raisim, raisim-ds, ncp-pgs, ccp, lcp");
-  cmd->add_option("--cone", o.cone, "pyramidal or elliptic");
-  cmd->add_option("--integrator", o.integrator, "Euler, RK4, implicit, implicitfast");
-  cmd->add_option("--jacobian", o.jacobian, "dense, sparse or auto");
-  cmd->add_option("--iterations", o.iterations, "maximum solver iterations");
-  cmd->add_option("--tolerance", o.tolerance, "solver tolerance");
-  cmd->add_option("--timestep", o.timestep, "simulation timestep (s)");
+  cmd->add_option("--disable", o.disable, "comma-separated MJCF flags to disable (e.g. contact,gravity)")->type_name("FLAGS");
+  cmd->add_option("--enable", o.enable, "comma-separated MJCF flags to enable (e.g. energy)")->type_name("FLAGS");
+  cmd->add_option("--solver", o.solver, "PGS, CG, Newton, raisim, raisim-ds, ncp-pgs, ccp, lcp")->type_name("NAME");
+  cmd->add_option("--cone", o.cone, "pyramidal or elliptic")->type_name("NAME");
+  cmd->add_option("--integrator", o.integrator, "Euler, RK4, implicit, implicitfast")->type_name("NAME");
+  cmd->add_option("--jacobian", o.jacobian, "dense, sparse or auto")->type_name("NAME");
+  cmd->add_option("--iterations", o.iterations, "maximum solver iterations (a non-negative integer)")->type_name("N");
+  cmd->add_option("--tolerance", o.tolerance, "solver tolerance (a non-negative number)")->type_name("X");
+  cmd->add_option("--timestep", o.timestep, "simulation timestep in s (a positive number)")->type_name("SECONDS");
 }
 
 // Load the model and apply command-line overrides; on failure print {"error"} and return false.
@@ -57,6 +69,12 @@ bool load(const std::string& path, const moreau::cli::OptionOverrides& o, moreau
     print_error(e.what());
     return false;
   }
+}
+
+// rollout and simulate report warnings as JSON lines themselves: the library's default handler
+// (plain text to stderr) is silenced for them.
+void silence_warning_handler() {
+  moreau::set_warning_handler([](const char*) {});
 }
 
 void report_warnings(const moreau::Data& d, long step, std::array<int, moreau::kNWarning>& seen) {
@@ -237,16 +255,53 @@ int simulate(const std::string& path, const moreau::cli::OptionOverrides& o, lon
   return 0;
 }
 
-}  // namespace
+// The browser viewer is Python (moreau.viewer): `view` and `record` replace this process with
+// /usr/bin/python3 -m moreau.viewer. In a build tree the package is in python/ next to this
+// executable, which goes first on PYTHONPATH; elsewhere the interpreter finds the installed one.
+int exec_viewer(const std::vector<std::string>& args) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto pkg = exe.parent_path() / "python";
+    if (std::filesystem::exists(pkg / "moreau" / "viewer" / "__main__.py", ec)) {
+      std::string path = pkg.string();
+      if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
+      setenv("PYTHONPATH", path.c_str(), 1);
+    }
+  }
+  std::vector<std::string> full = {"/usr/bin/python3", "-m", "moreau.viewer"};
+  full.insert(full.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : full) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv(argv[0], argv.data());
+  print_error(std::string("cannot run /usr/bin/python3 -m moreau.viewer: ") + std::strerror(errno));
+  return kExitBadInput;
+}
 
-int main(int argc, char** argv) {
+
+// The subcommands, for the message of a mistyped one.
+std::string subcommand_list(const CLI::App& app) {
+  std::string list;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    list += (list.empty() ? "" : ", ") + sub->get_name();
+  return list;
+}
+
+// A command-line error: the message and a pointer to --help on stderr, exit code 2.
+int usage_error(const std::string& message) {
+  std::cerr << "moreau: " << message << "\nRun 'moreau --help' for usage." << std::endl;
+  return kExitBadCommand;
+}
+
+int run(int argc, char** argv) {
   CLI::App app{"Moreau: articulated-body dynamics with contact, MJCF models"};
   app.require_subcommand(1);
+  app.footer(kExitCodes);
   moreau::cli::OptionOverrides o;
   std::string model;
   bool full = false, metrics = false;
-  long steps = 0, every = 0;
-  int key = -1;
+  std::string steps_arg, every_arg, key_arg;
 
   auto* info = app.add_subcommand("info", "print the model's sizes as one JSON line");
   info->add_option("MODEL", model, "MJCF file")->required();
@@ -262,37 +317,105 @@ int main(int argc, char** argv) {
 
   auto* roll = app.add_subcommand("rollout", "simulate with zero controls and print the state");
   roll->add_option("MODEL", model, "MJCF file")->required();
-  roll->add_option("--steps", steps, "number of steps")->required()->check(CLI::NonNegativeNumber);
-  roll->add_option("--every", every, "print every K steps (default: only the last)")->check(CLI::NonNegativeNumber);
-  roll->add_option("--key", key, "start from keyframe I (default: 0 if the model has one)");
+  roll->add_option("--steps", steps_arg, "number of steps (a non-negative integer)")->type_name("N")->required();
+  roll->add_option("--every", every_arg, "print every K steps (default: only the last)")->type_name("K");
+  roll->add_option("--key", key_arg, "start from keyframe I (default: 0 if the model has one)")->type_name("I");
   roll->add_flag("--metrics", metrics,
                  "add iterations, eps_abs, errors, contacts (world-frame forces) and energy to each line");
   add_physics_options(roll, o);
 
   std::string exp_name, exp_model;
-  long exp_steps = 0;
   auto* exper = app.add_subcommand("experiment", "run a contact-model experiment, CSV on stdout");
   exper->add_option("NAME", exp_name, "sliding-cube, dragged-cube, two-blocks, spinning-ball, impact")->required();
   exper->add_option("--model", exp_model, "MJCF file (default: the experiment's model in models/experiments)");
-  exper->add_option("--steps", exp_steps, "number of steps (default: the experiment's)")->check(CLI::NonNegativeNumber);
-  exper->add_option("--key", key, "keyframe to start from (sliding-cube: 0 for 1 m/s, 1 for 3 m/s)");
+  exper->add_option("--steps", steps_arg, "number of steps (default: the experiment's)")->type_name("N");
+  exper->add_option("--key", key_arg, "keyframe to start from (sliding-cube: 0 for 1 m/s, 1 for 3 m/s)")->type_name("I");
   add_physics_options(exper, o);
 
-  long bench_steps = 10000;
   auto* ben = app.add_subcommand("bench", "steps per second and time per pipeline stage");
   ben->add_option("MODEL", model, "MJCF file")->required();
-  ben->add_option("--steps", bench_steps, "number of timed steps")->check(CLI::PositiveNumber);
-  ben->add_option("--key", key, "start from keyframe I");
+  ben->add_option("--steps", steps_arg, "number of timed steps (a positive integer; default 10000)")->type_name("N");
+  ben->add_option("--key", key_arg, "start from keyframe I")->type_name("I");
   add_physics_options(ben, o);
 
-  long sim_steps = 2000;
-  std::string sim_model = MOREAU_DEFAULT_MODEL;
   auto* sim = app.add_subcommand("simulate", "simulate a model and print a short summary");
-  sim->add_option("MODEL", sim_model, "MJCF file (default: the bundled humanoid)");
-  sim->add_option("--steps", sim_steps, "number of steps")->check(CLI::NonNegativeNumber);
+  sim->add_option("MODEL", model, "MJCF file (default: the bundled humanoid)");
+  sim->add_option("--steps", steps_arg, "number of steps (a non-negative integer; default 2000)")->type_name("N");
   add_physics_options(sim, o);
 
-  CLI11_PARSE(app, argc, argv);
+  std::string view_host = "127.0.0.1";
+  int view_port = 8000;
+  bool view_unthrottled = false, view_open = false;
+  auto* view = app.add_subcommand("view", "serve MODEL in the browser viewer (runs /usr/bin/python3 -m moreau.viewer "
+                                          "MODEL ...; needs the Python package)");
+  view->add_option("MODEL", model, "MJCF file")->required();
+  view->add_option("--host", view_host, "address to listen on (default 127.0.0.1: this machine only)");
+  view->add_option("--port", view_port, "port (default 8000)")->check(CLI::Range(0, 65535));
+  view->add_flag("--unthrottled", view_unthrottled, "simulate as fast as possible instead of real time");
+  view->add_flag("--open", view_open, "open the page in the default browser");
+
+  std::string rec_out;
+  auto* rec = app.add_subcommand("record", "write a self-contained HTML replay (runs /usr/bin/python3 -m moreau.viewer "
+                                           "MODEL --record OUT ...; needs the Python package)");
+  rec->add_option("MODEL", model, "MJCF file")->required();
+  rec->add_option("--steps", steps_arg, "number of steps (a positive integer; default 1000)")->type_name("N");
+  rec->add_option("-o,--output", rec_out, "HTML file to write")->required();
+  rec->add_option("--every", every_arg, "record every K-th step (a positive integer; default 1)")->type_name("K");
+  rec->add_option("--key", key_arg, "start from keyframe I")->type_name("I");
+
+  for (CLI::App* sub : {info, fwd, inv, roll, exper, ben, sim, view, rec}) sub->footer(kExitCodes);
+
+  // A first argument that is neither an option nor a subcommand: name it and list them.
+  const auto named = [&](const std::string& name) {
+    return !app.get_subcommands([&](const CLI::App* sub) { return sub->check_name(name); }).empty();
+  };
+  if (argc > 1 && argv[1][0] != '-' && !named(argv[1]))
+    return usage_error(std::string("unknown subcommand '") + argv[1] + "'; the subcommands are: " +
+                       subcommand_list(app));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help
+    return app.exit(e);
+  } catch (const CLI::RequiredError& e) {
+    if (app.get_subcommands().empty())
+      return usage_error("a subcommand is required: " + subcommand_list(app));
+    return usage_error(e.what());
+  } catch (const CLI::ArgumentMismatch& e) {
+    // CLI11 says "--steps: 1 required TEXT missing"
+    const std::string what = e.what();
+    const size_t colon = what.find(':');
+    if (what.find("missing") != std::string::npos && colon != std::string::npos)
+      return usage_error(what.substr(0, colon) + " needs a value");
+    return usage_error(what);
+  } catch (const CLI::ParseError& e) {
+    return usage_error(e.what());
+  }
+
+  // Values, checked before anything is loaded: a bad one is a command-line error.
+  moreau::cli::validate_overrides(o);
+  const bool has_steps = !steps_arg.empty();
+  const long min_steps = ben->parsed() ? 1 : 0;
+  const long steps = has_steps ? moreau::cli::parse_integer("--steps", steps_arg, min_steps) : 0;
+  const long every = every_arg.empty() ? 0 : moreau::cli::parse_integer("--every", every_arg, 0);
+  const int key = key_arg.empty() ? -1 : static_cast<int>(moreau::cli::parse_integer("--key", key_arg, 0));
+
+  if (view->parsed()) {
+    std::vector<std::string> a = {model, "--host", view_host, "--port", std::to_string(view_port)};
+    if (view_unthrottled) a.push_back("--unthrottled");
+    if (view_open) a.push_back("--open");
+    return exec_viewer(a);
+  }
+  if (rec->parsed()) {
+    if ((has_steps && steps < 1) || (!every_arg.empty() && every < 1))
+      return usage_error("record: --steps and --every must be positive");
+    std::vector<std::string> a = {model, "--record", rec_out, "--steps", std::to_string(has_steps ? steps : 1000),
+                                  "--every", std::to_string(every_arg.empty() ? 1 : every)};
+    if (key >= 0) {
+      a.push_back("--key");
+      a.push_back(std::to_string(key));
+    }
+    return exec_viewer(a);
+  }
 
   if (info->parsed()) {
     try {
@@ -305,9 +428,41 @@ int main(int argc, char** argv) {
   }
   if (fwd->parsed()) return run_lines(model, o, false, full);
   if (inv->parsed()) return run_lines(model, o, true, false);
-  if (roll->parsed()) return rollout(model, o, steps, every, key, metrics);
-  if (exper->parsed()) return experiment(exp_name, exp_model, o, exp_steps, key);
-  if (ben->parsed()) return bench(model, o, bench_steps, key);
-  if (sim->parsed()) return simulate(sim_model, o, sim_steps);
-  return 2;
+  if (roll->parsed()) {
+    silence_warning_handler();
+    return rollout(model, o, steps, every, key, metrics);
+  }
+  if (exper->parsed()) {
+    if (!moreau::cli::is_experiment(exp_name)) {
+      std::string names;
+      for (const char* n : {"sliding-cube", "dragged-cube", "two-blocks", "spinning-ball", "impact"})
+        names += std::string(names.empty() ? "" : ", ") + n;
+      throw UsageError("unknown experiment '" + exp_name + "'; the experiments are: " + names);
+    }
+    return experiment(exp_name, exp_model, o, steps, key);
+  }
+  if (ben->parsed()) return bench(model, o, has_steps ? steps : 10000, key);
+  if (sim->parsed()) {
+    if (model.empty()) {
+      try {
+        model = moreau::cli::bundled_model("humanoid.xml");
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return kExitBadInput;
+      }
+    }
+    silence_warning_handler();
+    return simulate(model, o, has_steps ? steps : 2000);
+  }
+  return usage_error("a subcommand is required: " + subcommand_list(app));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  }
 }

@@ -1,4 +1,4 @@
-// Tendon/actuation/sensor stages (issue 5), Moreau against MuJoCo 2.2.2 in the same run, on the
+// Tendon/actuation/sensor stages, Moreau against MuJoCo 2.2.2 in the same run, on the
 // same model file and the same state:
 //   "transmission_actuation": tendon + transmission + actuation_force
 //                              vs mj_tendon + mj_transmission + mj_fwdActuation

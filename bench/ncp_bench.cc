@@ -1,4 +1,4 @@
-// Per-step cost of the hard-contact solvers (issue 6) against Moreau's soft Newton solver, and
+// Per-step cost of the hard-contact solvers against Moreau's soft Newton solver, and
 // MuJoCo 2.2.2's Newton on the quadruped as an anchor across machines, all in one process run:
 //   ncp/<scene>/<solver>
 // scenes:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The contact-model experiments of issue 6 (docs/contact_models.md): runs `moreau experiment` for
+# The contact-model experiments (docs/contact_models.md): runs `moreau experiment` for
 # every scene and contact model, writes the CSV data to docs/data and the plots to docs/img.
 #
 #   scripts/experiments.sh [BUILD_DIR]     (default build/; needs BUILD_DIR/moreau)

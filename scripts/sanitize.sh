@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sanitizer builds and runs (issue 7), called by scripts/test.sh; each step alone:
+# Sanitizer builds and runs, called by scripts/test.sh; each step alone:
 #   scripts/sanitize.sh build    configure and build build-asan: clang -O1, ASan+UBSan (+ libFuzzer
 #                                coverage, so the same library serves scripts/fuzz.sh)
 #   scripts/sanitize.sh test     ctest in build-asan: every unit test, every differential suite on the

@@ -1,14 +1,9 @@
 #!/usr/bin/env bash
 # Set up, build, and run the whole test suite (CI: .ci/run): unit tests, CLI tests and differential
-# tests against MuJoCo 2.2.2 in the Release build, then the sanitizer builds of issue 7.
+# tests against MuJoCo 2.2.2 in the Release build, then the sanitizer builds and the fuzz run.
 #
-# CI budget: about 20 minutes on a fresh 2-core machine, apt install included. Measured on a clean
-# clone with the packages present (2026-11-24, session 5, this project's 2-core machine; wall time),
-# 1007 s in all:
-#   Release build .................. 224 s          Release ctest (everything, 298) ...... 181 s
-#   ASan+UBSan build (-O1) ......... 242 s          20000 fuzz inputs ..................... 28 s
-#   ASan+UBSan ctest (stride 4) .... 257 s          TSan build + parallel rollouts ........ 75 s
-# The apt install of a fresh machine adds one to two minutes.
+# CI budget: about 20 minutes on a fresh 2-core machine, apt install included; each step prints its
+# wall time, and docs/notes/ci_times.md keeps the measured history.
 # Why this split: the Release build runs every test on every model. The sanitizers find memory and UB
 # errors by executing code, not by checking values, and the differential suites run the same code
 # paths on most models (one step function, one collision table), so a quarter of the models

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -275,6 +276,25 @@ struct Data {
   // ctrl, qfrc_applied, xfrc_applied; control_user is for the callback's own use.
   void (*control_callback)(const Model& m, Data& d) = nullptr;
   void* control_user = nullptr;
+
+  // ------------------------------------------------------------------ user callbacks
+  // The simulation chapter's other mjcb_* hooks, per Data (threads with their own Data never share
+  // them; a copy of a Data gets copies of the functions and what they captured). Empty: not called.
+  // passive(), after the built-in passive forces: may add to qfrc_passive (not called when passive
+  // forces are disabled).
+  std::function<void(const Model& m, Data& d)> passive_callback;
+  // Actuators of dyntype / gaintype / biastype "user": act_dot, gain and bias of actuator `id`.
+  // Without a callback: act_dot 0, gain 1, bias 0 (as MuJoCo 2.2.2).
+  std::function<double(const Model& m, const Data& d, int id)> act_dyn_callback;
+  std::function<double(const Model& m, const Data& d, int id)> act_gain_callback;
+  std::function<double(const Model& m, const Data& d, int id)> act_bias_callback;
+  // Sensors of type "user": called by sensor_pos/vel/acc with kStagePos/kStageVel/kStageAcc when the
+  // model has user sensors of that needstage; writes their sensordata (cutoff and noise follow).
+  std::function<void(const Model& m, Data& d, int stage)> sensor_callback;
+  // Contact filter: called for each candidate geom pair that passed the built-in filters
+  // (contype/conaffinity, same body, parent-child, exclude; explicit <pair>s are not filtered) before
+  // the narrow phase; return true to discard the pair.
+  std::function<bool(const Model& m, const Data& d, int geom1, int geom2)> contact_filter;
 
   // ------------------------------------------------------------------ finite differences (issue 5)
   // Work space of transition_fd and inverse_fd (moreau/derivative.h), sized by make_data so that the

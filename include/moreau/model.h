@@ -234,6 +234,51 @@ struct Statistic {
   double center[3] = {0, 0, 0};
 };
 
+// Rendering settings of MJCF <visual>, field for field as MuJoCo 2.2.2's mjVisual, with its
+// defaults (read from 2.2.2 by experiment). The physics does not use them; viewers do.
+struct Visual {
+  struct Global {
+    float fovy = 45, ipd = 0.068f, azimuth = 90, elevation = -45, linewidth = 1, glow = 0.3f;
+    int offwidth = 640, offheight = 480;
+  } global;
+  struct Quality {
+    int shadowsize = 4096, offsamples = 4, numslices = 28, numstacks = 16, numquads = 4;
+  } quality;
+  struct Headlight {
+    float ambient[3] = {0.1f, 0.1f, 0.1f}, diffuse[3] = {0.4f, 0.4f, 0.4f}, specular[3] = {0.5f, 0.5f, 0.5f};
+    int active = 1;
+  } headlight;
+  struct Map {
+    float stiffness = 100, stiffnessrot = 500, force = 0.005f, torque = 0.1f, alpha = 0.3f, fogstart = 3,
+          fogend = 10, znear = 0.01f, zfar = 50, haze = 0.3f, shadowclip = 1, shadowscale = 0.6f,
+          actuatortendon = 2;
+  } map;
+  struct Scale {
+    float forcewidth = 0.1f, contactwidth = 0.3f, contactheight = 0.1f, connect = 0.2f, com = 0.4f,
+          camera = 0.3f, light = 0.3f, selectpoint = 0.2f, jointlength = 1, jointwidth = 0.1f,
+          actuatorlength = 0.7f, actuatorwidth = 0.2f, framelength = 1, framewidth = 0.1f,
+          constraint = 0.1f, slidercrank = 0.2f;
+  } scale;
+  struct Rgba {
+    float fog[4] = {0, 0, 0, 1}, haze[4] = {1, 1, 1, 1}, force[4] = {1, 0.5f, 0.5f, 1},
+          inertia[4] = {0.8f, 0.2f, 0.2f, 0.6f}, joint[4] = {0.2f, 0.6f, 0.8f, 1},
+          actuator[4] = {0.2f, 0.25f, 0.2f, 1}, actuatornegative[4] = {0.2f, 0.6f, 0.9f, 1},
+          actuatorpositive[4] = {0.9f, 0.4f, 0.2f, 1}, com[4] = {0.9f, 0.9f, 0.9f, 1},
+          camera[4] = {0.6f, 0.9f, 0.6f, 1}, light[4] = {0.6f, 0.6f, 0.9f, 1},
+          selectpoint[4] = {0.9f, 0.9f, 0.1f, 1}, connect[4] = {0.2f, 0.2f, 0.8f, 1},
+          contactpoint[4] = {0.9f, 0.6f, 0.2f, 1}, contactforce[4] = {0.7f, 0.9f, 0.9f, 1},
+          contactfriction[4] = {0.9f, 0.8f, 0.4f, 1}, contacttorque[4] = {0.9f, 0.7f, 0.9f, 1},
+          contactgap[4] = {0.5f, 0.8f, 0.9f, 1}, rangefinder[4] = {1, 1, 0.1f, 1},
+          constraint[4] = {0.9f, 0, 0, 1}, slidercrank[4] = {0.5f, 0.3f, 0.8f, 1},
+          crankbroken[4] = {0.9f, 0, 0, 1};
+  } rgba;
+};
+
+// Texture types (mjtTexture), builtin texture kinds (mjtBuiltin) and marks (mjtMark), as 2.2.2.
+enum TextureType : int { kTex2D = 0, kTexCube = 1, kTexSkybox = 2 };
+enum TextureBuiltin : int { kBuiltinNone = 0, kBuiltinGradient = 1, kBuiltinChecker = 2, kBuiltinFlat = 3 };
+enum TextureMark : int { kMarkNone = 0, kMarkEdge = 1, kMarkCross = 2, kMarkRandom = 3 };
+
 struct Model {
   // ------------------------------------------------------------------ sizes
   int nq = 0, nv = 0, nu = 0, na = 0;
@@ -255,6 +300,7 @@ struct Model {
   int nuserdata = 0;
 
   Option opt;
+  Visual vis;
   Statistic stat;
   std::string modelname = "MuJoCo Model";
   std::string model_file;  // path the model was loaded from (for messages)
@@ -340,6 +386,22 @@ struct Model {
   std::vector<int> hfield_nrow, hfield_ncol, hfield_adr;
   std::vector<float> hfield_data;
 
+  // ------------------------------------------------------------------ textures (ntex), materials (nmat)
+  // Textures are kept as their description, not as pixels: a builtin texture's parameters (a viewer
+  // generates the image) or an image file's name (not decoded; width and height 0).
+  std::vector<int> tex_type;          // TextureType
+  std::vector<int> tex_height, tex_width;  // as 2.2.2 for builtins (cube and skybox: height = 6 width)
+  std::vector<int> tex_builtin;       // TextureBuiltin
+  std::vector<int> tex_mark;          // TextureMark
+  std::vector<float> tex_rgb1, tex_rgb2, tex_markrgb;  // 3 each
+  std::vector<float> tex_random;      // probability of a random dot (mark="random")
+  std::vector<std::string> tex_file;  // image file ("" for builtins; cube faces: the first given)
+  std::vector<int> mat_texid;         // -1: none
+  std::vector<uint8_t> mat_texuniform;
+  std::vector<float> mat_texrepeat;   // 2
+  std::vector<float> mat_emission, mat_specular, mat_shininess, mat_reflectance;
+  std::vector<float> mat_rgba;        // 4
+
   // ------------------------------------------------------------------ explicit contact pairs, excludes
   std::vector<int> pair_dim, pair_geom1, pair_geom2, pair_signature;
   std::vector<double> pair_solref, pair_solimp, pair_margin, pair_gap;
@@ -397,5 +459,8 @@ struct Model {
 
 // Id of the named object of the given type, or -1.
 int name2id(const Model& m, ObjType type, const std::string& name);
+// Name of object `id` of the given type ("" when it has none). Throws std::out_of_range for an id
+// out of range, std::invalid_argument for a type without names (kObjDof, kObjSkin, kObjUnknown).
+std::string id2name(const Model& m, ObjType type, int id);
 
 }  // namespace moreau

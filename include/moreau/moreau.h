@@ -6,6 +6,11 @@
 //
 // Every function is a free function of (const Model&, Data&). There is no global state, so any
 // number of threads may step their own Data against one shared Model.
+//
+// Bad arguments throw: an id out of range (body, geom, site, actuator, contact, keyframe, ...)
+// std::out_of_range, a null required pointer, a wrong size or a Data made for another Model
+// std::invalid_argument; the message names the function and the value ("jac_body_com: body id -1
+// out of range [0, 17)").
 #pragma once
 
 #include <stdexcept>
@@ -15,7 +20,10 @@
 #include "moreau/data.h"
 #include "moreau/analytic_derivative.h"  // forward_derivatives, transition_derivatives (analytic)
 #include "moreau/derivative.h"  // qDeriv, transition_fd, inverse_fd (issue 5)
+#include "moreau/io.h"
+#include "moreau/messages.h"
 #include "moreau/model.h"
+#include "moreau/pose.h"
 #include "moreau/state.h"
 
 namespace moreau {
@@ -56,16 +64,25 @@ Data make_data(const Model& m);
 void reset_data(const Model& m, Data& d);
 // Reset, then set the state of keyframe `key`.
 void reset_data_keyframe(const Model& m, Data& d, int key);
+// Copy the state of d (time, qpos, qvel, act, ctrl, mocap_pos, mocap_quat) into keyframe `key`.
+void set_keyframe(Model& m, const Data& d, int key);
 
 // ------------------------------------------------------------------------------------ main entry points
 
 void step(const Model& m, Data& d);      // advance by one timestep with the model's integrator
-// step1 + step2 = step for Euler, implicit and implicitfast (RK4 is refused: use step with
+// step1 + step2 = step for Euler, implicit and implicitfast. With RK4, step2 integrates with Euler,
+// as the simulation chapter's mj_step2 (RK4's stages need the control: use step with
 // Data::control_callback). step1 ends with the control callback, if any.
 void step1(const Model& m, Data& d);     // position and velocity stages; set ctrl after this
 void step2(const Model& m, Data& d);     // remaining stages and integration
 void forward(const Model& m, Data& d);   // forward dynamics: everything but integration
 void inverse(const Model& m, Data& d);   // inverse dynamics: qfrc_inverse from qacc
+// forward / inverse without the stages whose inputs did not change (simulation chapter,
+// mj_forwardSkip): skipstage kStagePos skips the position stage, kStageVel the position and velocity
+// stages (d must hold their results for the current qpos, qvel); kStageNone skips nothing.
+// skip_sensor leaves the sensors out. Other skipstage values throw std::invalid_argument.
+void forward_skip(const Model& m, Data& d, int skipstage, bool skip_sensor);
+void inverse_skip(const Model& m, Data& d, int skipstage, bool skip_sensor);
 
 // ------------------------------------------------------------------------------------ pipeline stages
 // In the order of "Simulation pipeline" of the computation chapter.
@@ -124,9 +141,17 @@ void project_constraint(const Model& m, Data& d);
 // efc_J as a dense row-major nefc x nv matrix in out, whatever the jacobian option (with the
 // sparse jacobian efc_J is compressed: see Data::efc_J_rownnz).
 void efc_J_dense(const Model& m, const Data& d, double* out);
-// Force of contact `id` in its contact frame (normal, tangent1, tangent2, spin, roll1, roll2) from
-// efc_force; zeros for a contact that is not in the solver.
+// Force of contact `id` (in [0, ncon)) in its contact frame (normal, tangent1, tangent2, spin, roll1,
+// roll2) from efc_force; zeros for a contact that is not in the solver.
 void contact_force(const Model& m, const Data& d, int id, double result[6]);
+// res (nefc) = efc_J * vec (nv), for the dense or the sparse jacobian.
+void mul_jac_vec(const Model& m, const Data& d, double* res, const double* vec);
+// res (nv) = efc_J' * vec (nefc), for the dense or the sparse jacobian.
+void mul_jac_t_vec(const Model& m, const Data& d, double* res, const double* vec);
+// Whether contacts use the pyramidal friction cone (opt.cone).
+bool is_pyramidal(const Model& m);
+// Whether efc_J is stored in compressed rows (jacobian sparse, or auto with nv >= 60).
+bool is_sparse(const Model& m);
 
 // ------------------------------------------------------------------------------------ hard contact (issue 6)
 // The velocity-stepping solvers of the RaiSim paper and the Underactuated chapter (src/solver/ncp):
@@ -171,7 +196,35 @@ void jac_body(const Model& m, const Data& d, double* jacp, double* jacr, int bod
 void jac_body_com(const Model& m, const Data& d, double* jacp, double* jacr, int body);  // at xipos
 void jac_geom(const Model& m, const Data& d, double* jacp, double* jacr, int geom);
 void jac_site(const Model& m, const Data& d, double* jacp, double* jacr, int site);
+// 3*nv translational Jacobian of the centre of mass of body's subtree (subtree_com).
+void jac_subtree_com(const Model& m, const Data& d, double* jacp, int body);
+// Translational Jacobian of `point` (jac_point) and Jacobian of the world-frame direction `axis`
+// carried by the body (jac_axis: d axis / d qvel = jacr x axis, column by column); either may be null.
+void jac_point_axis(const Model& m, const Data& d, double* jac_point, double* jac_axis,
+                    const double point[3], const double axis[3], int body);
+// qfrc_target (nv) += J(point, body)' [force; torque]: a world-frame force at `point` and a torque on
+// `body`, outside xfrc_applied. A null force or torque counts as zero.
+void apply_ft(const Model& m, const Data& d, const double force[3], const double torque[3],
+              const double point[3], int body, double* qfrc_target);
 
+// ------------------------------------------------------------------------------------ frames and objects
+
+// 6D velocity [angular; linear] of an object (kObjBody: at its com with the inertial frame,
+// kObjXBody: body frame, kObjGeom, kObjSite, kObjCamera) at the object's origin, in world
+// orientation or (flg_local) in the object's frame. Needs the position and velocity stages.
+void object_velocity(const Model& m, const Data& d, ObjType objtype, int id, double res[6], bool flg_local);
+// 6D acceleration of the same, from cacc (call rne_post_constraint first), with the linear part
+// the acceleration of the origin point (cacc plus w x v). As cacc, it is measured against free fall:
+// a body at rest reads -gravity, a falling one 0.
+void object_acceleration(const Model& m, const Data& d, ObjType objtype, int id, double res[6],
+                         bool flg_local);
+// World pose of a pose (pos, quat) given in body's frame: xpos (3) and xmat (9), each skipped when it
+// or its input is null. sameframe 1 copies the body frame (xpos, xmat), 2 its inertial frame (xipos,
+// ximat), 0 computes the composition.
+void local_to_global(const Model& m, const Data& d, double xpos[3], double xmat[9], const double pos[3],
+                     const double quat[4], int body, int sameframe = 0);
+// Sum of the body masses.
+double total_mass(const Model& m);
 // ------------------------------------------------------------------------------------ configuration space
 
 // qpos <- qpos + qvel*dt on the configuration manifold (quaternions integrated exactly).

@@ -162,6 +162,46 @@ const std::vector<std::string>* names_of(const Model& m, const std::string& kind
   return nullptr;
 }
 
+// Model::vis as nested dicts, field names as MJCF's <visual> attributes.
+py::dict visual_dict(const Visual& v) {
+  auto vec = [](const float* x, int n) {
+    py::list l;
+    for (int i = 0; i < n; ++i) l.append(x[i]);
+    return l;
+  };
+  py::dict g, q, h, mp, sc, rg, out;
+  g["fovy"] = v.global.fovy; g["ipd"] = v.global.ipd; g["azimuth"] = v.global.azimuth;
+  g["elevation"] = v.global.elevation; g["linewidth"] = v.global.linewidth; g["glow"] = v.global.glow;
+  g["offwidth"] = v.global.offwidth; g["offheight"] = v.global.offheight;
+  q["shadowsize"] = v.quality.shadowsize; q["offsamples"] = v.quality.offsamples;
+  q["numslices"] = v.quality.numslices; q["numstacks"] = v.quality.numstacks; q["numquads"] = v.quality.numquads;
+  h["ambient"] = vec(v.headlight.ambient, 3); h["diffuse"] = vec(v.headlight.diffuse, 3);
+  h["specular"] = vec(v.headlight.specular, 3); h["active"] = v.headlight.active;
+  const auto& M = v.map;
+  mp["stiffness"] = M.stiffness; mp["stiffnessrot"] = M.stiffnessrot; mp["force"] = M.force; mp["torque"] = M.torque;
+  mp["alpha"] = M.alpha; mp["fogstart"] = M.fogstart; mp["fogend"] = M.fogend; mp["znear"] = M.znear;
+  mp["zfar"] = M.zfar; mp["haze"] = M.haze; mp["shadowclip"] = M.shadowclip; mp["shadowscale"] = M.shadowscale;
+  mp["actuatortendon"] = M.actuatortendon;
+  const auto& S = v.scale;
+  sc["forcewidth"] = S.forcewidth; sc["contactwidth"] = S.contactwidth; sc["contactheight"] = S.contactheight;
+  sc["connect"] = S.connect; sc["com"] = S.com; sc["camera"] = S.camera; sc["light"] = S.light;
+  sc["selectpoint"] = S.selectpoint; sc["jointlength"] = S.jointlength; sc["jointwidth"] = S.jointwidth;
+  sc["actuatorlength"] = S.actuatorlength; sc["actuatorwidth"] = S.actuatorwidth; sc["framelength"] = S.framelength;
+  sc["framewidth"] = S.framewidth; sc["constraint"] = S.constraint; sc["slidercrank"] = S.slidercrank;
+  const auto& R = v.rgba;
+  const std::pair<const char*, const float*> colours[] = {
+      {"fog", R.fog}, {"haze", R.haze}, {"force", R.force}, {"inertia", R.inertia}, {"joint", R.joint},
+      {"actuator", R.actuator}, {"actuatornegative", R.actuatornegative}, {"actuatorpositive", R.actuatorpositive},
+      {"com", R.com}, {"camera", R.camera}, {"light", R.light}, {"selectpoint", R.selectpoint},
+      {"connect", R.connect}, {"contactpoint", R.contactpoint}, {"contactforce", R.contactforce},
+      {"contactfriction", R.contactfriction}, {"contacttorque", R.contacttorque}, {"contactgap", R.contactgap},
+      {"rangefinder", R.rangefinder}, {"constraint", R.constraint}, {"slidercrank", R.slidercrank},
+      {"crankbroken", R.crankbroken}};
+  for (const auto& [k, x] : colours) rg[k] = vec(x, 4);
+  out["global"] = g; out["quality"] = q; out["headlight"] = h; out["map"] = mp; out["scale"] = sc; out["rgba"] = rg;
+  return out;
+}
+
 }  // namespace
 
 void bind_model(py::module_& mod) {
@@ -213,6 +253,10 @@ void bind_model(py::module_& mod) {
           "name2id", [](const Model& m, ObjType type, const std::string& name) { return name2id(m, type, name); },
           py::arg("type"), py::arg("name"), "id of the named object, or -1")
       .def_property_readonly("text_data", [](const Model& m) { return m.text_data; })
+      .def_property_readonly("tex_file", [](const Model& m) { return m.tex_file; },
+                             "(ntex,) image file of each texture ('' for builtins)")
+      .def_property_readonly("vis", [](const Model& m) { return visual_dict(m.vis); },
+                             "<visual> settings (a copy, as nested dicts: global, quality, headlight, map, scale, rgba)")
       .def("__repr__", [](const Model& m) {
         return "<moreau.Model '" + m.modelname + "' nq=" + std::to_string(m.nq) + " nv=" + std::to_string(m.nv) +
                " nu=" + std::to_string(m.nu) + " nbody=" + std::to_string(m.nbody) + ">";
@@ -297,6 +341,16 @@ void bind_model(py::module_& mod) {
   F(hfield_size, nhfield, 4, "(nhfield, 4)") F(hfield_nrow, nhfield, 1, "(nhfield,)")
   F(hfield_ncol, nhfield, 1, "(nhfield,)") F(hfield_adr, nhfield, 1, "(nhfield,)")
   F(hfield_data, nhfielddata, 1, "(nhfielddata,) float32")
+  F(tex_type, ntex, 1, "(ntex,) 0 2d, 1 cube, 2 skybox") F(tex_height, ntex, 1, "(ntex,) builtin: as 2.2.2; file: 0")
+  F(tex_width, ntex, 1, "(ntex,) builtin: as 2.2.2; file: 0")
+  F(tex_builtin, ntex, 1, "(ntex,) 0 none, 1 gradient, 2 checker, 3 flat")
+  F(tex_mark, ntex, 1, "(ntex,) 0 none, 1 edge, 2 cross, 3 random") F(tex_rgb1, ntex, 3, "(ntex, 3) float32")
+  F(tex_rgb2, ntex, 3, "(ntex, 3) float32") F(tex_markrgb, ntex, 3, "(ntex, 3) float32")
+  F(tex_random, ntex, 1, "(ntex,) float32")
+  F(mat_texid, nmat, 1, "(nmat,) texture id or -1") F(mat_texuniform, nmat, 1, "(nmat,)")
+  F(mat_texrepeat, nmat, 2, "(nmat, 2) float32") F(mat_emission, nmat, 1, "(nmat,) float32")
+  F(mat_specular, nmat, 1, "(nmat,) float32") F(mat_shininess, nmat, 1, "(nmat,) float32")
+  F(mat_reflectance, nmat, 1, "(nmat,) float32") F(mat_rgba, nmat, 4, "(nmat, 4) float32")
   F(pair_dim, npair, 1, "(npair,)") F(pair_geom1, npair, 1, "(npair,)") F(pair_geom2, npair, 1, "(npair,)")
   F(pair_signature, npair, 1, "(npair,)") F(pair_solref, npair, kNREF, "(npair, 2)")
   F(pair_solimp, npair, kNIMP, "(npair, 5)") F(pair_margin, npair, 1, "(npair,)")

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/checks.h"
 #include "moreau/actuation.h"
 
 namespace moreau {
@@ -19,6 +20,7 @@ inline int act_address(const Model& m, int u) {
 }  // namespace
 
 double next_activation(const Model& m, int u, double act, double act_dot, double h) {
+  internal::check_id("next_activation", "actuator", u, m.nu);
   const double* prm = &m.actuator_dynprm[kNDYN * u];
   double next;
   if (m.actuator_dyntype[u] == kDynFilterExact) {
@@ -36,6 +38,7 @@ double next_activation(const Model& m, int u, double act, double act_dot, double
 }
 
 void actuation_force(const Model& m, Data& d) {
+  internal::check_data(m, d, "actuation_force");
   const int nv = m.nv;
   std::fill(d.qfrc_actuator.begin(), d.qfrc_actuator.end(), 0.0);
   if (m.nu == 0) return;
@@ -68,6 +71,9 @@ void actuation_force(const Model& m, Data& d) {
         case kDynMuscle:
           act_dot = muscle_dynamics(ctrl, act, dynprm);
           break;
+        case kDynUser:
+          if (d.act_dyn_callback) act_dot = d.act_dyn_callback(m, d, u);
+          break;
         default:
           break;
       }
@@ -93,6 +99,9 @@ void actuation_force(const Model& m, Data& d) {
       case kGainMuscle:
         gain = muscle_gain(len, vel, lengthrange, acc0, gainprm);
         break;
+      case kGainUser:
+        gain = d.act_gain_callback ? d.act_gain_callback(m, d, u) : 1.0;
+        break;
       default:
         break;
     }
@@ -102,6 +111,9 @@ void actuation_force(const Model& m, Data& d) {
         break;
       case kBiasMuscle:
         bias = muscle_bias(len, lengthrange, acc0, biasprm);
+        break;
+      case kBiasUser:
+        if (d.act_bias_callback) bias = d.act_bias_callback(m, d, u);
         break;
       default:
         break;

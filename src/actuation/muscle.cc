@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/checks.h"
 #include "moreau/actuation.h"
 
 namespace moreau {
@@ -62,6 +63,8 @@ inline void muscle_scales(const double lengthrange[2], double acc0, const double
 }  // namespace
 
 double muscle_gain(double len, double vel, const double lengthrange[2], double acc0, const double prm[]) {
+  internal::check_ptr(lengthrange, "muscle_gain", "lengthrange");
+  internal::check_ptr(prm, "muscle_gain", "prm");
   double L0, F0;
   muscle_scales(lengthrange, acc0, prm, &L0, &F0);
   const double L = prm[0] + (len - lengthrange[0]) / std::max(kMinVal, L0);
@@ -72,6 +75,8 @@ double muscle_gain(double len, double vel, const double lengthrange[2], double a
 // d gain / d vel: the slope of FV (2(V+1) on the rising quadratic, 2(c-V)/c on the saturating one,
 // 0 outside) times dV/dvel = 1/(L0 vmax). The bias (passive force-length) has no velocity term.
 double muscle_gain_vel(double len, double vel, const double lengthrange[2], double acc0, const double prm[]) {
+  internal::check_ptr(lengthrange, "muscle_gain_vel", "lengthrange");
+  internal::check_ptr(prm, "muscle_gain_vel", "prm");
   double L0, F0;
   muscle_scales(lengthrange, acc0, prm, &L0, &F0);
   const double L = prm[0] + (len - lengthrange[0]) / std::max(kMinVal, L0);
@@ -87,6 +92,8 @@ double muscle_gain_vel(double len, double vel, const double lengthrange[2], doub
 }
 
 double muscle_bias(double len, const double lengthrange[2], double acc0, const double prm[]) {
+  internal::check_ptr(lengthrange, "muscle_bias", "lengthrange");
+  internal::check_ptr(prm, "muscle_bias", "prm");
   double L0, F0;
   muscle_scales(lengthrange, acc0, prm, &L0, &F0);
   const double L = prm[0] + (len - lengthrange[0]) / std::max(kMinVal, L0);
@@ -94,6 +101,7 @@ double muscle_bias(double len, const double lengthrange[2], double acc0, const d
 }
 
 double muscle_dynamics(double ctrl, double act, const double prm[]) {
+  internal::check_ptr(prm, "muscle_dynamics", "prm");
   // The time constants use the activation clamped to [0, 1]; the rate uses the actual activation
   // (so an activation pushed outside [0, 1] returns to it).
   const double u = std::clamp(ctrl, 0.0, 1.0);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/checks.h"
 #include "engine/internal.h"
 #include "math/vec.h"
 #include "moreau/actuation.h"
@@ -230,6 +231,7 @@ void moment_span(const Model& m, int u, int* lo, int* hi) {
 }  // namespace
 
 void transmission(const Model& m, Data& d) {
+  internal::check_data(m, d, "transmission");
   const int nv = m.nv;
   for (int u = 0; u < m.nu; ++u) {
     double* moment = d.actuator_moment.data() + static_cast<size_t>(u) * nv;

@@ -14,11 +14,13 @@
 
 #include "collision/filter.h"
 #include "collision/midphase.h"
+#include "engine/checks.h"
 #include "moreau/collision.h"
 
 namespace moreau {
 
 void collision_reserve(const Model& m, Data& d) {
+  internal::check_data(m, d, "collision_reserve");
   const size_t nb = static_cast<size_t>(m.nbody);
   if (d.col_bound.size() < 6 * nb) d.col_bound.resize(6 * nb);
   // work: body list (nbody) + per-body contype/conaffinity unions (2*nbody) + candidate body pairs.

@@ -1,87 +1,41 @@
-// Box pairs: box-box and capsule-box, reproducing MuJoCo 2.2.2's contact sets (count, order,
-// dist, pos, normal). 2.2.2 was treated as a black box: the rules below were inferred from probe
-// programs that call its mjCOLLISIONFUNC[box][box] / [capsule][box] directly on chosen poses, and
-// are checked by tests/differential/collision_primitives_test.cc (random states, in order) and
-// tests/unit/collision_narrowphase_test.cc (hand-built cases).
+// Box-box pairs: MuJoCo 2.2.2's contact sets (count, order, dist, pos, normal). The rules were
+// measured on 2.2.2 as a black box, by probe programs calling its mjCOLLISIONFUNC[box][box] on
+// chosen poses (probes and counts: docs/notes/box_box_rules.md); collision_primitives_test.cc
+// (random states, in order) and collision_narrowphase_test.cc (hand-built cases) check them.
 //
-// Box-box, established rules (A = geom1, B = geom2; "probe" names the configuration that shows it):
+// A = geom1, B = geom2.
 //  R1 Axis: the largest separation over the 15 axes (faces of A, faces of B, then A.ax[i] x B.ax[j]
-//     i-major), strict '>': an edge better by 2e-11 relative wins (probe: B tilted 1e-9..1e-2 deg
-//     about x over A's edge, z = 0.18 and 0.22). Exact ties between an edge axis and the coinciding
-//     axis (parallel edges) go to the (later) edge when separated, to the face when penetrating
-//     (probe: axis-aligned cube over a box at z = 0.17..0.23: half depths below contact, full gaps
-//     above). Face separations are computed in each box's own frame (|T.a_k| - h_k - sum_j
-//     hB_j |a_k.b_j|, in that order): this decides exact ties between parallel faces of A and B as
-//     2.2.2 (1821 of 1821 random ties; a world-frame formula gets 927).
+//     i-major), strict '>'. An edge axis tied with the coinciding face axis (parallel edges) wins
+//     when the boxes are separated and loses when they penetrate. Face separations are computed in
+//     each box's own frame, which decides exact ties between parallel faces as 2.2.2 does.
 //  R2 Face contact (face k of the reference box, nref towards the other box): the reference frame
 //     (e1, e2) per face is {x: (-z, y) / (z, y), y: (x, -z) / (x, z), z: (x, y) / (-x, y)} for the
-//     + / - face (probe: a small box on each of A's 6 faces under 24 exact rotations; the corners
-//     come out in the order (-,-), (-,+), (+,-), (+,+) on (e1, e2)).
+//     + / - face; corners come in the order (-,-), (-,+), (+,-), (+,+) on (e1, e2).
 //  R3 Incident feature: v0 = the vertex of the other box deepest along -nref (an axis orthogonal to
 //     nref takes the - side); v0's edges with |cos| < 1/2 to nref span it: two -> face (v1, v2, v3
-//     flip the lower-index, the higher-index, both axes), one -> edge, none -> v0 alone (probe:
-//     6734 random face states tabulated by the cosines: no 3-point set above 0.5, no 2-point set
-//     with the smallest cosine above 0.5).
+//     flip the lower-index, the higher-index, both axes), one -> edge, none -> v0 alone.
 //  R4 Points, in this order: (a) incident edges v0v1, v0v2, v1v3, v2v3 crossing the reference side
 //     lines e1 = -h1, +h1, e2 = -h2, +h2 (bounds inclusive); (b) reference corners strictly inside
-//     the incident face; (c) incident vertices strictly inside the reference face, and v0 always
-//     (probe: cube .12 rotated 45 deg on cube .1: 8 crossings then v0 (0, -0.17), outside A).
-//     A point is kept when its height d above the reference face is <= margin (probe: B tilted 10
-//     deg, margins 0.0069..0.0139: the raised corners appear at d = 0.01388).
-//  R5 Face contact values: dist = d / 2 (half the height), pos = midway (probe: box 0.02 into a box:
-//     dist -0.01, pos z = 0.09).
+//     the incident face; (c) incident vertices strictly inside the reference face, and v0 always.
+//     A point is kept when its height d above the reference face is <= margin.
+//  R5 Face contact values: dist = d / 2 (half the height), pos = midway.
 //  R6 Edge contact (axis A.ax[i] x B.ax[j]): the face of A next to edge i with normal closest to n is
 //     the reference, the face of B next to edge j closest to -n the incident face; both seen along
 //     n (not along the face normal); dist = the full distance along n; the incident face's v1 flips
 //     B's edge axis j with v0 on its + side, v2 the other axis (v0 deepest); only the first
 //     reference corner inside the incident face gives its own point, later corners follow R9; no
-//     forced v0 (probe: 6188 random edge states: every point pairs a point of B's face with one of
-//     A's face along n).
-//
+//     forced v0.
 //  R6a Parallel edges (separated boxes whose tied edge axis a_i x b_j coincides with a face axis,
 //     so that B's other in-face axis b_m is orthogonal to n and the incident vertices tie in depth):
 //     v0 takes the side sgn_m = -sign((n . b_kb) (a_i . b_m)) of b_m, the incident face's own side
-//     (kb) times the sign of A's edge axis along b_m; the "- side of an axis orthogonal to n" of R3
-//     gave 2.2.2's order only where that product is positive. Probe: every separated tie of the
-//     random test (20000 states, seeds 1..3, margin 0.1), and the same with its special poses
-//     rotated about x or y instead of z, forced to each tied axis and each of the 8 sign choices of
-//     v0: the states that some choice reproduces are reproduced by this one (244 states fixed: 79,
-//     84, 81 for rotations about z, x, y; none of the other states changes). The separation being
-//     tied, the choice is insensitive to shifting either box along b_m and to rotating the whole scene.
+//     (kb) times the sign of A's edge axis along b_m.
 //  R7 Repeated positions: see remove_repeated.
 //  R8 Edge contact of boxes apart along n where (a) gives no point: see separated_edge_points
 //     (2.2.2's other path: reference corners and incident vertices paired with clamped partners).
 //  R9 Later reference corners of an edge contact: see reference_corners. 2.2.2 tests each corner
 //     after the first one inside at its incident point p scaled about v0 by mu = det / den, with
 //     det = ((v1 - v0) x (v2 - v0)) . n and den = L^2 (w . nr), L the previous corner's pair length;
-//     such a corner gives one deep point that lies on neither box. Probes: in 85 of the 87 random
-//     states (seeds 1..3 of the box-box probe, margins 0 and 0.1) where 2.2.2 returned one point
-//     more than R1..R8, the extra point's line along n meets the incident plane on the line from
-//     v0 through one later corner's incident point (1e-16); its position is the midpoint of that
-//     reference corner and q = v0 + mu (p - v0), and |dist| = |q - corner| (1e-16, also along a
-//     sweep of B by -0.05..0.01 in its face plane); mu does not change when B moves in its face
-//     plane, is proportional to B.h_j1 B.h_j2 (exactly linear sweeps of each half size) and equals
-//     det / (d_first^2 w.nr), d_first the first corner's depth, in 44 of 48 distinct states (2 more
-//     follow the chained den). With R9 all states in contact at margin 0 of seeds 1..9 of the probe
-//     (20000 each, 109k in contact) match 2.2.2; before, 0.1% did not.
-//
-// Coverage: with R1..R9 every random state of collision_primitives_test matches 2.2.2 in order:
-// BoxBox (20000 per margin, 0 and 0.1) and BoxBoxWide (26 runs of 20000: other seeds, margins 0 to
-// 1, parallel-axis poses turned about x and y, half sizes 0.001 to 5; 380375 states in contact).
-//
-// Capsule-box (rules measured on 2.2.2 with probe programs calling its mjCOLLISIONFUNC[capsule][box]
-// on swept and random poses; they reproduce every state of collision_primitives_test, 4000 random
-// states per margin, all 83180 states in contact of 15 other seeds of that test, margins 0 and 0.1,
-// and all 83330 of the same seeds with the special poses rotated about x instead of z, in 2.2.2's
-// order): the first sphere sits at the segment's closest point to the box (an end inside the box:
-// the -end, else the +end; a segment crossing the box with both ends outside: the candidate of the
-// two ends and the 12 box edges closest to the box; a segment exactly parallel to a box axis or
-// face: 2.2.2's choice within the tie). The second sphere depends on where the first centre lies:
-//  - over a face: the end, farther from the first, of the segment clipped to the prism over that
-//    face;
-//  - over an edge or a corner, or on the edge of a crossing segment: a slide along the segment from
-//    the first point by the box's whole extent 2 h_m / |u_m| along one axis m (second_over_edge);
-//  - inside the box otherwise: none.
+//     such a corner gives one deep point that lies on neither box.
 #include <algorithm>
 #include <cmath>
 
@@ -119,7 +73,7 @@ struct Clip {
   bool separated = false;  // edge contact of boxes apart along n (within the margin)
 };
 
-// Reference face frame: e1, e2 per face, from the probes (contact order of the face corners).
+// Reference face frame: e1, e2 per face (R2: the contact order of the face corners).
 void set_reference(Clip& c, const Box& ref, int k, const double* nr) {
   static constexpr int kAxis[3][2] = {{2, 1}, {0, 2}, {0, 1}};
   static constexpr double kSign[3][2][2] = {{{-1, 1}, {1, 1}}, {{1, -1}, {1, 1}}, {{1, 1}, {-1, 1}}};
@@ -274,12 +228,7 @@ bool reference_corners(const Clip& c, double margin, double scale, bool edge, bo
 // takes another path, decided before the corners (a first corner inside the incident face does not
 // prevent it, nor does an incident vertex inside the reference face), that returns (b'') and (c'')
 // below: pairs of a box feature and a partner on the other box's face, positioned at their
-// midpoint, most of them on neither box (measured on the random states of collision_primitives_test
-// and on the box-box probe's, 6 seeds of 20000 random states at margin 0.1, and probe sweeps;
-// deciding after (a)-(c), as first measured, left 32 of the 89535 states in contact of those seeds
-// wrong, deciding on "(a) and (c) give no point" 3, on (a) alone none: e.g. a corner inside the
-// incident face within the margin after one within a single extent, for which 2.2.2 gives no (b)
-// point, the corner being a later one of the chain):
+// midpoint, most of them on neither box (measured on 2.2.2; docs/notes/box_box_rules.md):
 //  (b'') the reference corners in (b)'s order ((-,-), (-,+), (+,-), (+,+)) as a chain, like R9's:
 //       the first corner is tested at its projection f along w onto the incident face's plane,
 //       each later one at f scaled about v0 by det / den (R9's scale, den = L^2 (w . nr), L the
@@ -290,15 +239,6 @@ bool reference_corners(const Clip& c, double margin, double scale, bool edge, bo
 //       the pair is the corner and its point clamped to the face, dist = +-their distance,
 //       negative when the partner lies behind the reference face's plane (its depth coordinate
 //       along w is negative, as for (c')); L = that distance whether or not the point is kept.
-//       (Probes: of the 257 separated states of 6 seeds whose first point pairs a reference corner
-//       with a point of an edge line of B, 172 are the first corner's clamped pair, all with this
-//       sign ("behind the corner along n" gives 133: the others are deep negative pairs, |dist| >
-//       margin, that 2.2.2 keeps); in the 85 others the corner is a later one and 2.2.2's partner,
-//       a rational function of degree (2, 2) of a slide of B along its edge (to 1e-10), is R9's
-//       scaled point clamped to the face: with the chain 15 to 22 more states per 20000 match at
-//       margin 0.1 (seeds 1..6), 8 at 0.05, 61 at 0.2, none fewer. A state whose first such corner
-//       is 0.0006 outside the face's perpendicular extent gives the along-w value, 0.1027 (dropped),
-//       not 0.0947 for the perpendicular foot, and follows it through shifts of B.)
 //  (c'') each incident vertex in order: one inside the reference face (seen along w) gives (c)'s
 //       point; one outside gives the pair (c') of itself and its face coordinates clamped to the
 //       face, du, dv the clamped amounts, d its depth coordinate:
@@ -307,9 +247,7 @@ bool reference_corners(const Clip& c, double margin, double scale, bool edge, bo
 //       vertex outside in one coordinate: 2.2.2 sums the squares as if w and e were orthogonal).
 //       When (b'') gave a point ((b)'s or a pair), vertices outside the face in both coordinates
 //       (beyond a corner) are left out; without one they are kept.
-// Points with dist > margin are dropped, as elsewhere. (Probe: on a 1-point state, shifts of B
-// along n of -0.025..0.02 keep the point's projections fixed and change dist as the square root
-// of a quadratic.)
+// Points with dist > margin are dropped, as elsewhere.
 void separated_edge_points(const Clip& c, double margin, const double* n, ContactPoint* out, int& nc) {
   const bool corner = reference_corners(c, margin, 1.0, true, true, n, out, nc);
   for (int i = 0; i < c.nv; ++i) {
@@ -418,9 +356,8 @@ int edge_contacts(const Box& A, int i, const Box& B, int j, const double* tl, co
 }
 
 // R7: 2.2.2's collision step (mj_forward) keeps, of contacts at exactly the same position, only
-// the last one; the others keep their order (probe: cube on an equal cube, 1e-4 deep: the
-// function returns 9 points, mj_forward 4, in the order of their last occurrences; points 1e-12
-// apart are all kept). Capsule-box duplicates are not removed.
+// the last one; the others keep their order (points 1e-12 apart are all kept). Capsule-box
+// duplicates are not removed.
 int remove_repeated(ContactPoint* out, int n) {
   int m = 0;
   for (int i = 0; i < n; ++i) {
@@ -457,8 +394,8 @@ int box_box(const Model& m, const Data& d, int g1, int g2, double margin, Contac
   double best_sep = -INFINITY;
   int best_type = -1, best_i = 0, best_j = 0;  // type 0: face of A, 1: face of B, 2: edge-edge
   // Face axes, each box's separation computed in its own frame, in this order of operations: it
-  // decides exact ties between parallel faces of A and B as 2.2.2 does (1821 of 1821 random ties;
-  // the world-frame formula matches 927).
+  // decides exact ties between parallel faces of A and B as 2.2.2 does (a world-frame formula
+  // does not).
   for (int i = 0; i < 3; ++i) {
     const double sep = std::fabs(pa[i]) - A.h[i] - B.h[0] * std::fabs(R[i][0]) - B.h[1] * std::fabs(R[i][1]) -
                        B.h[2] * std::fabs(R[i][2]);
@@ -481,9 +418,7 @@ int box_box(const Model& m, const Data& d, int g1, int g2, double margin, Contac
       const double sep = (std::fabs(R[i1][j] * pa[i2] - R[i2][j] * pa[i1]) - rA - rB) / len;
       // An edge axis that coincides with the best axis so far (parallel edges) and has the same
       // separation up to rounding: 2.2.2 takes the edge when the boxes are separated and keeps the
-      // earlier axis when they penetrate (4124 such face-edge ties at random states: 4123 follow
-      // this rule; an edge better by 2e-11 relative wins either way, so no tolerance is involved
-      // otherwise).
+      // earlier axis when they penetrate (R1); otherwise the strict '>' decides.
       bool better = sep > best_sep;
       if (std::fabs(sep - best_sep) < 1e-12) {
         double L[3], Lb[3];
@@ -514,470 +449,6 @@ int box_box(const Model& m, const Data& d, int g1, int g2, double margin, Contac
     nc = edge_contacts(A, best_i, B, best_j, pa, R, n, margin, best_sep > 0, out);
   }
   return remove_repeated(out, nc);
-}
-
-namespace {
-// Squared distance from local point p to the box of half sizes h.
-double box_dist2(const double* p, const double* h) {
-  double s = 0;
-  for (int k = 0; k < 3; ++k) {
-    const double e = std::fabs(p[k]) - h[k];
-    if (e > 0) s += e * e;
-  }
-  return s;
-}
-// Sphere (local centre c, radius r) against the box: contact in box-local coordinates.
-// Returns false if beyond margin. nl points from the sphere to the box.
-bool sphere_box_local(const double* c, double r, const double* h, double margin, double* dist,
-                      double* pl, double* nl) {
-  double q[3];
-  bool inside = true;
-  for (int k = 0; k < 3; ++k) {
-    q[k] = std::clamp(c[k], -h[k], h[k]);
-    if (q[k] != c[k]) inside = false;
-  }
-  if (!inside) {
-    math::sub3(nl, q, c);
-    const double len = math::norm3(nl);
-    *dist = len - r;
-    if (*dist > margin) return false;
-    math::scl3(nl, nl, 1.0 / len);
-  } else {
-    int kmin = 0;
-    double depth = h[0] - std::fabs(c[0]);
-    for (int k = 1; k < 3; ++k)
-      if (h[k] - std::fabs(c[k]) < depth) { depth = h[k] - std::fabs(c[k]); kmin = k; }
-    math::zero3(nl);
-    nl[kmin] = c[kmin] < 0 ? 1 : -1;
-    *dist = -depth - r;
-    // reported as -r (centre on the surface), as 2.2.2 does for a centre inside the box
-    math::copy3(pl, c);
-    math::addscl3(pl, nl, r + 0.5 * *dist);
-    *dist = -r;
-    return true;
-  }
-  math::copy3(pl, c);
-  math::addscl3(pl, nl, r + 0.5 * *dist);
-  return true;
-}
-// Squared distance between the segment c + t u (|t| <= hl, u unit, box frame) and the box edge along
-// axis k at x_a = ea, x_b = eb (|x_k| <= h_k); *t gets the segment parameter of the closest point.
-double segment_edge_dist2(const double* c, const double* u, double hl, const double* h, int k, int a, int b,
-                          double ea, double eb, double* t) {
-  const double da = c[a] - ea, db = c[b] - eb, uab = u[a] * u[a] + u[b] * u[b];
-  if (uab > 1e-12) {
-    // the edge's own coordinate unconstrained: the 2D distance in the (a, b) plane
-    const double t1 = std::clamp(-(da * u[a] + db * u[b]) / uab, -hl, hl);
-    const double e1 = c[k] + t1 * u[k];
-    if (std::fabs(e1) <= h[k]) {
-      const double qa = da + t1 * u[a], qb = db + t1 * u[b];
-      *t = t1;
-      return qa * qa + qb * qb;
-    }
-    // else the closest edge point is the end e = +-h_k: the segment against that vertex
-    const double ek = e1 > 0 ? h[k] : -h[k];
-    const double t2 = std::clamp(-(da * u[a] + db * u[b] + (c[k] - ek) * u[k]), -hl, hl);
-    if (std::fabs(c[k] + t2 * u[k]) >= h[k] && (c[k] + t2 * u[k] > 0) == (ek > 0)) {
-      const double qa = da + t2 * u[a], qb = db + t2 * u[b], qk = c[k] + t2 * u[k] - ek;
-      *t = t2;
-      return qa * qa + qb * qb + qk * qk;
-    }
-  }
-  // parallel to the edge, or the general case: the segment-segment routine
-  double pe[3] = {0, 0, 0}, ue[3] = {0, 0, 0};
-  pe[a] = ea;
-  pe[b] = eb;
-  ue[k] = 1;
-  double ts, te;
-  segment_segment(c, u, hl, pe, ue, h[k], &ts, &te);
-  double dv[3];
-  for (int q = 0; q < 3; ++q) dv[q] = c[q] + ts * u[q] - pe[q] - te * ue[q];
-  *t = ts;
-  return math::dot3(dv, dv);
-}
-
-}  // namespace
-
-namespace {
-
-// The second sphere of a capsule-box pair whose first sphere (segment parameter t1, centre p,
-// box-local) lies outside the box over an edge or a corner, or on an edge of a box the segment
-// crosses. Returns the second segment parameter, or NAN for none. Rules measured on 2.2.2 (probe
-// programs sweeping the capsule across box edges and corners, and 100000 random poses per margin):
-//  - Edge (two coordinates of p outside the box, on axes a and b; f, the one with the smaller
-//    |u_k|, is the support face): the second point is reached by sliding from the first along the
-//    segment across the whole box along the other axis m, by 2 h_m / |u_m|, in the direction that
-//    moves towards the box on m. 2.2.2 measures this from the first point as if it were on the box
-//    boundary (the move is exactly 2 h_m / |u_m|, not to the far plane); the slide stops where the
-//    segment leaves the slab of the free (edge) axis, and is clamped to the segment. When the segment
-//    is exactly parallel to the support face (u_f = 0), there is a second point only if the slide
-//    runs towards -side_f (vertical capsules beside and through a box rotated about z).
-//  - Corner (three coordinates outside), or an end point over an edge whose line passes the edge
-//    line beyond the edge's end ("corner type"): if some |u_k| >= 1/sqrt(2) (measured boundary:
-//    u_k^2 = 1/2 exactly) the slide runs towards the box on k, else in the direction that moves
-//    towards the box on two of the three axes; its length is the shortest 2 h_k / |u_k| among the
-//    axes that the direction moves towards the box.
-//  - A first point at a segment end whose slide leaves the segment at once (clamped back onto the
-//    same end) gives the same sphere twice, except when along the segment the capsule moves away from
-//    the box on every clamped axis other than the slide axis; then there is no second sphere. A zero
-//    component of u counts as negative in that test (axis-aligned probes).
-double second_over_edge(const double* c, const double* u, double hl, const double* h, double t1, const double* p,
-                        bool through, const int* edge) {
-  bool cl[3];
-  double side[3], q[3];
-  int ncl = 0;
-  for (int k = 0; k < 3; ++k) {
-    cl[k] = std::fabs(p[k]) > h[k];
-    ncl += cl[k];
-    side[k] = p[k] > 0 ? 1 : -1;
-    q[k] = std::clamp(p[k], -h[k], h[k]);
-  }
-  const int e = t1 == -hl ? -1 : (t1 == hl ? 1 : 0);  // which end the first point is, if any
-  int kf = -1;
-  bool corner = ncl == 3;
-  if (through) {
-    // crossing segment: the edge the first point was found on (its two axes count as clamped)
-    kf = edge[0];
-    const int a = (kf + 1) % 3, b = (kf + 2) % 3;
-    cl[kf] = false;
-    cl[a] = cl[b] = true;
-    side[a] = edge[1];
-    side[b] = edge[2];
-    q[a] = side[a] * h[a];
-    q[b] = side[b] * h[b];
-  } else if (ncl == 2) {
-    for (int k = 0; k < 3; ++k)
-      if (!cl[k]) kf = k;
-    if (e != 0) {
-      // closest point of the segment's line to the edge line, as an edge coordinate
-      double w[3];
-      math::sub3(w, c, q);
-      const double bb = u[kf], den = 1 - bb * bb;
-      if (den > 1e-12) {
-        const double sll = (bb * w[kf] - math::dot3(u, w)) / den;
-        const double te = bb * sll + w[kf] + q[kf];
-        if (std::fabs(te) > h[kf]) {
-          corner = true;
-          side[kf] = te > 0 ? 1 : -1;
-        }
-      }
-    }
-  }
-  // direction of t that moves towards the box on axis k
-  auto toward = [&](int k) { return (side[k] > 0 ? -1.0 : 1.0) * (u[k] > 0 ? 1.0 : -1.0); };
-  int m = -1;
-  double t2;
-  if (!corner) {
-    int f = -1;
-    for (int k = 0; k < 3; ++k)
-      if (cl[k] && (f < 0 || std::fabs(u[k]) < std::fabs(u[f]))) f = k;
-    for (int k = 0; k < 3; ++k)
-      if (cl[k] && k != f) m = k;
-    const double sg = toward(m);
-    // a support face exactly parallel to the segment (u_f = 0): a second point only when the slide
-    // runs towards -side_f (vertical capsules through and beside a box rotated about z)
-    if (u[f] == 0 && sg != (side[f] > 0 ? -1.0 : 1.0)) return NAN;
-    double s = 2 * h[m] / std::fabs(u[m]);
-    const double vj = sg * u[kf];
-    if (vj > 0) s = std::min(s, (h[kf] - q[kf]) / vj);
-    else if (vj < 0) s = std::min(s, (q[kf] + h[kf]) / -vj);
-    t2 = std::clamp(t1 + sg * s, -hl, hl);
-  } else {
-    int kb = 0;
-    for (int k = 1; k < 3; ++k)
-      if (std::fabs(u[k]) > std::fabs(u[kb])) kb = k;
-    if (u[kb] * u[kb] >= 0.5) {
-      m = kb;
-      const double sg = toward(m);
-      double s = 2 * h[m] / std::fabs(u[m]);
-      for (int k = 0; k < 3; ++k)
-        if (toward(k) == sg) s = std::min(s, 2 * h[k] / std::fabs(u[k]));
-      t2 = std::clamp(t1 + sg * s, -hl, hl);
-    } else {
-      int votes = 0;
-      for (int k = 0; k < 3; ++k) votes += toward(k) > 0 ? 1 : -1;
-      const double sg = votes > 0 ? 1 : -1;
-      double s = INFINITY;
-      for (int k = 0; k < 3; ++k) {
-        if (toward(k) != sg) continue;
-        const double sk = 2 * h[k] / std::fabs(u[k]);
-        if (sk < s) { s = sk; m = k; }
-      }
-      t2 = std::clamp(t1 + sg * s, -hl, hl);
-    }
-  }
-  if (e != 0 && t2 == t1) {
-    bool approaches = false;
-    for (int k = 0; k < 3; ++k) {
-      if (k == m || !(cl[k] || (corner && k == kf))) continue;
-      const double uk = u[k] != 0 ? u[k] : -1e-300;
-      if (-e * uk * side[k] < 0) approaches = true;
-    }
-    if (!approaches) return NAN;
-  }
-  return t2;
-}
-
-}  // namespace
-
-int capsule_box(const Model& m, const Data& d, int g1, int g2, double margin, ContactPoint* out, void*) {
-  const GeomPose cap = geom_pose(m, d, g1), box = geom_pose(m, d, g2);
-  const double r = cap.size[0], hl = cap.size[1];
-  const double* h = box.size;
-  double c[3], u[3], uw[3];
-  to_local(c, box, cap.pos);
-  axis_of(uw, cap.mat, 2);
-  math::mulmatTvec3(u, box.mat, uw);
-
-  // The first sphere. A segment end inside the box: the -end if it is inside, else the +end
-  // (random-pose comparison: this rule matches; deepest end or +end first do not).
-  auto inside_at = [&](double t) {
-    return std::fabs(c[0] + t * u[0]) <= h[0] && std::fabs(c[1] + t * u[1]) <= h[1] &&
-           std::fabs(c[2] + t * u[2]) <= h[2];
-  };
-  double tbest = 0;
-  bool through = false;  // the first sphere is the edge point of a segment crossing the box
-  int edge[3] = {0, 1, 1};  // that edge: its axis and the sides of the two other axes
-  if (inside_at(-hl)) {
-    tbest = -hl;
-  } else if (inside_at(hl)) {
-    tbest = hl;
-  } else {
-    // Closest point of the segment c + t u, t in [-hl, hl], to the box: the squared distance is a
-    // convex piecewise quadratic in t whose pieces end where the point crosses a slab plane.
-    double bp[16];  // (16: GCC -Warray-bounds sees std::sort's insertion threshold)
-    int nbp = 0;
-    bp[nbp++] = -hl;
-    bp[nbp++] = hl;
-    for (int k = 0; k < 3; ++k) {
-      if (std::fabs(u[k]) < kMinVal) continue;
-      for (double s : {-1.0, 1.0}) {
-        const double t = (s * h[k] - c[k]) / u[k];
-        if (t > -hl && t < hl) bp[nbp++] = t;
-      }
-    }
-    std::sort(bp, bp + nbp);
-    double fbest = INFINITY;
-    for (int i = 0; i + 1 < nbp; ++i) {
-      const double t0 = bp[i], t1 = bp[i + 1], tm = 0.5 * (t0 + t1);
-      double num = 0, den = 0;
-      bool outside = false;
-      for (int k = 0; k < 3; ++k) {
-        const double x = c[k] + tm * u[k];
-        const double target = x > h[k] ? h[k] : (x < -h[k] ? -h[k] : NAN);
-        if (std::isnan(target)) continue;
-        outside = true;
-        num += u[k] * (c[k] - target);
-        den += u[k] * u[k];
-      }
-      // (a piece with no coordinate outside lies inside the box: evaluated at its middle, since its
-      // ends sit on slab planes where rounding can put them just outside)
-      double t = den > kMinVal ? std::clamp(-num / den, t0, t1) : (outside ? t0 : tm);
-      double p[3] = {c[0] + t * u[0], c[1] + t * u[1], c[2] + t * u[2]};
-      const double f = box_dist2(p, h);
-      if (f < fbest) { fbest = f; tbest = t; }
-    }
-    if (fbest <= 0) {
-      // The segment crosses the box with both ends outside: 2.2.2 takes the candidate nearest the
-      // box among the two ends and the segment's closest points to the 12 box edges (probe: random
-      // crossing capsules; the first sphere sits exactly at the closest point to the nearest edge).
-      double bestd = INFINITY;
-      for (double te : {-hl, hl}) {
-        const double pe[3] = {c[0] + te * u[0], c[1] + te * u[1], c[2] + te * u[2]};
-        const double dd2 = box_dist2(pe, h);
-        if (dd2 < bestd) { bestd = dd2; tbest = te; }
-      }
-      for (int k = 0; k < 3; ++k) {
-        const int a = (k + 1) % 3, b = (k + 2) % 3;
-        for (double sa : {-1.0, 1.0}) {
-          for (double sb : {-1.0, 1.0}) {
-            double ts;
-            const double dd2 = segment_edge_dist2(c, u, hl, h, k, a, b, sa * h[a], sb * h[b], &ts);
-            if (dd2 < bestd) {
-              bestd = dd2;
-              tbest = ts;
-              through = true;
-              edge[0] = k;
-              edge[1] = sa > 0 ? 1 : -1;
-              edge[2] = sb > 0 ? 1 : -1;
-            }
-          }
-        }
-      }
-    }
-  }
-
-  // A segment exactly parallel to a box axis k (both other local components zero, as for a capsule
-  // and a box rotated about the same world axis) is at the same distance from the box all along the
-  // part beside a face or an edge, and 2.2.2's choice within that tie was measured separately
-  // (probes sliding a vertical capsule past a face and past an edge, u = +z and -z):
-  //  - beside an edge along k: the point level with the edge's -h_k end if the segment reaches it,
-  //    else level with its +h_k end, else the segment end nearer the -h_k end;
-  //  - beside a face: the -end if it is level with the face, else the +end, else (the segment spans
-  //    the face) the point level with the -h_k edge of the face.
-  enum { kNotParallel, kParallelEdge, kParallelFaceSpan, kParallelFaceTie } parallel = kNotParallel;
-  int pk = -1, pf = -1;  // the parallel axis; for a spanned face, the face axis
-  if (!inside_at(-hl) && !inside_at(hl)) {
-    for (int k = 0; k < 3; ++k)
-      if (u[(k + 1) % 3] == 0 && u[(k + 2) % 3] == 0) pk = k;
-  }
-  if (pk >= 0) {
-    const int a = (pk + 1) % 3, b = (pk + 2) % 3;
-    const bool oa = std::fabs(c[a]) > h[a], ob = std::fabs(c[b]) > h[b];
-    const double za = c[pk] - hl * u[pk], zb = c[pk] + hl * u[pk];  // the -end's and the +end's level
-    const double zlo = std::min(za, zb), zhi = std::max(za, zb), hk = h[pk];
-    const bool overlap = zlo <= hk && zhi >= -hk;
-    auto level = [&](double z) { return z == za ? -hl : (z == zb ? hl : (z - c[pk]) / u[pk]); };
-    if (overlap && oa && ob) {
-      parallel = kParallelEdge;
-      through = false;
-      // (a segment within the edge's extent: its upper end when its centre is above the box
-      // centre's level, else its lower end)
-      tbest = level(zlo <= -hk ? -hk : (zhi >= hk ? hk : (c[pk] > 0 ? zhi : zlo)));
-    } else if (overlap && oa != ob) {
-      pf = oa ? a : b;
-      through = false;
-      if (std::fabs(za) <= hk) {
-        tbest = -hl;
-      } else if (std::fabs(zb) <= hk) {
-        tbest = hl;
-      } else {
-        parallel = kParallelFaceSpan;
-        tbest = level(-hk);
-      }
-    }
-  }
-
-  // A segment exactly parallel to a face pair f but to no axis (u_f = 0, the two other components
-  // not), beside face f: the distance ties along the part of the segment over the face. Measured
-  // (random poses rotated about x): the -end if it is over the face, else the +end, else the end of
-  // that part where the segment crosses the edge that comes first in the order of the crossing
-  // candidates above (edge axis, then the signs), treated as that edge's point for the second sphere.
-  if (pk < 0 && !inside_at(-hl) && !inside_at(hl)) {
-    for (int f = 0; f < 3; ++f) {
-      const int j = (f + 1) % 3, g = (f + 2) % 3;
-      if (u[f] != 0 || u[j] == 0 || u[g] == 0 || std::fabs(c[f]) <= h[f]) continue;
-      double lo = -hl, hi = hl;
-      int qlo = -1, qhi = -1;  // the axis whose plane bounds the part over the face at lo, hi
-      for (int q : {j, g}) {
-        double ta = (-h[q] - c[q]) / u[q], tb = (h[q] - c[q]) / u[q];
-        if (ta > tb) std::swap(ta, tb);
-        if (ta > lo) { lo = ta; qlo = q; }
-        if (tb < hi) { hi = tb; qhi = q; }
-      }
-      if (lo > hi) break;
-      through = false;
-      if (qlo < 0) {
-        tbest = -hl;
-      } else if (qhi < 0) {
-        tbest = hl;
-      } else {
-        // the edge along the third axis between face f and the bounding plane of q at t
-        auto edge_of = [&](double t, int q, int* e) {
-          const int ke = 3 - f - q;
-          double x[3];
-          for (int k = 0; k < 3; ++k) x[k] = c[k] + t * u[k];
-          e[0] = ke;
-          e[1] = x[(ke + 1) % 3] > 0 ? 1 : -1;
-          e[2] = x[(ke + 2) % 3] > 0 ? 1 : -1;
-          return 4 * ke + (e[1] > 0 ? 2 : 0) + (e[2] > 0 ? 1 : 0);
-        };
-        int elo[3], ehi[3];
-        const bool first_lo = edge_of(lo, qlo, elo) <= edge_of(hi, qhi, ehi);
-        tbest = first_lo ? lo : hi;
-        for (int k = 0; k < 3; ++k) edge[k] = first_lo ? elo[k] : ehi[k];
-        parallel = kParallelFaceTie;
-      }
-      break;
-    }
-  }
-
-  // First contact: the sphere at that point against the box.
-  const double p[3] = {c[0] + tbest * u[0], c[1] + tbest * u[1], c[2] + tbest * u[2]};
-  double dd, ppl[3], nnl[3];
-  // The two spheres are tested against the margin independently: for a segment crossing the box
-  // the first (an end or an edge point) can lie beyond the margin while the second, on a face the
-  // segment leaves the box through, is inside it at depth -r (measured: 2.2.2 then reports the
-  // second alone; with margin 0.05 both). For any other segment the first is the closest point, so
-  // a second never passes where the first fails. (nnl is set, unnormalized, even beyond the margin.)
-  int n = 0;
-  double pos[3], nw[3];
-  if (sphere_box_local(p, r, h, margin, &dd, ppl, nnl)) {
-    to_world(pos, box, ppl);
-    dir_to_world(nw, box, nnl);
-    set_point(out[n++], dd, pos, nw);
-  }
-
-  int noutside = 0;
-  for (int k = 0; k < 3; ++k) noutside += std::fabs(p[k]) > h[k];
-  double t2 = NAN;
-  if (parallel == kParallelEdge) {
-    // Beside an edge along pk (sides of the two other axes from p): the second point slides from the
-    // first along the edge to where the segment leaves the edge's extent, in the direction -side_a or
-    // -side_b of the two clamped axes (both for an edge with mixed signs, one for equal signs;
-    // measured on all four vertical edges), clamped to the segment; none when that does not move.
-    const int a = (pk + 1) % 3, b = (pk + 2) % 3;
-    for (double sg : {p[a] > 0 ? -1.0 : 1.0, p[b] > 0 ? -1.0 : 1.0}) {
-      const double vj = sg * u[pk];
-      const double s = vj > 0 ? (h[pk] - p[pk]) / vj : (p[pk] + h[pk]) / -vj;
-      const double tt = std::clamp(tbest + sg * std::max(s, 0.0), -hl, hl);
-      if (tt != tbest) { t2 = tt; break; }
-    }
-  } else if (parallel == kParallelFaceSpan) {
-    // Spanning a face: 2.2.2 takes the first point as on the face's -h edge and slides across the
-    // face along pk by 2 h / |u| (the edge rule), but only when that slide runs in the direction
-    // -side of the face axis (measured on the four side faces, u = +z and -z).
-    const double sg = u[pk] > 0 ? 1.0 : -1.0;
-    if (sg == (p[pf] > 0 ? -1.0 : 1.0)) t2 = std::clamp(tbest + sg * 2 * h[pk] / std::fabs(u[pk]), -hl, hl);
-  } else if (parallel == kParallelFaceTie) {
-    t2 = second_over_edge(c, u, hl, h, tbest, p, true, edge);
-  } else if (through) {
-    // A crossing segment: a second point when the edge point lies inside the box (random states:
-    // 2.2.2 adds none when it lies outside).
-    // (an edge point of a segment parallel to a face lands on the face's plane, up to rounding)
-    bool inside = true;
-    for (int k = 0; k < 3; ++k) inside = inside && std::fabs(p[k]) <= h[k] * (1 + 1e-12);
-    if (inside) t2 = second_over_edge(c, u, hl, h, tbest, p, true, edge);
-  } else if (noutside == 1) {
-    // Face region (probes: horizontal, tilted 2..25 degrees, overhanging capsules on a box face;
-    // random states): the face of the box the first normal points into (its dominant axis) is
-    // the support face; the segment is clipped to the prism over that face (|x_j| <= h_j on the
-    // two other axes), and the end of the clipped part farther from the first point is the second
-    // point. No angle threshold was seen (a capsule tilted 25 degrees still gets two contacts).
-    int k = 0;
-    for (int j = 1; j < 3; ++j)
-      if (std::fabs(nnl[j]) > std::fabs(nnl[k])) k = j;
-    double lo = -hl, hi = hl;
-    bool empty = false;
-    for (int j = 0; j < 3; ++j) {
-      if (j == k) continue;
-      if (std::fabs(u[j]) < kMinVal) {
-        if (std::fabs(c[j]) > h[j]) empty = true;
-        continue;
-      }
-      double ta = (-h[j] - c[j]) / u[j], tb = (h[j] - c[j]) / u[j];
-      if (ta > tb) std::swap(ta, tb);
-      lo = std::max(lo, ta);
-      hi = std::min(hi, tb);
-    }
-    if (!empty && lo <= hi) {
-      const double t1 = std::fabs(lo - tbest) > std::fabs(hi - tbest) ? lo : hi;
-      if (std::fabs(t1 - tbest) > kMinVal) t2 = t1;
-    }
-  } else if (noutside >= 2) {
-    t2 = second_over_edge(c, u, hl, h, tbest, p, false, edge);
-  }
-  // (a first centre inside the box, not on a crossing segment's edge, gets no second point: every
-  // such state probed)
-  if (!std::isnan(t2)) {
-    const double q[3] = {c[0] + t2 * u[0], c[1] + t2 * u[1], c[2] + t2 * u[2]};
-    if (sphere_box_local(q, r, h, margin, &dd, ppl, nnl)) {
-      to_world(pos, box, ppl);
-      dir_to_world(nw, box, nnl);
-      set_point(out[n++], dd, pos, nw);
-    }
-  }
-  return n;
 }
 
 }  // namespace moreau::col

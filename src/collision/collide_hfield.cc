@@ -2,13 +2,12 @@
 // chapter, "Collision detection"), each tested with MPR against the geom; every prism in contact
 // gives one contact, up to kMaxContactsPerPair.
 //
-// As 2.2.2 does it (established by experiment on 2.2.2's libccd calls, see convex.h):
+// As 2.2.2 does it (measured on 2.2.2's libccd calls, see convex.h):
 //   - the test runs in the height field's frame: the other geom's pose is expressed there and the
 //     results are rotated back;
 //   - the cells tested are those under the geom's axis-aligned box in the field's frame (without
 //     the margin), from floor to ceil of its extent in cells; a prism whose highest top (margin
-//     included) lies below the box is skipped (both rules reproduce 2.2.2's list of MPR calls on
-//     all of 1700 random states each for sphere, capsule, box and mesh);
+//     included) lies below the box is skipped (both rules reproduce 2.2.2's list of MPR calls);
 //   - grid point (c, r) lies at x = -size_x + c dx, y = -size_y + r dy, z = data[r ncol + c] size_z;
 //     cell (c, r) is split along its (c, r)-(c+1, r+1) diagonal into the prisms with top corners
 //     {(c, r+1), (c, r), (c+1, r+1)} and {(c, r), (c+1, r+1), (c+1, r)}, tested in that order, cells

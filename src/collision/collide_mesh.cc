@@ -1,16 +1,11 @@
 // Plane against a mesh (its convex hull): several contacts, at hull vertices within the margin.
 //
-// As 2.2.2 (established by experiment on 2.2.2: random 8-20 point hulls on a plane, 9500 states at
-// margins 0, 0.05 and 0.1, and translation sweeps of single poses): the first contact is the hull
-// vertex deepest below the plane (hill climbing on the hull graph from vertex 0); up to two more are
-// taken from that vertex's neighbours in the graph, in their order, when within the margin and
-// farther than 0.3 rbound from the FIRST contact's position (the midpoint between the deepest vertex
-// and the plane; not the vertex itself, and not the other contacts taken). Measured: with this
-// distance, accepted and rejected neighbours separate at exactly 0.300 rbound in all 80 meshes,
-// while the distance between vertices, or to every contact taken, separates none of them; a pure
-// translation along the normal changes the choice, which only the midpoint explains. Each contact
-// lies midway between its vertex and the plane, with the plane's normal. This reproduces 2.2.2's
-// contacts in all 9524 states.
+// As 2.2.2 (measured on 2.2.2 as a black box; docs/notes/convex_mpr.md): the first contact is the
+// hull vertex deepest below the plane (hill climbing on the hull graph from vertex 0); up to two
+// more are taken from that vertex's neighbours in the graph, in their order, when within the margin
+// and farther than 0.3 rbound from the FIRST contact's position (the midpoint between the deepest
+// vertex and the plane; not the vertex itself, and not the other contacts taken). Each contact lies
+// midway between its vertex and the plane, with the plane's normal.
 #include <cmath>
 
 #include "collision/narrowphase.h"

@@ -77,8 +77,8 @@ int capsule_capsule(const Model& m, const Data& d, int g1, int g2, double margin
   double u1[3], u2[3], s, t, q1[3], q2[3];
   axis_of(u1, a.mat, 2);
   axis_of(u2, b.mat, 2);
-  // Exactly parallel axes (2.2.2, probed in /tmp/boxprobe with capsules on parallel axes at several
-  // axial offsets, both orientations): the four segment ends are tested in the order +end of geom1,
+  // Exactly parallel axes (measured on 2.2.2, capsules on parallel axes at several axial offsets,
+  // both orientations): the four segment ends are tested in the order +end of geom1,
   // -end of geom1, +end of geom2, -end of geom2, each as a sphere against the closest point of the
   // other segment, and the first two within the margin are reported (so, e.g., an end of geom1 may
   // give a slanted normal where it overhangs the end of geom2).

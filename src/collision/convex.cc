@@ -202,22 +202,17 @@ constexpr double kEllipsoidTol = 1e-6;
 
 // Outward normal of the ellipsoid with semi-axes s near local point p (unnormalized), as 2.2.2
 // computes it: an approximation of the normal at the surface point nearest to p, by one of two
-// iterations that stop early. Measured on 2.2.2 (ellipsoid against box, 3972 contacts at random
-// deep and margin states; each rule reproduces 2.2.2's normal to 1e-13 in every state of its
-// branch, the iteration counts and tolerances below split stopped and continued steps without
-// an exception):
+// iterations that stop early (measured on 2.2.2, ellipsoid against box; docs/notes/convex_mpr.md):
 //   - p outside (sum p_k^2 / s_k^2 > 1, a contact within the margin): Newton's method on the
 //     Lagrange multiplier l of the nearest point x = s^2 p / (s^2 + l), i.e. on
 //     f(l) = sum p_k^2 s_k^2 / (s_k^2 + l)^2 - 1 from l = 0; a step dl = -f/f' below 1e-6 in
-//     magnitude is not taken and ends it, as does the 30th step; normal p / (s^2 + l). (774 of 774
-//     states; the cap measured on 3500 more with margins 2 to 200 around ellipsoids of 1-20 mm,
-//     where up to 30 steps are taken: capped at 30 all match, at 25 or 40 many differ.)
+//     magnitude is not taken and ends it, as does the 30th step; normal p / (s^2 + l).
 //   - p inside: from MPR's direction d (local, outward), repeat: x = the point where the ray
 //     p + t d (t > 0) leaves the ellipsoid, g = unit gradient x / s^2 there; stop when
 //     |g - d| < 1e-6 (Euclidean) or after 30 gradients; else d = g. The normal is the last g.
-//     The cap matters in deep states (the ray iteration converges slowly near the medial plane;
-//     133 of the 3198 states stopped there): 2.2.2's normal is then far from the nearest point's,
-//     at times on the far side of the medial plane. (3198 of 3198 states.)
+//     The cap matters in deep states (the ray iteration converges slowly near the medial plane):
+//     2.2.2's normal is then far from the nearest point's, at times on the far side of the medial
+//     plane.
 void ellipsoid_normal(const double* s, const double* p, const double* mat, const double* mpr_dir, double* n) {
   double F = 0;
   for (int k = 0; k < 3; ++k) F += p[k] * p[k] / (s[k] * s[k]);
@@ -276,14 +271,11 @@ bool surface_normal(const ConvexObject& o, const double* p, const double* mpr_di
       nl[2] -= std::clamp(pl[2], -s[1], s[1]);
       break;
     case kGeomCylinder: {
-      // radial, for points beside the side wall away from the rims: as 2.2.2, none where
-      // |z| >= 0.95 h (measured threshold: 0.190 for h = 0.2, 0.475 for h = 0.5), nor where the
-      // point is not well nearer the wall than the caps: |r - rho| >= 4 (h - |z|) (measured on
-      // 14000 cylinder-box states, r/h = 3, 1 and 1/3: the factor lies in [3.994, 4.004], and this
-      // rule with the 0.95 h one splits 2.2.2's radial and kept normals without an exception).
-      // The absolute value matters for points outside the radius (rho > r: with a margin the
-      // contact point lies in the inflated shell): measured on 97000 height field-cylinder
-      // contacts at margin 0.1, radial down to (r - rho) / (h - |z|) = -3.996, kept from -4.076
+      // radial, for points beside the side wall away from the rims: as 2.2.2 (measured thresholds,
+      // docs/notes/convex_mpr.md), none where |z| >= 0.95 h, nor where the point is not well
+      // nearer the wall than the caps: |r - rho| >= 4 (h - |z|). The absolute value matters for
+      // points outside the radius (rho > r: with a margin the contact point lies in the inflated
+      // shell).
       const double rho = std::sqrt(pl[0] * pl[0] + pl[1] * pl[1]);
       if (!(std::fabs(pl[2]) < 0.95 * s[1])) return false;
       if (!(std::fabs(s[0] - rho) < 4 * (s[1] - std::fabs(pl[2])))) return false;
@@ -320,9 +312,8 @@ void fix_normal(const ConvexObject& o1, const ConvexObject& o2, const double* po
 
 namespace {
 
-// Multi-point convex collision (flag multiccd), as 2.2.2 does it (established by experiment on
-// 2.2.2, logging its MPR calls: box/box-mesh, cylinder/box, capsule/mesh, cylinder/cylinder pairs,
-// random and near-flat poses; see the report of issue 3). After the first contact (pos p, frame
+// Multi-point convex collision (flag multiccd), as 2.2.2 does it (measured by logging 2.2.2's MPR
+// calls on box/box-mesh, cylinder/box, capsule/mesh and cylinder/cylinder pairs). After the first contact (pos p, frame
 // n, t1, t2), MPR runs four more times with geom 1 turned by -a, +a about t1, then -a, +a about
 // t2 (a = 1e-3 rad, axes through p) and geom 2 turned by the opposite angle. Each answer is a
 // candidate contact with its own position and (smooth-surface corrected) normal but the first

@@ -3,8 +3,8 @@
 // (same operations in the same order), so that MPR, which both engines run in the same library,
 // takes the same steps and returns the same depth, direction and point.
 //
-// Established by experiment (calling 2.2.2's own support functions through its libccd calls, on
-// random poses and directions; /tmp experiments described in the report of issue 3):
+// Measured on 2.2.2 (its own support functions called through its libccd calls, on random poses
+// and directions):
 //   - a geom is handled in its local frame: l = R' dir; p = S(l) + margin/2 * l; out = R p + pos,
 //     with dir as libccd passes it (not normalized again);
 //   - S(l): sphere r*l; capsule r*l + sign(l_z)*h*e_z; box sign(l_i)*size_i (sign(0) = 0);

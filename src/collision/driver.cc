@@ -13,6 +13,8 @@
 #include "collision/filter.h"
 #include "collision/midphase.h"
 #include "collision/narrowphase.h"
+#include "engine/checks.h"
+#include "moreau/messages.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -133,8 +135,7 @@ class Collector {
     const int n = fn(m_, d_, g1, g2, p.margin, buf_, t_.user[t1][t2]);
     for (int i = 0; i < n; ++i) {
       if (d_.ncon >= cap_) {
-        d_.warning[kWarnContactFull].lastinfo = d_.ncon;
-        d_.warning[kWarnContactFull].number++;
+        warning(d_, kWarnContactFull, d_.ncon);
         full_ = true;
         return;
       }
@@ -210,6 +211,7 @@ const CollisionTable& default_collision_table() {
 void collision(const Model& m, Data& d) { collision(m, d, default_collision_table()); }
 
 void collision(const Model& m, Data& d, const CollisionTable& table) {
+  internal::check_data(m, d, "collision");
   using namespace col;
   d.ncon = 0;
   if (m.opt.disableflags & (kDsblContact | kDsblConstraint)) return;
@@ -259,6 +261,7 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
                           m.geom_conaffinity[g2]))
             continue;
           if (use_pairs && m.npair && is_explicit_pair(m, g1, g2)) continue;
+          if (d.contact_filter && d.contact_filter(m, d, g1, g2)) continue;
           mix_params(m, g1, g2, p);
           col.collide(g1, g2, p);
         }

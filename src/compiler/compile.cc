@@ -19,9 +19,11 @@ Model Compiler::run() {
   m_.model_file = s_.file;
   m_.opt = s_.opt;
   m_.stat = s_.stat;
+  m_.vis = s_.vis;
   m_.nconmax = s_.nconmax;
   m_.njmax = s_.njmax;
   m_.nstack = s_.nstack;
+  m_.memory = s_.memory;
   m_.nuserdata = s_.nuserdata;
   compile_assets();
   flatten(s_.world, -1);

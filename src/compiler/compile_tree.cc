@@ -55,14 +55,41 @@ void Compiler::compile_mesh_graphs() {
 
 void Compiler::compile_assets() {
   for (size_t i = 0; i < s_.materials.size(); ++i)
-    if (!s_.materials[i].empty()) mat_names_.ids.emplace(s_.materials[i], static_cast<int>(i));
+    if (!s_.materials[i].name.empty()) mat_names_.ids.emplace(s_.materials[i].name, static_cast<int>(i));
   for (size_t i = 0; i < s_.textures.size(); ++i)
-    if (!s_.textures[i].empty()) tex_names_.ids.emplace(s_.textures[i], static_cast<int>(i));
+    if (!s_.textures[i].name.empty()) tex_names_.ids.emplace(s_.textures[i].name, static_cast<int>(i));
   m_.nmat = static_cast<int>(s_.materials.size());
   m_.ntex = static_cast<int>(s_.textures.size());
   m_.nskin = static_cast<int>(s_.skins.size());
-  m_.mat_names = s_.materials;
-  m_.tex_names = s_.textures;
+  for (const auto& t : s_.textures) {
+    m_.tex_names.push_back(t.name);
+    m_.tex_type.push_back(t.type);
+    // A builtin's image size as 2.2.2 makes it: cube and skybox stack six square faces; an image
+    // file is not decoded, so its size is unknown here (0).
+    const bool builtin = t.builtin != kBuiltinNone;
+    m_.tex_width.push_back(builtin ? t.width : 0);
+    m_.tex_height.push_back(!builtin ? 0 : t.type == kTex2D ? t.height : 6 * t.width);
+    m_.tex_builtin.push_back(t.builtin);
+    m_.tex_mark.push_back(t.mark);
+    for (int k = 0; k < 3; ++k) {
+      m_.tex_rgb1.push_back(static_cast<float>(t.rgb1[k]));
+      m_.tex_rgb2.push_back(static_cast<float>(t.rgb2[k]));
+      m_.tex_markrgb.push_back(static_cast<float>(t.markrgb[k]));
+    }
+    m_.tex_random.push_back(static_cast<float>(t.random));
+    m_.tex_file.push_back(t.file);
+  }
+  for (const auto& mt : s_.materials) {
+    m_.mat_names.push_back(mt.name);
+    m_.mat_texid.push_back(mt.texture.empty() ? -1 : tex_names_.get(mt.texture, mt.src, "texture"));
+    m_.mat_texuniform.push_back(mt.texuniform ? 1 : 0);
+    for (int k = 0; k < 2; ++k) m_.mat_texrepeat.push_back(static_cast<float>(mt.texrepeat[k]));
+    m_.mat_emission.push_back(static_cast<float>(mt.emission));
+    m_.mat_specular.push_back(static_cast<float>(mt.specular));
+    m_.mat_shininess.push_back(static_cast<float>(mt.shininess));
+    m_.mat_reflectance.push_back(static_cast<float>(mt.reflectance));
+    for (int k = 0; k < 4; ++k) m_.mat_rgba.push_back(static_cast<float>(mt.rgba[k]));
+  }
   for (const auto& ms : s_.meshes) {
     std::string name = ms.name;
     if (name.empty()) {

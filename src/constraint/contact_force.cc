@@ -4,11 +4,15 @@
 // the normal force is the sum of all edge forces and component j is mu_j (f_j+ - f_j-).
 #include <algorithm>
 
+#include "engine/checks.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 
 void contact_force(const Model& m, const Data& d, int id, double result[6]) {
+  internal::check_data(m, d, "contact_force");
+  internal::check_id("contact_force", "contact", id, d.ncon);
+  internal::check_ptr(result, "contact_force", "result");
   std::fill(result, result + 6, 0.0);
   const Contact& con = d.contact[id];
   const int adr = con.efc_address;

@@ -78,7 +78,7 @@ int contact_frame_rows(const Model& m, const Data& d, const Contact& con, int nS
 
 void contact_rows(const Model& m, Data& d) {
   if (m.opt.disableflags & kDsblContact) return;
-  // the hard-contact solvers (issue 6) read each contact as (normal, tangent1, tangent2) rows and
+  // the hard-contact solvers read each contact as (normal, tangent1, tangent2) rows and
   // define their own cone (src/solver/ncp/ncp.h), whatever opt.cone says
   const bool elliptic = m.opt.cone == kConeElliptic || is_hard_contact_solver(m.opt.solver);
   const Work w = carve(m, d);

@@ -3,10 +3,12 @@
 #include <algorithm>
 
 #include "constraint/storage.h"
+#include "engine/checks.h"
 
 namespace moreau {
 
 void make_constraint(const Model& m, Data& d) {
+  internal::check_data(m, d, "make_constraint");
   d.ne = d.nf = d.nefc = 0;
   for (int c = 0; c < d.ncon; ++c) d.contact[c].efc_address = -1;
   if ((m.opt.disableflags & kDsblConstraint) || m.nv == 0) return;

@@ -4,10 +4,12 @@
 // With the jdotv enable flag the connect and weld rows also subtract Jdot*v (equality.cc), the
 // acceleration their residual has at zero qacc, which the chapter's a_u contains.
 #include "constraint/storage.h"
+#include "engine/checks.h"
 
 namespace moreau {
 
 void reference_constraint(const Model& m, Data& d) {
+  internal::check_data(m, d, "reference_constraint");
   constraint::mul_J(m, d, d.efc_vel.data(), d.qvel.data());
   for (int i = 0; i < d.nefc; ++i) {
     const double* kbip = &d.efc_KBIP[4 * i];

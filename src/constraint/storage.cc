@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include "constraint/storage.h"
+#include "engine/checks.h"
+#include "moreau/messages.h"
 #include "solver/ncp/ncp.h"
 
 namespace moreau {
@@ -16,6 +18,7 @@ namespace moreau {
 using constraint::capacity;
 
 void allocate_constraint_storage(const Model& m, Data& d) {
+  internal::check_data(m, d, "allocate_constraint_storage");
   const int nv = m.nv;
   long long cap = 0;
   if (m.njmax > 0) {
@@ -56,12 +59,14 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   d.efc_iwork.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
   if (d.solver.size() < static_cast<size_t>(kNSolverStat)) d.solver.resize(kNSolverStat);
   if (static_cast<int>(d.qfrc_constraint.size()) < nv) d.qfrc_constraint.assign(nv, 0.0);
-  // hard-contact solvers (issue 6): their work space, only when one of them is selected
+  // hard-contact solvers: their work space, only when one of them is selected
   if (is_hard_contact_solver(m.opt.solver)) ncp::ensure_storage(m, d);
   d.ne = d.nf = d.nefc = 0;
 }
 
 void efc_J_dense(const Model& m, const Data& d, double* out) {
+  internal::check_data(m, d, "efc_J_dense");
+  internal::check_ptr(out, 1LL * d.nefc * m.nv, "efc_J_dense", "out");
   const int nv = m.nv;
   const double* J = constraint::J_values(m, d);
   std::fill_n(out, static_cast<size_t>(d.nefc) * nv, 0.0);
@@ -95,9 +100,7 @@ long long nnz_bound(const Model& m, long long cap) {
 
 bool reserve_rows(Data& d, int n) {
   if (d.nefc + n <= capacity(d)) return true;
-  auto& w = d.warning[kWarnCnstrFull];
-  w.lastinfo = d.nefc + n;
-  w.number++;
+  warning(d, kWarnCnstrFull, d.nefc + n);
   return false;
 }
 
@@ -120,8 +123,7 @@ double* values(const Model& m, Data& d) { return const_cast<double*>(J_values(m,
 // the row keeps no columns and the overflow is reported as a full constraint storage.
 bool fits(Data& d, int i, int nnz) {
   if (d.efc_J_rowadr[i] + static_cast<long long>(nnz) <= nnz_capacity(d)) return true;
-  d.warning[kWarnCnstrFull].lastinfo = i;
-  d.warning[kWarnCnstrFull].number++;
+  warning(d, kWarnCnstrFull, i);
   return false;
 }
 }  // namespace

@@ -5,8 +5,10 @@
 // only its acceleration part, but inverse() always recomputes from the position stage, so they cost
 // the same as the others.
 #include <algorithm>
+#include <cmath>
 
 #include "derivative/work.h"
+#include "engine/checks.h"
 #include "engine/internal.h"
 #include "moreau/actuation.h"
 #include "moreau/derivative.h"
@@ -54,6 +56,8 @@ void put(double* X, int rows, int j, int nv, const double* plus, const double* m
 
 void inverse_fd(const Model& m, Data& d, double eps, bool centered, bool flg_actuation, double* DfDq,
                 double* DfDv, double* DfDa, double* DsDq, double* DsDv, double* DsDa, double* DmDq) {
+  internal::check_data(m, d, "inverse_fd");
+  if (!(eps > 0) || !std::isfinite(eps)) internal::throw_invalid("inverse_fd", "eps must be a positive finite number");
   const int nv = m.nv, ns = m.nsensordata;
   Work w = carve(m, d);
   std::copy_n(d.qpos.begin(), m.nq, w.qpos);

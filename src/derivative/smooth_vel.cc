@@ -18,6 +18,7 @@
 
 #include "derivative/work.h"
 #include "dynamics/fluid.h"
+#include "engine/checks.h"
 #include "engine/internal.h"
 #include "math/spatial.h"
 #include "moreau/actuation.h"
@@ -250,11 +251,14 @@ void deriv_rne_vel(const Model& m, Data& d) { rne_vel(m, d, d.qDeriv.data()); }
 }  // namespace internal
 
 void deriv_smooth_vel(const Model& m, Data& d, bool rne) {
+  internal::check_data(m, d, "deriv_smooth_vel");
   internal::deriv_passive_actuator_vel(m, d);
   if (rne) internal::deriv_rne_vel(m, d);
 }
 
 void deriv_to_dense(const Model& m, const double* sparse, double* dense) {
+  internal::check_ptr(sparse, m.nv, "deriv_to_dense", "sparse");
+  internal::check_ptr(dense, m.nv, "deriv_to_dense", "dense");
   const int nv = m.nv;
   std::fill_n(dense, static_cast<size_t>(nv) * nv, 0.0);
   for (int i = 0; i < nv; ++i) {

@@ -19,9 +19,11 @@
 // ctrlrange (forward, else backward; centered only when both sides are inside), so that a control at
 // its limit gets the one-sided derivative instead of zero (as MuJoCo 2.2.2 measured).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "derivative/work.h"
+#include "engine/checks.h"
 #include "engine/internal.h"
 #include "moreau/derivative.h"
 #include "moreau/moreau.h"
@@ -93,6 +95,8 @@ enum class Side { kCentered, kForward, kBackward, kNone };
 
 void transition_fd(const Model& m, Data& d, double eps, bool centered, double* A, double* B, double* C,
                    double* D) {
+  internal::check_data(m, d, "transition_fd");
+  if (!(eps > 0) || !std::isfinite(eps)) internal::throw_invalid("transition_fd", "eps must be a positive finite number");
   const int nv = m.nv, na = m.na, nu = m.nu, ndx = 2 * nv + na;
   const bool sensors = (C || D) && m.nsensordata > 0;
   const bool skip_sensor = !sensors;

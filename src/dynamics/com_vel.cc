@@ -8,6 +8,7 @@
 // rotational part of a free joint) are taken with the velocity before the joint's own rotation
 // (their mutual terms w x w vanish in cdof_dot * qvel); the world-fixed translation axes of a free
 // joint have zero derivative.
+#include "engine/checks.h"
 #include "math/spatial.h"
 #include "moreau/moreau.h"
 
@@ -16,6 +17,7 @@ namespace moreau {
 using namespace math;
 
 void com_vel(const Model& m, Data& d) {
+  internal::check_data(m, d, "com_vel");
   zero6(&d.cvel[0]);
   for (int b = 1; b < m.nbody; ++b) {
     double v[6];

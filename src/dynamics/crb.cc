@@ -6,6 +6,7 @@
 // added on the diagonal. Row i of qM starts at dof_Madr[i] with M(i,i), then M(i, parent(i)), ...
 #include <algorithm>
 
+#include "engine/checks.h"
 #include "math/spatial.h"
 #include "moreau/moreau.h"
 
@@ -14,6 +15,7 @@ namespace moreau {
 using namespace math;
 
 void crb(const Model& m, Data& d) {
+  internal::check_data(m, d, "crb");
   std::copy(d.cinert.begin(), d.cinert.begin() + 10 * m.nbody, d.crb.begin());
   for (int b = m.nbody - 1; b > 0; --b) {
     const int p = m.body_parentid[b];

@@ -2,6 +2,7 @@
 // is on): energy[0] = potential = gravitational (-sum m_b gravity . xipos_b) + joint springs
 // (0.5 k |q - qpos_spring|^2, ball/free rotations through the rotation vector); energy[1] =
 // kinetic = 0.5 qvel' M qvel.
+#include "engine/checks.h"
 #include "engine/internal.h"
 #include "math/vec.h"
 #include "moreau/actuation.h"
@@ -12,6 +13,7 @@ namespace moreau {
 using namespace math;
 
 void energy_pos(const Model& m, Data& d) {
+  internal::check_data(m, d, "energy_pos");
   double E = 0;
   if (!(m.opt.disableflags & kDsblGravity))
     for (int b = 1; b < m.nbody; ++b) E -= m.body_mass[b] * dot3(m.opt.gravity, &d.xipos[3 * b]);
@@ -50,6 +52,7 @@ void energy_pos(const Model& m, Data& d) {
 }
 
 void energy_vel(const Model& m, Data& d) {
+  internal::check_data(m, d, "energy_vel");
   double* Mv = internal::scratch_stage(m, d);
   mul_m(m, d, Mv, d.qvel.data());
   double E = 0;

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/checks.h"
 #include "engine/internal.h"
+#include "moreau/messages.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -45,12 +47,12 @@ void factor_ld(const Model& m, double* qld, double* diaginv, double* diagsqrtinv
 }  // namespace internal
 
 void factor_m(const Model& m, Data& d) {
+  internal::check_data(m, d, "factor_m");
   std::copy(d.qM.begin(), d.qM.begin() + m.nM, d.qLD.begin());
   // a (near) singular inertia: record it and keep D positive so the solves stay finite
   for (int i = 0; i < m.nv; ++i) {
     if (!(d.qM[m.dof_Madr[i]] >= kMinVal)) {
-      d.warning[kWarnInertia].lastinfo = i;
-      d.warning[kWarnInertia].number++;
+      warning(d, kWarnInertia, i);
       break;
     }
   }

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/checks.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 
 void mul_m(const Model& m, const Data& d, double* res, const double* vec) {
+  internal::check_data(m, d, "mul_m");
+  internal::check_ptr(res, m.nv, "mul_m", "res");
+  internal::check_ptr(vec, m.nv, "mul_m", "vec");
   const double* qM = d.qM.data();
   for (int i = 0; i < m.nv; ++i) res[i] = qM[m.dof_Madr[i]] * vec[i];
   for (int i = 0; i < m.nv; ++i) {
@@ -21,6 +25,8 @@ void mul_m(const Model& m, const Data& d, double* res, const double* vec) {
 }
 
 void full_m(const Model& m, const double* qM, double* dense) {
+  internal::check_ptr(qM, m.nM, "full_m", "qM");
+  internal::check_ptr(dense, m.nv, "full_m", "dense");
   const int nv = m.nv;
   std::fill_n(dense, nv * nv, 0.0);
   for (int i = 0; i < nv; ++i) {

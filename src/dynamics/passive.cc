@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "dynamics/fluid.h"
+#include "engine/checks.h"
 #include "engine/internal.h"
 #include "math/vec.h"
 #include "moreau/actuation.h"
@@ -21,6 +22,7 @@ namespace moreau {
 using namespace math;
 
 void passive(const Model& m, Data& d) {
+  internal::check_data(m, d, "passive");
   std::fill(d.qfrc_passive.begin(), d.qfrc_passive.begin() + m.nv, 0.0);
   if (m.opt.disableflags & kDsblPassive) return;
 
@@ -64,6 +66,7 @@ void passive(const Model& m, Data& d) {
 
   tendon_passive(m, d);  // tendon springs and dampers through ten_J
   if (m.opt.density > 0 || m.opt.viscosity > 0) fluid_forces(m, d);
+  if (d.passive_callback) d.passive_callback(m, d);  // the user's passive forces, last
 }
 
 }  // namespace moreau

@@ -5,6 +5,7 @@
 //                 and the connect/weld forces of the solver, in the com-based frame;
 //   cfrc_int[b] = I a + v x* (I v) - cfrc_ext[b] + sum over the children of cfrc_int[child]
 //                 (the force that the parent exerts on the subtree of b).
+#include "engine/checks.h"
 #include "math/spatial.h"
 #include "moreau/moreau.h"
 
@@ -69,6 +70,7 @@ void equality_forces(const Model& m, Data& d) {
 }  // namespace
 
 void rne_post_constraint(const Model& m, Data& d) {
+  internal::check_data(m, d, "rne_post_constraint");
   // external forces: xfrc_applied (force, torque at xipos) as a spatial force about the origin
   zero6(&d.cfrc_ext[0]);
   for (int b = 1; b < m.nbody; ++b) {

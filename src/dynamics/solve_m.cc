@@ -3,6 +3,7 @@
 //
 // M x = b with M = L' D L:  (1) L' y = b, eliminating from the leaves to the root;
 // (2) z = D^-1 y; (3) L x = z, substituting from the root to the leaves.
+#include "engine/checks.h"
 #include "engine/internal.h"
 #include "moreau/moreau.h"
 
@@ -33,11 +34,17 @@ void solve_ld(const Model& m, const double* qld, const double* diaginv, double* 
 }  // namespace internal
 
 void solve_m(const Model& m, const Data& d, double* x, int n) {
+  internal::check_data(m, d, "solve_m");
+  internal::check_ptr(x, 1LL * m.nv * n, "solve_m", "x");
+  if (n < 0) internal::throw_invalid("solve_m", "the number of columns n must be non-negative");
   internal::solve_ld(m, d.qLD.data(), d.qLDiagInv.data(), x, n);
 }
 
 // "Half" solve: x <- D^-1/2 L'^-1 x, so that |x|^2 = b' M^-1 b.
 void solve_m2(const Model& m, const Data& d, double* x, int n) {
+  internal::check_data(m, d, "solve_m2");
+  internal::check_ptr(x, 1LL * m.nv * n, "solve_m2", "x");
+  if (n < 0) internal::throw_invalid("solve_m2", "the number of columns n must be non-negative");
   const int nv = m.nv;
   for (int c = 0; c < n; ++c, x += nv) {
     for (int k = nv - 1; k >= 0; --k) {

@@ -2,14 +2,18 @@
 //
 // make_data sizes every array once from the Model; nothing in forward/step/inverse allocates.
 //
-// Contact capacity (d.contact.size(); documented rule): m.nconmax if > 0; else, if m.memory > 0,
-// a quarter of `memory` bytes divided by sizeof(Contact); else max(100, 4*ngeom), at most 10000.
+// Contact capacity (d.contact.size(); documented rule): m.nconmax if > 0; else, if m.memory > 0
+// (MuJoCo 3.x's arena bytes), as many contacts as fit in `memory` bytes with their constraint
+// rows: a contact takes sizeof(Contact) and up to 6 rows of nv + 16 doubles (dense efc_J and the
+// per-row arrays); else max(100, 4*ngeom), at most 10000.
 // The constraint rows (efc_*) are sized from it by allocate_constraint_storage (rule in
 // src/constraint/storage.cc), the broad-phase buffers by collision_reserve.
 #include <algorithm>
 
 #include "derivative/work.h"
+#include "engine/checks.h"
 #include "engine/internal.h"
+#include "engine/messages.h"
 #include "moreau/collision.h"
 #include "moreau/moreau.h"
 
@@ -23,7 +27,10 @@ namespace {
 
 int contact_capacity(const Model& m) {
   if (m.nconmax > 0) return m.nconmax;
-  if (m.memory > 0) return static_cast<int>(std::max<long long>(1, m.memory / 4 / (long long)sizeof(Contact)));
+  if (m.memory > 0) {
+    const long long per_contact = static_cast<long long>(sizeof(Contact)) + 6LL * 8 * (m.nv + 16);
+    return static_cast<int>(std::clamp<long long>(m.memory / per_contact, 1, 1 << 30));
+  }
   return std::min(10000, std::max(100, 4 * m.ngeom));
 }
 
@@ -141,6 +148,7 @@ Data make_data(const Model& m) {
 }
 
 void reset_data(const Model& m, Data& d) {
+  internal::check_data(m, d, "reset_data");
   d.time = 0;
   std::copy_n(m.qpos0.begin(), m.nq, d.qpos.begin());
   zero(d.qvel);
@@ -178,9 +186,10 @@ void reset_data(const Model& m, Data& d) {
 }
 
 void reset_data_keyframe(const Model& m, Data& d, int key) {
+  internal::check_data(m, d, "reset_data_keyframe");
   if (key < 0 || key >= m.nkey)
-    throw std::out_of_range("reset_data_keyframe: key " + std::to_string(key) + " out of range [0, " +
-                            std::to_string(m.nkey) + ")");
+    internal::raise<std::out_of_range>("reset_data_keyframe: key " + std::to_string(key) + " out of range [0, " +
+                                       std::to_string(m.nkey) + ")");
   reset_data(m, d);
   d.time = m.key_time[key];
   std::copy_n(m.key_qpos.data() + (size_t)key * m.nq, m.nq, d.qpos.begin());

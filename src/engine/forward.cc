@@ -3,13 +3,16 @@
 // lists them in order.
 #include <algorithm>
 
+#include "engine/checks.h"
 #include "engine/internal.h"
 #include "moreau/actuation.h"
+#include "moreau/messages.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 
 void fwd_position(const Model& m, Data& d) {
+  internal::check_data(m, d, "fwd_position");
   internal::StageTimer timer(d, kTimerPosition);
   {
     internal::StageTimer t(d, kTimerPosKinematics);
@@ -35,6 +38,7 @@ void fwd_position(const Model& m, Data& d) {
 }
 
 void fwd_velocity(const Model& m, Data& d) {
+  internal::check_data(m, d, "fwd_velocity");
   internal::StageTimer timer(d, kTimerVelocity);
   tendon_actuator_velocity(m, d);  // ten_velocity, actuator_velocity
   com_vel(m, d);
@@ -44,13 +48,13 @@ void fwd_velocity(const Model& m, Data& d) {
 }
 
 void fwd_actuation(const Model& m, Data& d) {
+  internal::check_data(m, d, "fwd_actuation");
   internal::StageTimer timer(d, kTimerActuation);
   // A bad control (NaN, Inf, |ctrl| > 1e10) is reported with its index and all controls are
   // zeroed, so that it cannot propagate into the state (simulation chapter, diagnostics).
   for (int i = 0; i < m.nu; ++i) {
     if (internal::is_bad(d.ctrl[i])) {
-      d.warning[kWarnBadCtrl].lastinfo = i;
-      d.warning[kWarnBadCtrl].number++;
+      warning(d, kWarnBadCtrl, i);
       std::fill(d.ctrl.begin(), d.ctrl.end(), 0.0);
       break;
     }
@@ -60,6 +64,7 @@ void fwd_actuation(const Model& m, Data& d) {
 
 // qacc_smooth = M^-1 qfrc_smooth, qfrc_smooth = passive - bias + applied + actuator + J' xfrc.
 void fwd_acceleration(const Model& m, Data& d) {
+  internal::check_data(m, d, "fwd_acceleration");
   internal::StageTimer timer(d, kTimerAcceleration);
   for (int i = 0; i < m.nv; ++i)
     d.qfrc_smooth[i] = d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i];
@@ -69,13 +74,16 @@ void fwd_acceleration(const Model& m, Data& d) {
 }
 
 void fwd_constraint(const Model& m, Data& d) {
+  internal::check_data(m, d, "fwd_constraint");
   internal::StageTimer timer(d, kTimerConstraint);
   solve_constraint(m, d);  // efc_force, qfrc_constraint, qacc (= qacc_smooth without rows)
 }
 
 namespace internal {
 
-void forward_skip(const Model& m, Data& d, bool skip_sensor) { forward_skip(m, d, kStageNone, skip_sensor); }
+void forward_skip(const Model& m, Data& d, bool skip_sensor) {
+  internal::forward_skip(m, d, kStageNone, skip_sensor);
+}
 
 void forward_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
   StageTimer timer(d, kTimerForward);
@@ -105,6 +113,9 @@ void acceleration_sensors(const Model& m, Data& d) {
 
 }  // namespace internal
 
-void forward(const Model& m, Data& d) { internal::forward_skip(m, d, false); }
+void forward(const Model& m, Data& d) {
+  internal::check_data(m, d, "forward");
+  internal::forward_skip(m, d, false);
+}
 
 }  // namespace moreau

@@ -15,20 +15,44 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/checks.h"
 #include "engine/internal.h"
+#include "engine/messages.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 
+namespace {
+void inverse_stages(const Model& m, Data& d, int skipstage, bool skip_sensor);
+}  // namespace
+
 void inverse(const Model& m, Data& d) {
+  internal::check_data(m, d, "inverse");
+  inverse_stages(m, d, kStageNone, false);
+}
+
+void inverse_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
+  internal::check_data(m, d, "inverse_skip");
+  if (skipstage != kStageNone && skipstage != kStagePos && skipstage != kStageVel)
+    internal::raise<std::invalid_argument>("inverse_skip: skipstage " + std::to_string(skipstage) +
+                                           " is not kStageNone (0), kStagePos (1) or kStageVel (2)");
+  inverse_stages(m, d, skipstage, skip_sensor);
+}
+
+namespace {
+void inverse_stages(const Model& m, Data& d, int skipstage, bool skip_sensor) {
   internal::StageTimer timer(d, kTimerInverse);
-  fwd_position(m, d);
-  sensor_pos(m, d);
-  if (m.opt.enableflags & kEnblEnergy) energy_pos(m, d);
-  fwd_velocity(m, d);
-  sensor_vel(m, d);
-  if (m.opt.enableflags & kEnblEnergy) energy_vel(m, d);
+  if (skipstage < kStagePos) {
+    fwd_position(m, d);
+    if (!skip_sensor) sensor_pos(m, d);
+    if (m.opt.enableflags & kEnblEnergy) energy_pos(m, d);
+  }
+  if (skipstage < kStageVel) {
+    fwd_velocity(m, d);
+    if (!skip_sensor) sensor_vel(m, d);
+    if (m.opt.enableflags & kEnblEnergy) energy_vel(m, d);
+  }
 
   const int nv = m.nv;
   double* qacc_discrete = nullptr;
@@ -40,8 +64,8 @@ void inverse(const Model& m, Data& d) {
     internal::implicit_discrete_to_continuous(m, d, qacc_discrete, d.qacc.data());
   } else if ((m.opt.enableflags & kEnblInvdiscrete) && m.opt.integrator != kIntRK4) {
     if (m.opt.integrator != kIntEuler)
-      throw std::runtime_error("inverse: invdiscrete with integrator " + std::to_string(m.opt.integrator) +
-                               " is not supported");
+      internal::raise<std::runtime_error>("inverse: invdiscrete with integrator " + std::to_string(m.opt.integrator) +
+                                          " is not supported");
     bool damped = false;
     for (int i = 0; i < nv; ++i) damped = damped || m.dof_damping[i] > 0;
     if (damped) {
@@ -58,9 +82,10 @@ void inverse(const Model& m, Data& d) {
   rne(m, d, true, d.qfrc_inverse.data());
   for (int i = 0; i < nv; ++i)
     d.qfrc_inverse[i] += m.dof_armature[i] * d.qacc[i] - d.qfrc_passive[i] - d.qfrc_constraint[i];
-  internal::acceleration_sensors(m, d);
+  if (!skip_sensor) internal::acceleration_sensors(m, d);
 
   if (qacc_discrete) std::copy_n(qacc_discrete, nv, d.qacc.begin());
 }
+}  // namespace
 
 }  // namespace moreau

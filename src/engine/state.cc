@@ -2,6 +2,9 @@
 // length and where it lives in Data; get, set and size walk the bits in order.
 #include "moreau/state.h"
 
+#include "engine/checks.h"
+#include "engine/messages.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -13,8 +16,8 @@ constexpr unsigned kAllStateBits = (1u << kNState) - 1;
 
 void check_mask(unsigned mask) {
   if (mask & ~kAllStateBits)
-    throw std::invalid_argument("state mask " + std::to_string(mask) + " has bits beyond the " +
-                                std::to_string(kNState) + " state components");
+    internal::raise<std::invalid_argument>("state mask " + std::to_string(mask) + " has bits beyond the " +
+                                           std::to_string(kNState) + " state components");
 }
 
 // Length of component `bit` (one of the StateBit singletons).
@@ -65,6 +68,8 @@ int state_size(const Model& m, unsigned mask) {
 }
 
 void get_state(const Model& m, const Data& d, unsigned mask, double* state) {
+  internal::check_data(m, d, "get_state");
+  internal::check_ptr(state, state_size(m, mask), "get_state", "state");
   check_mask(mask);
   for (unsigned i = 0; i < kNState; ++i) {
     const unsigned bit = 1u << i;
@@ -82,6 +87,8 @@ void get_state(const Model& m, const Data& d, unsigned mask, double* state) {
 }
 
 void set_state(const Model& m, Data& d, unsigned mask, const double* state) {
+  internal::check_data(m, d, "set_state");
+  internal::check_ptr(state, state_size(m, mask), "set_state", "state");
   check_mask(mask);
   for (unsigned i = 0; i < kNState; ++i) {
     const unsigned bit = 1u << i;
@@ -107,8 +114,8 @@ std::vector<double> get_state(const Model& m, const Data& d, unsigned mask) {
 void set_state(const Model& m, Data& d, unsigned mask, const std::vector<double>& state) {
   const int n = state_size(m, mask);
   if (static_cast<int>(state.size()) != n)
-    throw std::invalid_argument("set_state: the vector has " + std::to_string(state.size()) +
-                                " values, the mask selects " + std::to_string(n));
+    internal::raise<std::invalid_argument>("set_state: the vector has " + std::to_string(state.size()) +
+                                           " values, the mask selects " + std::to_string(n));
   set_state(m, d, mask, state.data());
 }
 

@@ -1,14 +1,16 @@
 // Time stepping (computation chapter, "Simulation pipeline", top level): check the state, run
 // forward dynamics, check the acceleration, integrate with the model's integrator.
-// step1/step2 split step so that controls can be set from position/velocity results. As the
-// computation chapter says, the split does not support RK4 (it needs the whole dynamics, control
-// included, at every stage): step1/step2 refuse it. Euler, implicit and implicitfast are supported
-// (step2 integrates with the model's integrator, as MuJoCo 2.2.2's mj_step2 does for Euler and
+// step1/step2 split step so that controls can be set from position/velocity results. RK4 needs the
+// whole dynamics, control included, at every stage, which the split cannot give: with RK4, step2
+// integrates with Euler, as the simulation chapter's mj_step2 does. Euler, implicit and
+// implicitfast integrate with the model's integrator (as MuJoCo 2.2.2's mj_step2 does for Euler and
 // implicit).
 #include <stdexcept>
 #include <string>
 
+#include "engine/checks.h"
 #include "engine/internal.h"
+#include "engine/messages.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -17,16 +19,7 @@ namespace {
 void require_known_integrator(const Model& m, const char* who) {
   const int i = m.opt.integrator;
   if (i != kIntEuler && i != kIntRK4 && i != kIntImplicit && i != kIntImplicitFast)
-    throw std::runtime_error(std::string(who) + ": unknown integrator " + std::to_string(i));
-}
-
-void require_split_integrator(const Model& m, const char* who) {
-  require_known_integrator(m, who);
-  if (m.opt.integrator == kIntRK4)
-    throw std::runtime_error(std::string(who) +
-                             ": the step1/step2 split does not support the RK4 integrator (its stages "
-                             "need the whole dynamics, controls included); use step with a control "
-                             "callback (Data::control_callback), or Euler/implicit/implicitfast");
+    internal::raise<std::invalid_argument>(std::string(who) + ": unknown integrator " + std::to_string(i));
 }
 
 void integrate(const Model& m, Data& d) {
@@ -46,6 +39,7 @@ void integrate(const Model& m, Data& d) {
 }  // namespace
 
 void step(const Model& m, Data& d) {
+  internal::check_data(m, d, "step");
   require_known_integrator(m, "step");
   internal::StageTimer timer(d, kTimerStep);
   check_pos(m, d);
@@ -56,7 +50,8 @@ void step(const Model& m, Data& d) {
 }
 
 void step1(const Model& m, Data& d) {
-  require_split_integrator(m, "step1");
+  internal::check_data(m, d, "step1");
+  require_known_integrator(m, "step1");
   internal::StageTimer timer(d, kTimerStep);
   check_pos(m, d);
   check_vel(m, d);
@@ -71,14 +66,16 @@ void step1(const Model& m, Data& d) {
 }
 
 void step2(const Model& m, Data& d) {
-  require_split_integrator(m, "step2");
+  internal::check_data(m, d, "step2");
+  require_known_integrator(m, "step2");
   internal::StageTimer timer(d, kTimerStep);
   fwd_actuation(m, d);
   fwd_acceleration(m, d);
   fwd_constraint(m, d);
   internal::acceleration_sensors(m, d);
   check_acc(m, d);
-  integrate(m, d);
+  if (m.opt.integrator == kIntRK4) internal::euler(m, d);  // the split cannot run RK4's stages
+  else integrate(m, d);
 }
 
 namespace internal {
@@ -88,7 +85,7 @@ void step_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
     check_pos(m, d);
     check_vel(m, d);
   }
-  forward_skip(m, d, skipstage, skip_sensor);
+  internal::forward_skip(m, d, skipstage, skip_sensor);
   check_acc(m, d);
   integrate(m, d);
 }

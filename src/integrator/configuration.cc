@@ -2,6 +2,7 @@
 // chapter, integrators): qpos has nq entries, qvel nv; ball and free joints hold unit quaternions in
 // qpos and local-frame angular velocities in qvel, so positions are integrated with the exponential
 // map q <- q * exp(w dt / 2) rather than added.
+#include "engine/checks.h"
 #include "math/vec.h"
 #include "moreau/moreau.h"
 
@@ -9,21 +10,10 @@ namespace moreau {
 
 using namespace math;
 
-namespace {
-// q <- normalize(q * quat(axis w/|w|, angle |w| dt)): rotation by the local angular velocity w for dt.
-inline void quat_integrate(double* q, const double* w, double dt) {
-  double axis[3] = {w[0], w[1], w[2]};
-  const double n = normalize3(axis);
-  if (n >= kMinVal) {
-    double dq[4];
-    axisangle2quat(dq, axis, n * dt);
-    mulquat(q, q, dq);
-  }
-  normalize4(q);
-}
-}  // namespace
 
 void integrate_pos(const Model& m, double* qpos, const double* qvel, double dt) {
+  internal::check_ptr(qpos, m.nq, "integrate_pos", "qpos");
+  internal::check_ptr(qvel, m.nv, "integrate_pos", "qvel");
   for (int j = 0; j < m.njnt; ++j) {
     int qadr = m.jnt_qposadr[j];
     int vadr = m.jnt_dofadr[j];
@@ -34,7 +24,7 @@ void integrate_pos(const Model& m, double* qpos, const double* qvel, double dt) 
         vadr += 3;
         [[fallthrough]];
       case kJointBall:
-        quat_integrate(qpos + qadr, qvel + vadr, dt);
+        quatintegrate(qpos + qadr, qvel + vadr, dt);
         break;
       default:
         qpos[qadr] += dt * qvel[vadr];
@@ -44,6 +34,9 @@ void integrate_pos(const Model& m, double* qpos, const double* qvel, double dt) 
 }
 
 void differentiate_pos(const Model& m, double* qvel, double dt, const double* qpos1, const double* qpos2) {
+  internal::check_ptr(qvel, m.nv, "differentiate_pos", "qvel");
+  internal::check_ptr(qpos1, m.nq, "differentiate_pos", "qpos1");
+  internal::check_ptr(qpos2, m.nq, "differentiate_pos", "qpos2");
   for (int j = 0; j < m.njnt; ++j) {
     int qadr = m.jnt_qposadr[j];
     int vadr = m.jnt_dofadr[j];
@@ -72,6 +65,7 @@ void differentiate_pos(const Model& m, double* qvel, double dt, const double* qp
 }
 
 void normalize_quat(const Model& m, double* qpos) {
+  internal::check_ptr(qpos, m.nq, "normalize_quat", "qpos");
   for (int j = 0; j < m.njnt; ++j) {
     const int t = m.jnt_type[j];
     if (t == kJointFree)

@@ -5,6 +5,7 @@
 //   trackcom (2): the same relative to the body's subtree com (cam_poscom0);
 //   targetbody (3) / targetbodycom (4): position attached to the body, oriented to look at the
 //   target body's frame / subtree com, with the image x axis horizontal (orthogonal to world z).
+#include "engine/checks.h"
 #include "math/vec.h"
 #include "moreau/moreau.h"
 
@@ -17,6 +18,7 @@ enum CamLightMode : int { kFixed = 0, kTrack = 1, kTrackCom = 2, kTargetBody = 3
 }
 
 void camlight(const Model& m, Data& d) {
+  internal::check_data(m, d, "camlight");
   for (int c = 0; c < m.ncam; ++c) {
     const int b = m.cam_bodyid[c];
     double* pos = &d.cam_xpos[3 * c];

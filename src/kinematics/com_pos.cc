@@ -1,6 +1,7 @@
 // Com-based frames (computation chapter, stage 3, mj_comPos): subtree centres of mass, body spatial
 // inertias (cinert) and joint motion subspaces (cdof), all in the frame with world orientation
 // centred at subtree_com[body_rootid[b]].
+#include "engine/checks.h"
 #include "math/spatial.h"
 #include "moreau/moreau.h"
 
@@ -9,6 +10,7 @@ namespace moreau {
 using namespace math;
 
 void com_pos(const Model& m, Data& d) {
+  internal::check_data(m, d, "com_pos");
   // subtree com: mass-weighted mean of the inertial frames, accumulated from the leaves up
   for (int b = 0; b < m.nbody; ++b) scl3(&d.subtree_com[3 * b], &d.xipos[3 * b], m.body_mass[b]);
   for (int b = m.nbody - 1; b > 0; --b)

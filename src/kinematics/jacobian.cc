@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/checks.h"
 #include "engine/internal.h"
 #include "math/spatial.h"
 #include "moreau/moreau.h"
@@ -16,7 +17,10 @@ namespace moreau {
 using namespace math;
 
 
-void jac(const Model& m, const Data& d, double* jacp, double* jacr, const double point[3], int body) {
+namespace {
+// The Jacobians of `point` on `body`, after the caller's checks.
+void jac_unchecked(const Model& m, const Data& d, double* jacp, double* jacr, const double point[3],
+                   int body) {
   const int nv = m.nv;
   if (jacp) std::fill_n(jacp, 3 * nv, 0.0);
   if (jacr) std::fill_n(jacr, 3 * nv, 0.0);
@@ -38,18 +42,34 @@ void jac(const Model& m, const Data& d, double* jacp, double* jacr, const double
     }
   }
 }
+}  // namespace
+
+void jac(const Model& m, const Data& d, double* jacp, double* jacr, const double point[3], int body) {
+  internal::check_data(m, d, "jac");
+  internal::check_id("jac", "body", body, m.nbody);
+  internal::check_ptr(point, "jac", "point");
+  jac_unchecked(m, d, jacp, jacr, point, body);
+}
 
 void jac_body(const Model& m, const Data& d, double* jacp, double* jacr, int body) {
-  jac(m, d, jacp, jacr, &d.xpos[3 * body], body);
+  internal::check_data(m, d, "jac_body");
+  internal::check_id("jac_body", "body", body, m.nbody);
+  jac_unchecked(m, d, jacp, jacr, &d.xpos[3 * body], body);
 }
 void jac_body_com(const Model& m, const Data& d, double* jacp, double* jacr, int body) {
-  jac(m, d, jacp, jacr, &d.xipos[3 * body], body);
+  internal::check_data(m, d, "jac_body_com");
+  internal::check_id("jac_body_com", "body", body, m.nbody);
+  jac_unchecked(m, d, jacp, jacr, &d.xipos[3 * body], body);
 }
 void jac_geom(const Model& m, const Data& d, double* jacp, double* jacr, int geom) {
-  jac(m, d, jacp, jacr, &d.geom_xpos[3 * geom], m.geom_bodyid[geom]);
+  internal::check_data(m, d, "jac_geom");
+  internal::check_id("jac_geom", "geom", geom, m.ngeom);
+  jac_unchecked(m, d, jacp, jacr, &d.geom_xpos[3 * geom], m.geom_bodyid[geom]);
 }
 void jac_site(const Model& m, const Data& d, double* jacp, double* jacr, int site) {
-  jac(m, d, jacp, jacr, &d.site_xpos[3 * site], m.site_bodyid[site]);
+  internal::check_data(m, d, "jac_site");
+  internal::check_id("jac_site", "site", site, m.nsite);
+  jac_unchecked(m, d, jacp, jacr, &d.site_xpos[3 * site], m.site_bodyid[site]);
 }
 
 namespace internal {
@@ -67,7 +87,7 @@ void xfrc_accumulate(const Model& m, const Data& d, double* qfrc) {
   for (int b = 1; b < m.nbody; ++b) {
     const double* x = &d.xfrc_applied[6 * b];
     if (x[0] == 0 && x[1] == 0 && x[2] == 0 && x[3] == 0 && x[4] == 0 && x[5] == 0) continue;
-    apply_ft(m, d, x, x + 3, &d.xipos[3 * b], b, qfrc);
+    internal::apply_ft(m, d, x, x + 3, &d.xipos[3 * b], b, qfrc);
   }
 }
 

@@ -11,6 +11,7 @@
 // Quaternions in qpos (ball and free joints) are normalized in place before use, as MuJoCo 2.2.2
 // does (mj_forward leaves unit quaternions in qpos).
 // Mocap bodies take mocap_pos / mocap_quat instead.
+#include "engine/checks.h"
 #include "math/vec.h"
 #include "moreau/moreau.h"
 
@@ -33,6 +34,7 @@ inline void local_to_global(const Data& d, int b, const double* lpos, const doub
 }  // namespace
 
 void kinematics(const Model& m, Data& d) {
+  internal::check_data(m, d, "kinematics");
   // world body
   zero3(&d.xpos[0]);
   unitquat(&d.xquat[0]);

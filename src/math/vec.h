@@ -145,6 +145,18 @@ inline void subquat(double* r, const double* qa, const double* qb) {
   quat2vel(r, dq, 1.0);
 }
 
+// q <- normalize(q * quat(axis w/|w|, angle |w| dt)): rotation by the local angular velocity w for dt.
+inline void quatintegrate(double* q, const double* w, double dt) {
+  double axis[3] = {w[0], w[1], w[2]};
+  const double n = normalize3(axis);
+  if (n >= 1e-15) {
+    double dq[4];
+    axisangle2quat(dq, axis, n * dt);
+    mulquat(q, q, dq);
+  }
+  normalize4(q);
+}
+
 // ---------------------------------------------------------------------------------- frames
 // Pose composition: (rpos, rquat) = (pos1, quat1) * (pos2, quat2).
 inline void mulpose(double* rpos, double* rquat, const double* pos1, const double* quat1,

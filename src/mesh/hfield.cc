@@ -17,12 +17,12 @@ namespace moreau::mesh {
 namespace {
 
 
-// matches 2.2.2 (established with PNG files written for the purpose and read back from
-// mjModel.hfield_data, /tmp/meshprobe): the image's height is nrow and its width ncol; the
-// bottom image row becomes row 0; the value of a pixel is its gray level or, for color images,
-// its RED channel only (green and blue ignored); alpha is ignored; 16-bit samples keep their
-// high byte (1000 -> 3, not the rounded 4); gray depths below 8 bits scale to 0..255 (the later
-// normalization to [0, 1] makes the scale irrelevant there).
+// PNG samples as 2.2.2 reads them (measured with PNG files written for the purpose and read back
+// from mjModel.hfield_data): the image's height is nrow and its width ncol; the bottom image row
+// becomes row 0; the value of a pixel is its gray level or, for color images, its RED channel only
+// (green and blue ignored); alpha is ignored; 16-bit samples keep their high byte (1000 -> 3, not
+// the rounded 4); gray depths below 8 bits scale to 0..255 (the later normalization to [0, 1] makes
+// the scale irrelevant there).
 HeightField read_png(const std::string& path) {
   const std::string bytes = read_file(path, "height field");
   if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8))

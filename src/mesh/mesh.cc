@@ -1,5 +1,7 @@
 #include "mesh/mesh.h"
 
+#include "io/assets.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -160,26 +162,12 @@ TriMesh read_mesh_file(const std::string& path) {
   throw std::runtime_error("mesh file '" + path + "' has an unknown format (expected .stl, .obj or .msh)");
 }
 
-// ------------------------------------------------------------------------------ convex hull
-
 // ------------------------------------------------------------------------------ mass properties
 
-// matches 2.2.2 (established by experiment, /tmp/meshprobe: MJCF files with one mesh geom of
-// density 1 on a free body, MuJoCo 2.2.2's body_mass, body_inertia and body_ipos against each
-// candidate rule followed by the box-equivalent step). Rules tried and their worst relative
-// error in mass / inertia on mug.obj, stanford_bunny.obj and the 178 dog bone STLs:
-//   signed tetrahedra (exact solid):                 98% / 217% (mug)
-//   convex hull:                                     34% / 93% (bunny, mug)
-//   |tetrahedra| from the vertex mean:               1.3% / 3.2% (mug)
-//   |tetrahedra| from the face-area centroid:        0.3% / 0.8% (mug); its com matches (1e-8)
-//   + second pass from that com, parallel-axis term: 6e-5 / 1e-4
-//   + second pass from that com, no such term:       <= 4e-8 on mug and bunny, <= 2e-7 on 165 of
-//     the 173 dog bones, i.e. single-precision round-off (see legacy_mass_properties in mesh.h).
-// The remaining dog bones are tiny (volume ~1e-8 m^3): there 2.2.2's 3x3 eigensolver stops on an
-// ABSOLUTE off-diagonal threshold (probed with mju_eig3: ~1e-12) applied to the unit-density
-// tensor, leaving the principal frame partly (Femoris_fabellae, 3e-5 in inertia) or wholly
-// (Carpal_Sesamoid: the unrotated axes, 9e-3) unconverged. That is not reproduced: our frame is
-// the converged one.
+// The rule of mesh.h, chosen among candidate rules by comparing each with 2.2.2's body_mass,
+// body_inertia and body_ipos (measurements: docs/notes/mesh.md). It agrees to single-precision
+// round-off except on tiny meshes where 2.2.2's eigensolver stops on an absolute threshold before
+// converging: the frame here is the converged one.
 MassProperties legacy_mass_properties(const TriMesh& m) {
   const size_t nf = m.face.size() / 3;
   auto corner = [&](size_t f, int k) { return &m.vert[3 * m.face[3 * f + k]]; };
@@ -284,9 +272,11 @@ std::string file_extension(const std::string& path) {
   return e;
 }
 
+// The file's bytes: from the asset map of the load in progress if it has the file, else from disk.
 std::string read_file(const std::string& path, const std::string& what) {
+  if (const std::string* asset = io::find_asset(path)) return *asset;
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot open " + what + " file '" + path + "'");
+  if (!f) throw std::runtime_error("cannot open " + what + " file '" + path + "'" + io::asset_note());
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();

@@ -271,12 +271,41 @@ class Parser {
     }
   }
 
+  // size/memory (MuJoCo 3.x): a byte count, optionally with a suffix K, M, G or T (either case;
+  // powers of 1024), or -1 for the default.
+  static long long parse_memory(const Node& n, const std::string& text) {
+    const std::string expected = "attribute 'memory' expects a byte count with an optional suffix K, M, G "
+                                 "or T (powers of 1024), or -1, got '" + text + "'";
+    if (text == "-1") return -1;
+    size_t i = 0;
+    unsigned long long value = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      if (value > (1ull << 62) / 10) fail(n, expected + " (too large)");
+      value = value * 10 + static_cast<unsigned>(text[i++] - '0');
+    }
+    if (i == 0) fail(n, expected);
+    int shift = 0;
+    if (i < text.size()) {
+      switch (text[i]) {
+        case 'K': case 'k': shift = 10; break;
+        case 'M': case 'm': shift = 20; break;
+        case 'G': case 'g': shift = 30; break;
+        case 'T': case 't': shift = 40; break;
+        default: fail(n, expected);
+      }
+      if (++i != text.size()) fail(n, expected);
+    }
+    if (value > ((1ull << 62) >> shift)) fail(n, expected + " (too large)");
+    return static_cast<long long>(value << shift);
+  }
+
   void parse_size(const Node& n) {
     Attrs a(n);
     a.integer("njmax", spec.njmax);
     a.integer("nconmax", spec.nconmax);
     double ns;
     if (a.num("nstack", ns)) spec.nstack = static_cast<long long>(ns);
+    if (const std::string* mem = a.find("memory")) spec.memory = parse_memory(n, *mem);
     a.integer("nuserdata", spec.nuserdata);
     a.integer("nkey", spec.nkey);
     a.integer("nuser_body", spec.nuser_body);
@@ -296,17 +325,100 @@ class Parser {
     for (const auto& c : n.children) fail(c, "unknown element <" + c.name + "> in <size>");
   }
 
-  // Rendering settings: kept out of the physics, but the element names are checked (2.2.2).
+  // Rendering settings (Model::vis): kept out of the physics. The element names are checked (2.2.2);
+  // the attributes 2.2.2 knows are read, and others (newer versions add some) are accepted.
   void parse_visual(const Node& n) {
     Attrs a(n);
     a.finish();
+    Visual& v = spec.vis;
     for (const auto& c : n.children) {
-      static const char* const kNames[] = {"global", "quality", "headlight", "map", "scale", "rgba"};
-      bool known = false;
-      for (const char* k : kNames) known = known || c.name == k;
-      if (!known) fail(c, "unknown element <" + c.name + "> in <visual>");
+      Attrs e(c);
+      auto f = [&](const char* name, float& out) {
+        double x;
+        if (e.num(name, x)) out = static_cast<float>(x);
+      };
+      auto fv = [&](const char* name, float* out, int k) {
+        double x[4];
+        if (e.nums(name, x, k))
+          for (int i = 0; i < k; ++i) out[i] = static_cast<float>(x[i]);
+      };
+      if (c.name == "global") {
+        f("fovy", v.global.fovy); f("ipd", v.global.ipd); f("azimuth", v.global.azimuth);
+        f("elevation", v.global.elevation); f("linewidth", v.global.linewidth); f("glow", v.global.glow);
+        e.integer("offwidth", v.global.offwidth); e.integer("offheight", v.global.offheight);
+      } else if (c.name == "quality") {
+        e.integer("shadowsize", v.quality.shadowsize); e.integer("offsamples", v.quality.offsamples);
+        e.integer("numslices", v.quality.numslices); e.integer("numstacks", v.quality.numstacks);
+        e.integer("numquads", v.quality.numquads);
+      } else if (c.name == "headlight") {
+        fv("ambient", v.headlight.ambient, 3); fv("diffuse", v.headlight.diffuse, 3);
+        fv("specular", v.headlight.specular, 3);
+        e.integer("active", v.headlight.active);  // an integer in 2.2.2's schema
+      } else if (c.name == "map") {
+        auto& p = v.map;
+        f("stiffness", p.stiffness); f("stiffnessrot", p.stiffnessrot); f("force", p.force);
+        f("torque", p.torque); f("alpha", p.alpha); f("fogstart", p.fogstart); f("fogend", p.fogend);
+        f("znear", p.znear); f("zfar", p.zfar); f("haze", p.haze); f("shadowclip", p.shadowclip);
+        f("shadowscale", p.shadowscale); f("actuatortendon", p.actuatortendon);
+      } else if (c.name == "scale") {
+        auto& p = v.scale;
+        f("forcewidth", p.forcewidth); f("contactwidth", p.contactwidth); f("contactheight", p.contactheight);
+        f("connect", p.connect); f("com", p.com); f("camera", p.camera); f("light", p.light);
+        f("selectpoint", p.selectpoint); f("jointlength", p.jointlength); f("jointwidth", p.jointwidth);
+        f("actuatorlength", p.actuatorlength); f("actuatorwidth", p.actuatorwidth);
+        f("framelength", p.framelength); f("framewidth", p.framewidth); f("constraint", p.constraint);
+        f("slidercrank", p.slidercrank);
+      } else if (c.name == "rgba") {
+        auto& p = v.rgba;
+        fv("fog", p.fog, 4); fv("haze", p.haze, 4); fv("force", p.force, 4); fv("inertia", p.inertia, 4);
+        fv("joint", p.joint, 4); fv("actuator", p.actuator, 4); fv("actuatornegative", p.actuatornegative, 4);
+        fv("actuatorpositive", p.actuatorpositive, 4); fv("com", p.com, 4); fv("camera", p.camera, 4);
+        fv("light", p.light, 4); fv("selectpoint", p.selectpoint, 4); fv("connect", p.connect, 4);
+        fv("contactpoint", p.contactpoint, 4); fv("contactforce", p.contactforce, 4);
+        fv("contactfriction", p.contactfriction, 4); fv("contacttorque", p.contacttorque, 4);
+        fv("contactgap", p.contactgap, 4); fv("rangefinder", p.rangefinder, 4);
+        fv("constraint", p.constraint, 4); fv("slidercrank", p.slidercrank, 4);
+        fv("crankbroken", p.crankbroken, 4);
+      } else {
+        fail(c, "unknown element <" + c.name + "> in <visual>");
+      }
+      for (const auto& at : c.attrs) e.find(at.first.c_str());  // newer attributes: accepted
+      e.finish();
       for (const auto& g : c.children) fail(g, "unknown element <" + g.name + "> in <" + c.name + ">");
     }
+  }
+
+  // <texture> in <asset> (2.2.2's attributes; a builtin needs positive width and height).
+  TextureSpec read_texture(Attrs& a, const Node& c) {
+    TextureSpec t;
+    t.src = c;
+    a.str("name", t.name);
+    static const std::vector<std::pair<const char*, int>> kTypes = {{"2d", kTex2D}, {"cube", kTexCube}, {"skybox", kTexSkybox}};
+    static const std::vector<std::pair<const char*, int>> kBuiltins = {
+        {"none", kBuiltinNone}, {"gradient", kBuiltinGradient}, {"checker", kBuiltinChecker}, {"flat", kBuiltinFlat}};
+    static const std::vector<std::pair<const char*, int>> kMarks = {
+        {"none", kMarkNone}, {"edge", kMarkEdge}, {"cross", kMarkCross}, {"random", kMarkRandom}};
+    a.keyword("type", kTypes, t.type);
+    a.keyword("builtin", kBuiltins, t.builtin);
+    a.keyword("mark", kMarks, t.mark);
+    a.nums("rgb1", t.rgb1, 3);
+    a.nums("rgb2", t.rgb2, 3);
+    a.nums("markrgb", t.markrgb, 3);
+    a.num("random", t.random);
+    a.integer("width", t.width);
+    a.integer("height", t.height);
+    a.str("file", t.file);
+    // Cube faces from separate files: the first one given names the texture's image.
+    for (const char* k : {"fileright", "fileleft", "fileup", "filedown", "filefront", "fileback"}) {
+      std::string f;
+      if (a.str(k, f) && t.file.empty()) t.file = f;
+    }
+    a.accept({"gridsize", "gridlayout", "hflip", "vflip"});
+    if (t.builtin != kBuiltinNone && (t.width <= 0 || t.height <= 0))
+      a.error("builtin texture '" + t.name + "' needs positive 'width' and 'height'");
+    if (t.builtin == kBuiltinNone && t.file.empty())
+      a.error("texture '" + t.name + "' needs a 'builtin' kind or a 'file'");
+    return t;
   }
 
   void parse_statistic(const Node& n) {
@@ -336,7 +448,7 @@ class Parser {
         read_equality(a, d.equality, "");
       } else if (c.name == "pair") read_pair(a, d.pair);
       else if (c.name == "mesh") read_mesh(a, d.mesh);
-      else if (c.name == "material") a.accept({"texture", "emission", "specular", "shininess", "reflectance", "rgba", "texrepeat", "texuniform"});
+      else if (c.name == "material") read_material(a, d.material);
       else if (is_actuator_kind(c.name)) read_actuator(a, d.actuator, c.name, cs);
       else fail(c, "unknown element <" + c.name + "> in <default>");
       a.finish();
@@ -394,33 +506,33 @@ class Parser {
         a.finish();
         for (const auto& ch : c.children) fail(ch, "unknown element <" + ch.name + "> in <hfield>");
         spec.hfields.push_back(h);
-      } else if (c.name == "texture" || c.name == "material" || c.name == "skin") {
-        // Visual-only assets: accepted, kept out of the physics; their attributes are checked
-        // against 2.2.2's schema (found by experiment).
+      } else if (c.name == "texture") {
+        spec.textures.push_back(read_texture(a, c));
+        a.finish();
+        for (const auto& ch : c.children) fail(ch, "unknown element <" + ch.name + "> in <texture>");
+      } else if (c.name == "material") {
+        const int ci = lookup_class(a, 0);
+        MaterialSpec mt = classes[ci].material;
+        mt.src = c;
+        a.str("name", mt.name);
+        read_material(a, mt);
+        a.finish();
+        for (const auto& ch : c.children) fail(ch, "unknown element <" + ch.name + "> in <material>");
+        spec.materials.push_back(mt);
+      } else if (c.name == "skin") {
+        // Visual-only asset: accepted, kept out of the model; its attributes are checked against
+        // 2.2.2's schema (found by experiment).
         std::string name;
         a.str("name", name);
-        if (c.name == "texture") {
-          spec.textures.push_back(name);
-          a.accept({"type", "file", "gridsize", "gridlayout", "fileright", "fileleft", "fileup", "filedown",
-                    "filefront", "fileback", "builtin", "rgb1", "rgb2", "mark", "markrgb", "random", "width", "height",
-                    "hflip", "vflip"});
-        } else if (c.name == "material") {
-          spec.materials.push_back(name);
-          lookup_class(a, 0);
-          a.accept({"texture", "texrepeat", "texuniform", "emission", "specular", "shininess", "reflectance", "rgba"});
-        } else {
-          spec.skins.push_back(name);
-          a.accept({"file", "material", "rgba", "inflate", "vertex", "texcoord", "face", "group"});
-          for (const auto& bone : c.children) {
-            Attrs b(bone);
-            if (bone.name != "bone") b.error("unknown element <" + bone.name + "> in <skin>");
-            b.accept({"body", "bindpos", "bindquat", "vertid", "vertweight"});
-            b.finish();
-          }
+        spec.skins.push_back(name);
+        a.accept({"file", "material", "rgba", "inflate", "vertex", "texcoord", "face", "group"});
+        for (const auto& bone : c.children) {
+          Attrs b(bone);
+          if (bone.name != "bone") b.error("unknown element <" + bone.name + "> in <skin>");
+          b.accept({"body", "bindpos", "bindquat", "vertid", "vertweight"});
+          b.finish();
         }
         a.finish();
-        if (c.name != "skin")
-          for (const auto& ch : c.children) fail(ch, "unknown element <" + ch.name + "> in <" + c.name + ">");
       } else {
         fail(c, "unknown element <" + c.name + "> in <asset>");
       }
@@ -963,6 +1075,9 @@ class Parser {
     center.type = kGeomSphere;
     center.size[0] = 2 * geom.size[0];
     center.group = geom.group;
+    // the center takes the elements' colour and material (2.2.2, by experiment)
+    for (int k = 0; k < 4; ++k) center.rgba[k] = geom.rgba[k];
+    center.material = geom.material;
     // box elements and the center only receive contacts (contype 0, conaffinity 1), so they do
     // not collide with each other (2.2.2)
     center.contype = 0;

@@ -26,6 +26,7 @@ void read_tendon(Attrs& a, TendonSpec& t, const CompilerSpec& c);
 void read_equality(Attrs& a, EqualitySpec& e, const std::string& kind);
 void read_pair(Attrs& a, PairSpec& p);
 void read_mesh(Attrs& a, MeshSpec& m);
+void read_material(Attrs& a, MaterialSpec& m);
 std::vector<double> read_user(Attrs& a);
 
 // The pose of a <frame> in its enclosing body, accumulated over nested frames (mjcf/frame.cc).

@@ -273,10 +273,7 @@ void read_actuator(Attrs& a, ActuatorSpec& s, const std::string& kind, const Com
     a.keyword("dyntype", kDynWords, s.dyntype);
     a.keyword("gaintype", kGainWords, s.gaintype);
     a.keyword("biastype", kBiasWords, s.biastype);
-    // 'user' types are computed by user callbacks in MuJoCo; Moreau has no such callbacks yet, and
-    // silently computing zero would simulate a wrong model.
-    if (s.dyntype == kDynUser || s.gaintype == kGainUser || s.biastype == kBiasUser)
-      a.error("dyntype/gaintype/biastype 'user' needs user callbacks, which Moreau does not support yet");
+    // 'user' types are computed by Data::act_dyn_callback / act_gain_callback / act_bias_callback
     a.numvar("dynprm", s.dynprm, 1, kNDYN);
     a.numvar("gainprm", s.gainprm, 1, kNGAIN);
     a.numvar("biasprm", s.biasprm, 1, kNBIAS);
@@ -423,6 +420,17 @@ void read_pair(Attrs& a, PairSpec& p) {
   if (a.numvar("solimp", p.solimp, 1, 5)) p.solimp_set = true;
   if (a.num("margin", p.margin)) p.margin_set = true;
   if (a.num("gap", p.gap)) p.gap_set = true;
+}
+
+void read_material(Attrs& a, MaterialSpec& m) {
+  a.str("texture", m.texture);
+  a.nums("texrepeat", m.texrepeat, 2);
+  a.boolean("texuniform", m.texuniform);
+  a.num("emission", m.emission);
+  a.num("specular", m.specular);
+  a.num("shininess", m.shininess);
+  a.num("reflectance", m.reflectance);
+  a.nums("rgba", m.rgba, 4);
 }
 
 void read_mesh(Attrs& a, MeshSpec& m) {

@@ -174,6 +174,26 @@ struct MeshSpec {
   bool smoothnormal = false;
 };
 
+// <texture>: a builtin's parameters or an image file's name (defaults as 2.2.2).
+struct TextureSpec {
+  Node src;
+  std::string name, file;
+  int type = kTexCube, builtin = kBuiltinNone, mark = kMarkNone;
+  double rgb1[3] = {0.8, 0.8, 0.8}, rgb2[3] = {0.5, 0.5, 0.5}, markrgb[3] = {0, 0, 0};
+  double random = 0.01;
+  int width = 0, height = 0;
+};
+
+// <material> (defaults as 2.2.2; a default class may change them).
+struct MaterialSpec {
+  Node src;
+  std::string name, texture;
+  double texrepeat[2] = {1, 1};
+  bool texuniform = false;
+  double emission = 0, specular = 0.5, shininess = 0.5, reflectance = 0;
+  double rgba[4] = {1, 1, 1, 1};
+};
+
 struct HFieldSpec {
   Node src;
   std::string name, file;
@@ -195,6 +215,7 @@ struct DefaultClass {
   EqualitySpec equality;
   PairSpec pair;
   MeshSpec mesh;
+  MaterialSpec material;
 };
 
 struct InertialSpec {
@@ -267,7 +288,10 @@ struct Spec {
   BodySpec world;
   std::vector<MeshSpec> meshes;
   std::vector<HFieldSpec> hfields;
-  std::vector<std::string> textures, materials, skins;
+  std::vector<TextureSpec> textures;
+  std::vector<MaterialSpec> materials;
+  std::vector<std::string> skins;
+  Visual vis;
   std::vector<ActuatorSpec> actuators;
   std::vector<TendonSpec> tendons;
   std::vector<SensorSpec> sensors;

@@ -2,6 +2,8 @@
 
 #include <tinyxml2.h>
 
+#include "io/assets.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -53,11 +55,14 @@ void parse_doc(tinyxml2::XMLDocument& doc, const std::string& text, const std::s
   if (!doc.RootElement()) throw LoadError(file, 1, "xml", "no root element");
 }
 
+// The file's text: from the asset map of the load in progress if it has the file, else from disk.
 std::string read_file_text(const std::string& path, const Node* from) {
+  if (const std::string* asset = io::find_asset(path)) return *asset;
   std::ifstream f(path, std::ios::binary);
   if (!f) {
-    if (from) fail(*from, "cannot open file '" + path + "'");
-    throw LoadError(path, 0, "mujoco", "cannot open file '" + path + "'");
+    const std::string what = "cannot open file '" + path + "'" + io::asset_note();
+    if (from) fail(*from, what);
+    throw LoadError(path, 0, "mujoco", what);
   }
   std::stringstream ss;
   ss << f.rdbuf();

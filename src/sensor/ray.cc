@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/checks.h"
 #include "math/vec.h"
 #include "moreau/actuation.h"
 
@@ -177,6 +178,11 @@ double ray_hfield(const Model& m, int hid, const double* p, const double* v) {
 
 double ray_geom(const double pos[3], const double mat[9], const double size[3], const double pnt[3],
                 const double vec[3], int geomtype) {
+  internal::check_ptr(pos, "ray_geom", "pos");
+  internal::check_ptr(mat, "ray_geom", "mat");
+  internal::check_ptr(size, "ray_geom", "size");
+  internal::check_ptr(pnt, "ray_geom", "pnt");
+  internal::check_ptr(vec, "ray_geom", "vec");
   double dp[3], p[3], v[3];
   sub3(dp, pnt, pos);
   mulmatTvec3(p, mat, dp);
@@ -218,6 +224,10 @@ double ray_geom(const double pos[3], const double mat[9], const double size[3], 
 
 double ray(const Model& m, const Data& d, const double pnt[3], const double vec[3], int bodyexclude,
            int* geomid) {
+  internal::check_data(m, d, "ray");
+  internal::check_ptr(pnt, "ray", "pnt");
+  internal::check_ptr(vec, "ray", "vec");
+  if (bodyexclude != -1) internal::check_id("ray", "bodyexclude body", bodyexclude, m.nbody);
   double best = -1;
   int id = -1;
   for (int g = 0; g < m.ngeom; ++g) {

@@ -9,6 +9,9 @@ namespace moreau::sensor_detail {
 int sensor_stage(const Model& m, int s);
 // Cutoff and (if enabled) noise for sensor s, applied to its values in sensordata.
 void finish_sensor(const Model& m, Data& d, int s);
+// The user sensors of `stage`: Data::sensor_callback fills them (when the model has some and the
+// callback is set), then cutoff and noise as for the others.
+void user_sensors(const Model& m, Data& d, int stage);
 // Position, rotation matrix and body of a frame sensor's object (body: inertial frame; xbody:
 // body frame; geom; site; camera). Returns false for unsupported object types.
 bool object_frame(const Model& m, const Data& d, int objtype, int objid, const double** pos,

@@ -2,6 +2,7 @@
 // force, limit forces, frame linear/angular acceleration. Accelerations and interaction forces come
 // from rne_post_constraint (cacc includes -gravity at the world, so an accelerometer at rest reads
 // +g; cfrc_int is the force a body receives from its parent).
+#include "engine/checks.h"
 #include "math/vec.h"
 #include "sensor/sensor.h"
 
@@ -64,9 +65,11 @@ double touch(const Model& m, const Data& d, int site) {
 }  // namespace
 
 void sensor_acc(const Model& m, Data& d) {
+  internal::check_data(m, d, "sensor_acc");
   if (m.opt.disableflags & kDsblSensor) return;
   for (int s = 0; s < m.nsensor; ++s) {
     if (sensor_stage(m, s) != kStageAcc) continue;
+    if (m.sensor_type[s] == kSensUser) continue;  // user_sensors below
     const int objid = m.sensor_objid[s], objtype = m.sensor_objtype[s];
     double* out = &d.sensordata[m.sensor_adr[s]];
     const int type = m.sensor_type[s];
@@ -122,6 +125,7 @@ void sensor_acc(const Model& m, Data& d) {
     }
     finish_sensor(m, d, s);
   }
+  user_sensors(m, d, kStageAcc);
 }
 
 }  // namespace moreau

@@ -51,6 +51,16 @@ inline double standard_normal(double time, int s, int k) {
 }
 }  // namespace
 
+void user_sensors(const Model& m, Data& d, int stage) {
+  if (!d.sensor_callback) return;
+  bool any = false;
+  for (int s = 0; s < m.nsensor && !any; ++s) any = m.sensor_type[s] == kSensUser && sensor_stage(m, s) == stage;
+  if (!any) return;
+  d.sensor_callback(m, d, stage);
+  for (int s = 0; s < m.nsensor; ++s)
+    if (m.sensor_type[s] == kSensUser && sensor_stage(m, s) == stage) finish_sensor(m, d, s);
+}
+
 void finish_sensor(const Model& m, Data& d, int s) {
   double* v = &d.sensordata[m.sensor_adr[s]];
   const int dim = m.sensor_dim[s];

@@ -1,6 +1,7 @@
 // Position-stage sensors (mj_sensorPos): everything that depends on qpos only.
 #include <cmath>
 
+#include "engine/checks.h"
 #include "math/vec.h"
 #include "sensor/sensor.h"
 
@@ -35,9 +36,11 @@ void object_quat(const Model& m, const Data& d, int objtype, int objid, double q
 }  // namespace
 
 void sensor_pos(const Model& m, Data& d) {
+  internal::check_data(m, d, "sensor_pos");
   if (m.opt.disableflags & kDsblSensor) return;
   for (int s = 0; s < m.nsensor; ++s) {
     if (sensor_stage(m, s) != kStagePos) continue;
+    if (m.sensor_type[s] == kSensUser) continue;  // user_sensors below
     const int objid = m.sensor_objid[s], objtype = m.sensor_objtype[s];
     const int refid = m.sensor_refid.empty() ? -1 : m.sensor_refid[s];
     const int reftype = m.sensor_reftype.empty() ? 0 : m.sensor_reftype[s];
@@ -122,6 +125,7 @@ void sensor_pos(const Model& m, Data& d) {
     }
     finish_sensor(m, d, s);
   }
+  user_sensors(m, d, kStagePos);
 }
 
 }  // namespace moreau

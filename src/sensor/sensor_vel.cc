@@ -1,4 +1,5 @@
 // Velocity-stage sensors (mj_sensorVel): everything that depends on qpos and qvel.
+#include "engine/checks.h"
 #include "math/vec.h"
 #include "sensor/sensor.h"
 
@@ -8,10 +9,12 @@ using namespace math;
 using namespace sensor_detail;
 
 void sensor_vel(const Model& m, Data& d) {
+  internal::check_data(m, d, "sensor_vel");
   if (m.opt.disableflags & kDsblSensor) return;
   bool subtree_done = false;
   for (int s = 0; s < m.nsensor; ++s) {
     if (sensor_stage(m, s) != kStageVel) continue;
+    if (m.sensor_type[s] == kSensUser) continue;  // user_sensors below
     const int objid = m.sensor_objid[s], objtype = m.sensor_objtype[s];
     const int refid = m.sensor_refid.empty() ? -1 : m.sensor_refid[s];
     const int reftype = m.sensor_reftype.empty() ? 0 : m.sensor_reftype[s];
@@ -85,6 +88,7 @@ void sensor_vel(const Model& m, Data& d) {
     }
     finish_sensor(m, d, s);
   }
+  user_sensors(m, d, kStageVel);
 }
 
 }  // namespace moreau

@@ -3,6 +3,7 @@
 //   subtree_linvel[b] = (sum_i m_i v_i) / M_b over the subtree of b,
 //   subtree_angmom[b] = sum_i I_i w_i + m_i (x_i - c_b) x (v_i - v_b)  (about the subtree com c_b),
 // accumulated child by child with L_parent += L_child + M_child (c_child - c_parent) x (v_child - v_parent).
+#include "engine/checks.h"
 #include "math/vec.h"
 #include "sensor/sensor.h"
 
@@ -11,6 +12,7 @@ namespace moreau {
 using namespace math;
 
 void subtree_vel(const Model& m, Data& d) {
+  internal::check_data(m, d, "subtree_vel");
   const int nb = m.nbody;
   // Linear momentum of each body's com, summed into the parents, then divided by the subtree mass.
   for (int b = 0; b < nb; ++b) {

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/checks.h"
+#include "moreau/messages.h"
 #include "solver/solver.h"
 
 namespace moreau::solver {
@@ -36,8 +38,7 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w) {
     // the closure of a row fits the rows' bound (constraint::nnz_bound); a row that would not fit
     // is reported and left out of the dual problem (never expected)
     if (top + static_cast<long long>(n) > capacity) {
-      d.warning[kWarnCnstrFull].lastinfo = i;
-      d.warning[kWarnCnstrFull].number++;
+      warning(d, kWarnCnstrFull, i);
       continue;
     }
     for (int k = 0; k < r.nnz; ++k) x[r.col[k]] = r.val[k];
@@ -131,6 +132,7 @@ void dual_finish(const Model& m, Data& d, double* x) {
 namespace moreau {
 
 void project_constraint(const Model& m, Data& d) {
+  internal::check_data(m, d, "project_constraint");
   const int nefc = d.nefc, nv = m.nv;
   if (nefc == 0) {
     d.efc_AR.clear();

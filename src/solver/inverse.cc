@@ -8,18 +8,21 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/checks.h"
+#include "engine/messages.h"
 #include "solver/solver.h"
 
 namespace moreau {
 
 void inverse_constraint(const Model& m, Data& d) {
+  internal::check_data(m, d, "inverse_constraint");
   const int nv = m.nv;
   // the analytic inverse is that of the soft model; a hard contact has no such map (its forces are
   // not a function of qacc): refuse rather than answer for another model
   if (is_hard_contact_solver(m.opt.solver))
-    throw std::runtime_error(std::string("inverse dynamics: solver ") + solver_name(m.opt.solver) +
-                             " is a hard-contact solver; the inverse is defined for the soft model "
-                             "(PGS, CG, Newton)");
+    internal::raise<std::runtime_error>(std::string("inverse dynamics: solver ") + solver_name(m.opt.solver) +
+                                        " is a hard-contact solver; the inverse is defined for the soft model "
+                                        "(PGS, CG, Newton)");
   if (d.nefc == 0) {
     std::fill_n(d.qfrc_constraint.data(), nv, 0.0);
     return;
@@ -32,6 +35,7 @@ void inverse_constraint(const Model& m, Data& d) {
 }
 
 void compare_fwdinv(const Model& m, Data& d) {
+  internal::check_data(m, d, "compare_fwdinv");
   const int nv = m.nv, nefc = d.nefc;
   constraint::Work w = constraint::carve(m, d);
   // save the forward results, run the inverse at qacc, compare, restore

@@ -6,14 +6,17 @@
 #include <stdexcept>
 #include <cstring>
 
+#include "engine/checks.h"
+#include "engine/messages.h"
 #include "solver/ncp/ncp.h"
 #include "solver/solver.h"
 
 namespace moreau {
 
 void solve_constraint(const Model& m, Data& d) {
+  internal::check_data(m, d, "solve_constraint");
   const int nv = m.nv;
-  // issue 6: the velocity-stepping (hard-contact) solvers, src/solver/ncp
+  // the velocity-stepping (hard-contact) solvers, src/solver/ncp
   if (is_hard_contact_solver(m.opt.solver)) {
     ncp::solve(m, d);
     return;
@@ -32,7 +35,7 @@ void solve_constraint(const Model& m, Data& d) {
     case kSolverCG: solver::cg(m, d); break;
     case kSolverNewton: solver::newton(m, d); break;
     default:
-      throw std::runtime_error("unknown solver " + std::to_string(m.opt.solver));
+      internal::raise<std::runtime_error>("unknown solver " + std::to_string(m.opt.solver));
   }
   // the next call starts from this solution (MuJoCo 2.2.2 does this copy in its forward pass too),
   // the main solver's: the noslip pass below does not change the warm start (as 2.2.2, observed)

@@ -2,6 +2,7 @@
 // damping): scalar force f = -k (L - L_spring) - b dL/dt along the tendon, mapped to joint space
 // with the moment arms, qfrc_passive += ten_J' f. With a two-value springlength (newer than 2.2.2)
 // the spring is a dead band: no force between the two lengths.
+#include "engine/checks.h"
 #include "tendon/tendon.h"
 
 namespace moreau {
@@ -19,6 +20,7 @@ inline double stretch(const Model& m, const Data& d, int t) {
 }  // namespace
 
 void tendon_passive(const Model& m, Data& d) {
+  internal::check_data(m, d, "tendon_passive");
   if (m.opt.disableflags & kDsblPassive) return;
   const int nv = m.nv;
   for (int t = 0; t < m.ntendon; ++t) {
@@ -32,6 +34,7 @@ void tendon_passive(const Model& m, Data& d) {
 }
 
 double tendon_energy(const Model& m, const Data& d) {
+  internal::check_data(m, d, "tendon_energy");
   double e = 0;
   for (int t = 0; t < m.ntendon; ++t) {
     const double k = m.tendon_stiffness[t];

@@ -2,11 +2,13 @@
 // all tendons, and the path points of spatial tendons.
 #include <algorithm>
 
+#include "engine/checks.h"
 #include "tendon/tendon.h"
 
 namespace moreau {
 
 void tendon(const Model& m, Data& d) {
+  internal::check_data(m, d, "tendon");
   const int nv = m.nv;
   int wrapcount = 0;
   for (int t = 0; t < m.ntendon; ++t) {
@@ -29,6 +31,7 @@ void tendon(const Model& m, Data& d) {
 }
 
 void tendon_actuator_velocity(const Model& m, Data& d) {
+  internal::check_data(m, d, "tendon_actuator_velocity");
   const int nv = m.nv;
   for (int t = 0; t < m.ntendon; ++t) {
     const double* J = d.ten_J.data() + static_cast<size_t>(t) * nv;

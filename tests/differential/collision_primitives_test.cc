@@ -228,8 +228,8 @@ TEST(CollisionPrimitivesDiff, SphereCapsule) { check_pair(mjGEOM_SPHERE, mjGEOM_
 TEST(CollisionPrimitivesDiff, SphereBox) { check_pair(mjGEOM_SPHERE, mjGEOM_BOX); }
 // Includes exactly parallel capsules (two contacts from the segment ends, as 2.2.2).
 TEST(CollisionPrimitivesDiff, CapsuleCapsule) { check_pair(mjGEOM_CAPSULE, mjGEOM_CAPSULE); }
-// Capsule-box reproduces 2.2.2's contacts exactly and in order (collide_box.cc lists the measured
-// rules; 4000 random states per margin, including capsules parallel to a box axis).
+// Capsule-box reproduces 2.2.2's contacts exactly and in order (collide_capsule_box.cc lists the
+// measured rules; 4000 random states per margin, including capsules parallel to a box axis).
 TEST(CollisionPrimitivesDiff, CapsuleBox) {
   const int in_order[2] = {2440, 3566};  // all the states in contact, in 2.2.2's order too
   check_pair(mjGEOM_CAPSULE, mjGEOM_BOX, in_order, 4000);

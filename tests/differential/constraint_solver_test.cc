@@ -1,4 +1,4 @@
-// Differential tests of the constraint stage (issue 4) against MuJoCo 2.2.2, one case per model of
+// Differential tests of the constraint stage against MuJoCo 2.2.2, one case per model of
 // tests/models_mujoco222.txt (the core_constraint test models are in that list).
 //
 // What is copied from MuJoCo (inputs computed by other stages, see constraint_bridge.h): qpos,
@@ -17,7 +17,7 @@
 //            paths), the referee is our exact Newton solution: ours must be at least as close to
 //            it as MuJoCo's iterate (printed as "stalled"). Rows with efc_R at the mjMINVAL floor
 //            (massless bodies) make the problem ill-conditioned: bound 1e-4 there (printed).
-//   The noslip post-pass (opt.noslip_iterations) is switched off on the MuJoCo side (not issue 4).
+//   The noslip post-pass (opt.noslip_iterations) is switched off on the MuJoCo side (Models/Noslip compares it).
 //   The warm start is the same random qacc_warmstart on both sides.
 //   inverse: with MuJoCo's forward qacc, our inverse_constraint gives efc_force and qfrc_constraint;
 //            qfrc_inverse = M qacc + qfrc_bias - qfrc_passive - qfrc_constraint is compared with
@@ -86,7 +86,7 @@ class ConstraintDiff : public ::testing::TestWithParam<std::string> {
     if (cfg.solver >= 0) M->opt.solver = cfg.solver;
     if (cfg.cone >= 0) M->opt.cone = cfg.cone;
     if (cfg.jacobian >= 0) M->opt.jacobian = cfg.jacobian;
-    M->opt.noslip_iterations = 0;  // the noslip post-pass is not part of issue 4
+    M->opt.noslip_iterations = 0;  // the noslip post-pass is compared by Models/Noslip
     if (tight) {
       M->opt.tolerance = 1e-15;
       M->opt.iterations = M->opt.solver == mjSOL_NEWTON ? 200 : 3000;

@@ -3,7 +3,7 @@
 //
 // Error measure: for each array, max_i |moreau_i - mujoco_i| / max(max_i |mujoco_i|, 1e-6) (relative
 // error in the infinity norm of the whole array, see max_rel_err); bound 1e-9. Quaternions are compared up to sign.
-// Constraints and actuation are disabled on both sides (issues 4, 5); passive forces are compared
+// Constraints and actuation are disabled on both sides (other suites compare them); passive forces are compared
 // separately (with tendon springs/dampers stripped, see strip_unimplemented).
 #include <gtest/gtest.h>
 

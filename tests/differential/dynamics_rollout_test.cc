@@ -1,6 +1,6 @@
 // Differential rollouts against MuJoCo 2.2.2: 200 steps with semi-implicit Euler (implicit joint
 // damping), with RK4 and with implicit, from the same random state, compared after every step.
-// Constraints and actuation are disabled on both sides (issues 4, 5); passive forces are on (joint
+// Constraints and actuation are disabled on both sides (other suites compare them); passive forces are on (joint
 // springs and dampers; tendon springs/dampers stripped, see strip_unimplemented).
 //
 // Error measure: max_rel_err (infinity norm of the difference over the infinity norm of MuJoCo's
@@ -204,7 +204,7 @@ TEST_P(DynamicsRollout, Step1Step2) {
   }
 }
 TEST_P(DynamicsRollout, RK4) { rollout(mjINT_RK4); }
-// implicit (issue 5): 2.2.2's mj_implicit, D with joint damping, inertia-box fluid forces and RNE
+// implicit: 2.2.2's mj_implicit, D with joint damping, inertia-box fluid forces and RNE
 // derivatives (constraints and actuation disabled as above; actuators, tendon damping and qDeriv itself
 // are compared in ImplicitDeriv). One case runs both comparisons so that the model is loaded once.
 // 2.2.2's implicit is dense, O(nv^3) per step (5 ms at humanoid100 by its changelog), so the cost is

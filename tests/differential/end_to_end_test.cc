@@ -1,6 +1,6 @@
 // End to end: the Model from Moreau's own MJCF loader, against MuJoCo 2.2.2 loading the same file,
 // on every model of tests/models_mujoco222.txt that both load. Same random states on both sides;
-// constraints, actuation and passive forces disabled on both (issues 4, 5). Compared: xpos, xquat
+// constraints, actuation and passive forces disabled on both (other suites compare them). Compared: xpos, xquat
 // (up to sign), qM, qfrc_bias, qacc; bound 1e-9 in max_rel_err (relative infinity norm of the
 // whole array, floored at 1e-6; see mujoco_bridge.h).
 #include <gtest/gtest.h>

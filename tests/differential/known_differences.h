@@ -56,7 +56,7 @@ inline constexpr KnownDifference kKnownDifferences[] = {
      "update with its own qDeriv to 1e-14, and they differ by 7.5e-7 after one step (the 1e-4 kg plates' tiny "
      "M makes M - hD sensitive to D). Euler and RK4 rollouts of this model agree to 2e-15 "
      "(KnownDifferenceCauses.EllipsoidFluidQDeriv)"},
-    // transition_fd (issue 5): keys "model|integrator|forward or centered|matrix". Each of these is a
+    // transition_fd: keys "model|integrator|forward or centered|matrix". Each of these is a
     // disagreement of 2.2.2's mjd_transitionFD with finite differences of 2.2.2's own mj_step, which
     // transition_fd matches (to 1e-10, checked in the same case before it is skipped).
     {"TransitionFD", "|rk4|",

@@ -10,13 +10,17 @@
 #include <mujoco/mujoco.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "differential/known_differences.h"
 #include "differential/model_compare.h"
+#include "differential/model_fields.h"
 #include "model_list.h"
 #include "math/vec.h"
 #include "mesh/mesh.h"
@@ -61,7 +65,8 @@ struct Checker {
         return;
       }
   }
-  void quats(const char* name, const std::vector<double>& ours, const double* theirs, size_t count) {
+  template <class A, class B>
+  void quats(const char* name, const A& ours, const B* theirs, size_t count) {
     if (ours.size() != 4 * count) {
       report(name, "size mismatch");
       return;
@@ -89,6 +94,53 @@ struct Checker {
   }
 };
 
+// How compare_compiled checks a field that Model shares with mjModel (model_fields.h). kDefault:
+// integers exactly, reals to 1e-9 relative; kQuat: quaternions up to sign; kSkip: not compared by
+// the loop over the shared fields (each skipped field says why; those compared by hand below
+// are marked so).
+enum class FieldCheck { kDefault, kQuat, kSkip };
+
+FieldCheck size_check(std::string_view name) {
+  static constexpr std::string_view kSkipped[] = {
+      // visual-only meshes may keep duplicate vertices (vertices and faces of colliding meshes are
+      // compared by hand)
+      "nmeshvert", "nmeshface",
+      // by hand, with hfield_data
+      "nhfielddata",
+      // not compared here: skins, custom data sizes, user camera data, the implicit integrators'
+      // sparsity and the memory sizes
+      "nskin", "nnumericdata", "ntext", "ntuple", "nuser_cam", "nD", "nconmax",
+      "njmax", "nstack", "nuserdata"};
+  for (std::string_view s : kSkipped)
+    if (s == name) return FieldCheck::kSkip;
+  return FieldCheck::kDefault;
+}
+
+FieldCheck array_check(std::string_view name) {
+  static constexpr std::string_view kQuats[] = {"body_quat", "geom_quat", "site_quat", "cam_quat"};
+  static constexpr std::string_view kSkipped[] = {
+      // by hand: body_iquat as the inertia tensor it implies, mesh faces of colliding meshes,
+      // sensor_type (user sensors), hfield_data (single precision)
+      "body_iquat", "mesh_vertadr", "mesh_vertnum", "mesh_faceadr", "mesh_facenum", "mesh_face",
+      "sensor_type", "hfield_data",
+      // mesh vertices: single precision, in a frame defined up to round-off (checked through the
+      // snapped geom frames above)
+      "mesh_vert",
+      // set_const's values at qpos0 (compared by the dynamics suites through their use)
+      "body_subtreemass", "body_invweight0", "dof_invweight0", "dof_M0", "cam_poscom0", "cam_pos0",
+      "cam_mat0", "light_poscom0", "light_pos0", "light_dir0", "tendon_length0", "tendon_invweight0",
+      "actuator_acc0", "actuator_length0", "actuator_lengthrange",
+      // fluid coefficients: closed form here, quadrature in 2.2.2 (Models/Fluid)
+      "geom_fluid",
+      // texture image sizes: by hand, for builtin textures (image files are not decoded)
+      "tex_width", "tex_height"};
+  for (std::string_view s : kQuats)
+    if (s == name) return FieldCheck::kQuat;
+  for (std::string_view s : kSkipped)
+    if (s == name) return FieldCheck::kSkip;
+  return FieldCheck::kDefault;
+}
+
 void tensor(const double* quat, const double* diag, double* out) {
   double R[9];
   moreau::math::quat2mat(R, quat);
@@ -105,15 +157,12 @@ void tensor(const double* quat, const double* diag, double* out) {
 // The comparison itself, shared with compiler_flags_test.cc (differential/model_compare.h).
 std::string moreau::testing::compare_compiled(moreau::Model& m, const mjModel* mj) {
   Checker c;
-#define SIZE(f) if (m.f != mj->f) c.report(#f, std::to_string(m.f) + " vs " + std::to_string(mj->f))
-  SIZE(nq); SIZE(nv); SIZE(nu); SIZE(na); SIZE(nbody); SIZE(njnt); SIZE(ngeom); SIZE(nsite); SIZE(neq);
-  SIZE(ntendon); SIZE(nwrap); SIZE(nsensor); SIZE(nsensordata); SIZE(nkey); SIZE(nmocap); SIZE(npair);
-  SIZE(nexclude); SIZE(nM); SIZE(ncam); SIZE(nlight); SIZE(nmesh); SIZE(nhfield); SIZE(nnumeric);
-  SIZE(nuser_body); SIZE(nuser_jnt); SIZE(nuser_geom); SIZE(nuser_site); SIZE(nuser_tendon);
-  SIZE(nuser_actuator); SIZE(nuser_sensor);
-#undef SIZE
+  for_each_model_size(m, mj, [&](const char* name, auto ours, auto theirs) {
+    if (size_check(name) != FieldCheck::kSkip && ours != theirs)
+      c.report(name, std::to_string(ours) + " vs " + std::to_string(theirs));
+  });
   if (c.failures) return "sizes differ:\n" + c.log.str();
-  const size_t nb = m.nbody, nj = m.njnt, nv = m.nv, ng = m.ngeom, ns = m.nsite, nu = m.nu;
+  const size_t nb = m.nbody, ng = m.ngeom;
   // Meshes: MuJoCo 2.2.2 stores mesh vertices in single precision and derives the mesh frame,
   // volume and inertia from them, so mesh-derived values (mesh geoms' pos/quat/size/rbound, the
   // inertial frame and mass of bodies whose inertia comes from a mesh) agree to ~1e-7 only.
@@ -241,38 +290,34 @@ std::string moreau::testing::compare_compiled(moreau::Model& m, const mjModel* m
       snap_frame(m.body_iquat, mj->body_iquat, b);
     }
   }
-#define R(f, n) c.reals(#f, m.f, mj->f, n)
-#define I(f, n) c.ints(#f, m.f, mj->f, n)
-#define Q(f, n) c.quats(#f, m.f, mj->f, n)
-  R(qpos0, m.nq); R(qpos_spring, m.nq);
   // options
   {
-    const auto& o = m.opt;
-    const auto& p = mj->opt;
-    std::vector<double> ours = {o.timestep, o.apirate, o.impratio, o.tolerance, o.noslip_tolerance,
-                                o.mpr_tolerance, o.density, o.viscosity, o.o_margin};
-    std::vector<double> theirs = {p.timestep, p.apirate, p.impratio, p.tolerance, p.noslip_tolerance,
-                                  p.mpr_tolerance, p.density, p.viscosity, p.o_margin};
-    for (int k = 0; k < 3; ++k) {
-      ours.push_back(o.gravity[k]); theirs.push_back(p.gravity[k]);
-      ours.push_back(o.wind[k]); theirs.push_back(p.wind[k]);
-      ours.push_back(o.magnetic[k]); theirs.push_back(p.magnetic[k]);
-    }
-    for (int k = 0; k < 2; ++k) { ours.push_back(o.o_solref[k]); theirs.push_back(p.o_solref[k]); }
-    for (int k = 0; k < 5; ++k) { ours.push_back(o.o_solimp[k]); theirs.push_back(p.o_solimp[k]); }
+    std::vector<double> ours, theirs;
+    std::vector<int> oi, ti;
+    auto scalar = [&](const char*, auto o, auto p) {
+      if constexpr (std::is_integral_v<decltype(p)>) { oi.push_back(o); ti.push_back(p); }
+      else { ours.push_back(o); theirs.push_back(p); }
+    };
+    auto vector = [&](const char*, const auto* o, const auto* p, int n) {
+      for (int k = 0; k < n; ++k) { ours.push_back(o[k]); theirs.push_back(p[k]); }
+    };
+    for_each_option(m.opt, mj->opt, scalar, vector);
     c.reals("opt(real fields)", ours, theirs.data(), theirs.size());
-    std::vector<int> oi = {o.integrator, o.collision, o.cone, o.jacobian, o.solver, o.iterations,
-                           o.noslip_iterations, o.mpr_iterations, o.disableflags, o.enableflags};
-    std::vector<int> ti = {p.integrator, p.collision, p.cone, p.jacobian, p.solver, p.iterations,
-                           p.noslip_iterations, p.mpr_iterations, p.disableflags, p.enableflags};
     c.ints("opt(int fields)", oi, ti.data(), ti.size());
   }
-  // bodies
-  I(body_parentid, nb); I(body_rootid, nb); I(body_weldid, nb); I(body_mocapid, nb);
-  I(body_jntnum, nb); I(body_jntadr, nb); I(body_dofnum, nb); I(body_dofadr, nb);
-  I(body_geomnum, nb); I(body_geomadr, nb); I(body_simple, nb); I(body_sameframe, nb);
-  R(body_pos, 3 * nb); Q(body_quat, nb); R(body_ipos, 3 * nb); R(body_mass, nb); R(body_inertia, 3 * nb);
-  R(body_user, nb * m.nuser_body);
+  // every shared array that array_check does not exempt: integers exactly, reals to 1e-9
+  // relative, quaternions up to sign
+  for_each_model_array(m, mj, [&](const char* name, const auto& ours, const auto* theirs, long long n) {
+    const FieldCheck check = array_check(name);
+    if (check == FieldCheck::kSkip) return;
+    if constexpr (std::is_floating_point_v<std::remove_cvref_t<decltype(*theirs)>>) {
+      if (check == FieldCheck::kQuat) c.quats(name, ours, theirs, n / 4);
+      else c.reals(name, ours, theirs, n);
+    } else {
+      c.ints(name, ours, theirs, n);
+    }
+  });
+  // body_iquat, through the inertia tensor it implies
   for (size_t b = 0; b < nb; ++b) {
     double t1[9], t2[9];
     tensor(&m.body_iquat[4 * b], &m.body_inertia[3 * b], t1);
@@ -286,29 +331,29 @@ std::string moreau::testing::compare_compiled(moreau::Model& m, const mjModel* m
         break;
       }
   }
-  // joints, dofs
-  I(jnt_type, nj); I(jnt_qposadr, nj); I(jnt_dofadr, nj); I(jnt_bodyid, nj); I(jnt_group, nj); I(jnt_limited, nj);
-  R(jnt_solref, mjNREF * nj); R(jnt_solimp, mjNIMP * nj); R(jnt_pos, 3 * nj); R(jnt_axis, 3 * nj);
-  R(jnt_stiffness, nj); R(jnt_range, 2 * nj); R(jnt_margin, nj); R(jnt_user, nj * m.nuser_jnt);
-  I(dof_bodyid, nv); I(dof_jntid, nv); I(dof_parentid, nv); I(dof_Madr, nv); I(dof_simplenum, nv);
-  R(dof_solref, mjNREF * nv); R(dof_solimp, mjNIMP * nv); R(dof_frictionloss, nv); R(dof_armature, nv);
-  R(dof_damping, nv);
-  // geoms, sites
-  I(geom_type, ng); I(geom_contype, ng); I(geom_conaffinity, ng); I(geom_condim, ng); I(geom_bodyid, ng);
-  I(geom_dataid, ng); I(geom_group, ng); I(geom_priority, ng); I(geom_sameframe, ng);
-  R(geom_solmix, ng); R(geom_solref, mjNREF * ng); R(geom_solimp, mjNIMP * ng); R(geom_size, 3 * ng);
-  R(geom_rbound, ng); R(geom_pos, 3 * ng); Q(geom_quat, ng); R(geom_friction, 3 * ng); R(geom_margin, ng);
-  R(geom_gap, ng); R(geom_user, ng * m.nuser_geom);
-  I(site_type, ns); I(site_bodyid, ns); I(site_group, ns); I(site_sameframe, ns);
-  R(site_size, 3 * ns); R(site_pos, 3 * ns); Q(site_quat, ns); R(site_user, ns * m.nuser_site);
-  I(cam_mode, m.ncam); I(cam_bodyid, m.ncam); I(cam_targetbodyid, m.ncam); R(cam_pos, 3 * m.ncam);
-  Q(cam_quat, m.ncam); R(cam_fovy, m.ncam); R(cam_ipd, m.ncam);
-  I(light_mode, m.nlight); I(light_bodyid, m.nlight); I(light_targetbodyid, m.nlight);
-  I(light_directional, m.nlight); I(light_castshadow, m.nlight); I(light_active, m.nlight);
-  R(light_pos, 3 * m.nlight); R(light_dir, 3 * m.nlight);
-  // mesh convex hull graphs (qhull on the single-precision vertices, in 2.2.2's layout)
-  I(mesh_graphadr, m.nmesh);
-  I(mesh_graph, mj->nmeshgraph);
+  // builtin textures' image sizes (tex_width/tex_height of image files: not decoded here), and
+  // <visual> (float fields exact: both parse the text into a double and round it to float once)
+  for (int t = 0; t < m.ntex && t < mj->ntex; ++t)
+    if (m.tex_builtin[t] != moreau::kBuiltinNone && (m.tex_width[t] != mj->tex_width[t] || m.tex_height[t] != mj->tex_height[t]))
+      c.report("tex_width/tex_height", "texture " + std::to_string(t) + ": " + std::to_string(m.tex_width[t]) + "x" +
+                                           std::to_string(m.tex_height[t]) + " vs " + std::to_string(mj->tex_width[t]) +
+                                           "x" + std::to_string(mj->tex_height[t]));
+  {
+    static_assert(sizeof(moreau::Visual) == sizeof(mjVisual), "Visual mirrors mjVisual field for field");
+    static_assert(sizeof(float) == sizeof(int));
+    constexpr size_t nw = sizeof(mjVisual) / sizeof(float);
+    unsigned ours[nw], theirs[nw];
+    std::memcpy(ours, &m.vis, sizeof(ours));
+    std::memcpy(theirs, &mj->vis, sizeof(theirs));
+    for (size_t k = 0; k < nw; ++k)
+      if (ours[k] != theirs[k]) {
+        float x, y;
+        std::memcpy(&x, &ours[k], 4);
+        std::memcpy(&y, &theirs[k], 4);
+        c.report("vis", "word " + std::to_string(k) + ": " + std::to_string(x) + " vs " + std::to_string(y));
+        break;
+      }
+  }
   // vertices and faces of the meshes that collide (those with a graph); visual-only meshes may
   // differ in vertex count: 2.2.2 keeps one duplicate STL corner of a dog bone (BONECa_1.stl: 754
   // distinct corners by their bytes, 755 vertices in 2.2.2), which changes nothing measurable
@@ -325,30 +370,6 @@ std::string moreau::testing::compare_compiled(moreau::Model& m, const mjModel* m
         break;
       }
   }
-  // contacts
-  I(pair_dim, m.npair); I(pair_geom1, m.npair); I(pair_geom2, m.npair); I(pair_signature, m.npair);
-  R(pair_solref, mjNREF * m.npair); R(pair_solimp, mjNIMP * m.npair); R(pair_margin, m.npair);
-  R(pair_gap, m.npair); R(pair_friction, 5 * m.npair);
-  I(exclude_signature, m.nexclude);
-  // equality
-  I(eq_type, m.neq); I(eq_obj1id, m.neq); I(eq_obj2id, m.neq); I(eq_active, m.neq);
-  R(eq_solref, mjNREF * m.neq); R(eq_solimp, mjNIMP * m.neq); R(eq_data, mjNEQDATA * m.neq);
-  // tendons (length0 / invweight0 belong to set_const; lengthspring defaults to length0)
-  const size_t nt = m.ntendon;
-  I(tendon_adr, nt); I(tendon_num, nt); I(tendon_group, nt); I(tendon_limited, nt);
-  R(tendon_width, nt); R(tendon_solref_lim, mjNREF * nt); R(tendon_solimp_lim, mjNIMP * nt);
-  R(tendon_solref_fri, mjNREF * nt); R(tendon_solimp_fri, mjNIMP * nt); R(tendon_range, 2 * nt);
-  R(tendon_margin, nt); R(tendon_stiffness, nt); R(tendon_damping, nt); R(tendon_frictionloss, nt);
-  R(tendon_user, nt * m.nuser_tendon);
-  R(tendon_lengthspring, nt);
-  I(wrap_type, m.nwrap); I(wrap_objid, m.nwrap); R(wrap_prm, m.nwrap);
-  // actuators
-  I(actuator_trntype, nu); I(actuator_dyntype, nu); I(actuator_gaintype, nu); I(actuator_biastype, nu);
-  I(actuator_trnid, 2 * nu); I(actuator_group, nu); I(actuator_ctrllimited, nu); I(actuator_forcelimited, nu);
-  I(actuator_actlimited, nu);
-  R(actuator_dynprm, mjNDYN * nu); R(actuator_gainprm, mjNGAIN * nu); R(actuator_biasprm, mjNBIAS * nu);
-  R(actuator_ctrlrange, 2 * nu); R(actuator_forcerange, 2 * nu); R(actuator_actrange, 2 * nu);
-  R(actuator_gear, 6 * nu); R(actuator_cranklength, nu); R(actuator_user, nu * m.nuser_actuator);
   // sensors (MuJoCo 2.2.2 has no plugin sensor: its user sensor is 36)
   {
     std::vector<int> types = m.sensor_type;
@@ -356,24 +377,9 @@ std::string moreau::testing::compare_compiled(moreau::Model& m, const mjModel* m
       if (t == moreau::kSensUser) t = mjSENS_USER;
     c.ints("sensor_type", types, mj->sensor_type, m.nsensor);
   }
-  const size_t nsn = m.nsensor;
-  I(sensor_datatype, nsn); I(sensor_needstage, nsn); I(sensor_objtype, nsn); I(sensor_objid, nsn);
-  I(sensor_reftype, nsn); I(sensor_refid, nsn); I(sensor_dim, nsn); I(sensor_adr, nsn);
-  R(sensor_cutoff, nsn); R(sensor_noise, nsn); R(sensor_user, nsn * m.nuser_sensor);
-  // keyframes
-  const size_t nk = m.nkey;
-  R(key_time, nk); R(key_qpos, nk * m.nq); R(key_qvel, nk * m.nv); R(key_act, nk * m.na);
-  R(key_mpos, nk * 3 * m.nmocap); R(key_mquat, nk * 4 * m.nmocap); R(key_ctrl, nk * m.nu);
-  // height fields (2.2.2 stores the normalized samples in single precision)
-  I(hfield_nrow, m.nhfield); I(hfield_ncol, m.nhfield); I(hfield_adr, m.nhfield); R(hfield_size, 4 * m.nhfield);
+  // height field samples (2.2.2 stores the normalized samples in single precision)
   if (m.nhfielddata != mj->nhfielddata) c.report("nhfielddata", std::to_string(m.nhfielddata) + " vs " + std::to_string(mj->nhfielddata));
   else c.reals("hfield_data", m.hfield_data, mj->hfield_data, mj->nhfielddata, 1e-7);
-  // custom
-  I(numeric_adr, m.nnumeric); I(numeric_size, m.nnumeric);
-  R(numeric_data, m.nnumericdata);
-#undef R
-#undef I
-#undef Q
   return c.log.str();
 }
 
@@ -495,6 +501,24 @@ const char* const kFeatureModels[][2] = {
       <site type="capsule" fromto="0 0 0 1 1 0" size="0.01"/></body>
     <body axisangle="1 0 0 1"><joint axis="1 1 1" armature="0.1" damping="2" frictionloss="0.3" margin="0.1"
       solreflimit="0.05 2" solimpfriction="0.8 0.9 0.01 0.4 3"/><geom type="ellipsoid" size="0.1 0.2 0.3" zaxis="0 1 0"/></body>
+  </worldbody></mujoco>)"},
+    {"materials_textures_visual", R"(<mujoco>
+  <visual><global fovy="60" azimuth="120" elevation="-20" offwidth="800"/><quality shadowsize="2048" offsamples="8"/>
+    <headlight ambient="0.3 0.3 0.3" diffuse="0.6 0.5 0.4" active="0"/><map znear="0.02" zfar="40" fogstart="2"/>
+    <scale com="0.2"/><rgba haze="0.15 0.25 0.35 1" fog="0.1 0.2 0.3 1" contactpoint="1 0 0 1"/></visual>
+  <default><material specular="0.3"/><default class="c"><material shininess="0.9" rgba="1 0 0 1"/></default>
+    <default class="g"><geom material="n"/></default></default>
+  <asset>
+    <texture name="grid" type="2d" builtin="checker" rgb1="1 0 0" rgb2="0 1 0" width="10" height="20" mark="edge" markrgb="0 0 1"/>
+    <texture name="sky" type="skybox" builtin="gradient" rgb1="1 1 1" rgb2="0 0 0" width="8" height="8"/>
+    <texture name="cube" builtin="flat" rgb1="0.5 0.5 0.5" width="4" height="3"/>
+    <texture name="dots" type="2d" builtin="checker" mark="random" random="0.1" width="8" height="9"/>
+    <material name="m" texture="grid" texrepeat="2 3" texuniform="true" emission="0.2" reflectance="0.1"/>
+    <material name="n" class="c"/>
+    <material name="o" texture="cube" class="c" rgba="0 0 1 0.5"/>
+  </asset>
+  <worldbody><geom type="plane" size="1 1 0.1" material="m"/><geom size="0.1" class="g"/>
+    <body><freejoint/><geom size="0.1" material="m" rgba="1 1 1 1"/><site material="o" rgba="0 1 0 1"/><site material="n"/></body>
   </worldbody></mujoco>)"},
     {"springdamper", R"(<mujoco>
   <worldbody><body><freejoint/><geom type="box" size="0.2 0.1 0.05"/>

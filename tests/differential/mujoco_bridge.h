@@ -79,7 +79,7 @@ double adopt_fluid_virtual_inertia(Model& m, const mjModel* mj);
 std::vector<double> mujoco_qderiv(const mjModel* M, const mjData* D);
 
 // Switch off, on the MuJoCo side, features these suites leave to others: tendon stiffness and damping
-// (compared by TendonActuatorSensor). Fluid forces, both models, are no longer stripped.
+// (compared by TendonActuatorSensor). Fluid forces, both models, are kept.
 void strip_unimplemented(mjModel* mj);
 
 }  // namespace moreau::testing

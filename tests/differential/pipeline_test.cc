@@ -17,7 +17,7 @@
 //     geom pairs of the contacts;
 //   - when the contact lists agree: contact dist (1e-9), nefc, efc_type, efc_pos (1e-6),
 //     efc_diagApprox and efc_R (1e-9; 1e-6 for models with meshes, whose inertia 2.2.2 computes in
-//     single precision), efc_force, qfrc_constraint, qacc (1e-6, issue 4; the last two relative to
+//     single precision), efc_force, qfrc_constraint, qacc (1e-6; the last two relative to
 //     the terms they sum, see below), actuator_force, qfrc_actuator, act_dot, sensordata (1e-6).
 // A state whose contact set differs from MuJoCo's fails, unless a cylinder stands upright on a plane
 // (upright_cylinder_on_plane: an ill-conditioned, equally valid contact set): such states are

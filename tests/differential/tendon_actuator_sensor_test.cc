@@ -6,7 +6,7 @@
 // (actuator_acc0, lengthrange, tendon_lengthspring) are MuJoCo's.
 // State: random qpos/qvel (bridge helpers), random ctrl U(-1.5,1.5) (outside ctrlrange on purpose:
 // tests clamping), random act (U(0,1) for muscles, U(-1,1) otherwise); time random.
-// COPIED from MuJoCo after mj_forward, so that only the stages of issue 5 are tested here:
+// COPIED from MuJoCo after mj_forward, so that only the tendon, actuator and sensor stages are tested here:
 //   kinematics (xpos, xquat, xmat, xipos, ximat, geom/site/cam poses), subtree_com, cdof, cvel,
 //   cacc, cfrc_int, cfrc_ext, contacts (pos, frame, geoms, dim, efc_address) and constraint rows
 //   (efc_type, efc_id, efc_pos, efc_margin, efc_vel, efc_force).

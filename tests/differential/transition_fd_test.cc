@@ -1,4 +1,4 @@
-// transition_fd against MuJoCo 2.2.2 (issue 5), same model (bridged from MuJoCo), same state, same eps
+// transition_fd against MuJoCo 2.2.2, same model (bridged from MuJoCo), same state, same eps
 // and centered flag: A, B, C, D against
 //  (1) the same finite differences taken on 2.2.2's own mj_step (mj_step_fd below: one mj_copyData and
 //      mj_step per perturbation, the same perturbation scheme): the FD of matching dynamics;

@@ -1,4 +1,4 @@
-// libFuzzer target for the MJCF loader and compiler (issue 7): any byte string must either load or
+// libFuzzer target for the MJCF loader and compiler: any byte string must either load or
 // raise moreau::LoadError -- never crash, hang, leak or read out of bounds. Built with clang and
 // -fsanitize=fuzzer,address,undefined by scripts/fuzz.sh; seeded with every model of ../shared/models.
 // Inputs that found something are kept in tests/fuzz/regressions (replayed by a unit test).

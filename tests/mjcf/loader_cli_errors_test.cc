@@ -1,4 +1,4 @@
-// Every class of bad input of issue 2 through the command-line tool: `moreau info` exits 1 and
+// Every class of bad input through the command-line tool: `moreau info` exits 1 and
 // prints {"error": "FILE:LINE: <ELEMENT>: message"} naming the file, the line and the element.
 #include <gtest/gtest.h>
 #include <sys/wait.h>

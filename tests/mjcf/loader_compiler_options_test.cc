@@ -147,8 +147,8 @@ TEST(LoaderGlobalCoordinates, PosesAreGivenInTheWorld) {
 }
 
 // Newer than 2.2.2 and not in the reference documents: refused with a clear message. (Height field
-// 'elevation' and the invdiscrete flag are newer too, but issue 3 and the computation chapter
-// describe them: they load, see collision_mesh_test.cc and the next test.)
+// 'elevation' and the invdiscrete flag are newer too, but the computation chapter and the project's
+// collision requirements describe them: they load, see collision_mesh_test.cc and the next test.)
 // <frame> and <compiler assetdir> (newer than 2.2.2) load (tests/mjcf/loader_frame_test.cc); what
 // the MJCF reference leaves open about frames is refused with the line of the element.
 TEST(LoaderNewerThan222, FrameAndAssetdirLoad) {

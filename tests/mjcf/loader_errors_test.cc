@@ -188,19 +188,6 @@ TEST(LoaderErrors, ErrorInsideIncludedFile) {
 
 }  // namespace
 
-// A user-defined gain/bias/dynamics type needs callbacks Moreau does not have: computing zero instead
-// would silently simulate a wrong model, so the loader refuses it.
-TEST(LoaderErrors, UserActuatorTypesAreRejected) {
-  const std::string xml =
-      "<mujoco>\n"
-      "  <worldbody><body><joint name=\"j\"/><geom size=\"0.1\"/></body></worldbody>\n"
-      "  <actuator>\n"
-      "    <general joint=\"j\" gaintype=\"user\"/>\n"
-      "  </actuator>\n"
-      "</mujoco>\n";
-  expect_error(xml, 4, "general", "'user' needs user callbacks");
-}
-
 // multiccd (2.2.2's multi-point convex collision) is implemented: the flag sets and clears the bit.
 TEST(LoaderErrors, MulticcdLoads) {
   const moreau::Model on =

@@ -3,7 +3,8 @@
 # then, as a user outside the tree would,
 #   1. build tests/package with find_package(moreau) against the shared library, and run it;
 #   2. the same with MOREAU_USE_STATIC_LIBS=ON (libmoreau.a; the executable must not need libmoreau.so);
-#   3. compile main.cc with g++ $(pkg-config --cflags --libs moreau) and run it;
+#   3. compile main.cc with g++ $(pkg-config --cflags --libs moreau) and run it, and link it
+#      statically with pkg-config --static;
 #   4. run the installed CLI on the installed humanoid.
 # Each consumer loads, steps and checks the installed share/moreau/models/humanoid.xml.
 #   tests/package/run.sh BUILD_DIR CXX_COMPILER CMAKE_GENERATOR LIBDIR (CMAKE_INSTALL_LIBDIR, e.g. lib)
@@ -47,6 +48,15 @@ export PKG_CONFIG_PATH=$prefix/$lib/pkgconfig
 # shellcheck disable=SC2046  # pkg-config's output is a list of flags
 "$cxx" -O1 -o "$work/pkgconfig-consumer" "$here/main.cc" $(pkg-config --cflags --libs moreau) -Wl,-rpath,"$prefix/$lib"
 echo "pkg-config: $("$work/pkgconfig-consumer" "$model")"
+# A static link: libmoreau.a, then what it needs (pkg-config --static).
+# shellcheck disable=SC2046
+"$cxx" -O1 -o "$work/pkgconfig-static-consumer" "$here/main.cc" $(pkg-config --cflags moreau) \
+       -Wl,-Bstatic $(pkg-config --libs moreau) -Wl,-Bdynamic $(pkg-config --static --libs moreau)
+if readelf -d "$work/pkgconfig-static-consumer" | grep -q 'NEEDED.*libmoreau\.so'; then
+  echo "package: the static pkg-config consumer links libmoreau.so" >&2
+  exit 1
+fi
+echo "pkg-config (static): $("$work/pkgconfig-static-consumer" "$model")"
 
 # The installed CLI reads the installed model and reports the size the consumers saw ("nq N ...").
 info=$("$prefix/bin/moreau" info "$model")

@@ -1,4 +1,4 @@
-// Unit tests of actuators (issue 5), no MuJoCo: muscle curves at their documented points,
+// Unit tests of actuators, no MuJoCo: muscle curves at their documented points,
 // activation dynamics against the exact solution of the ODE over one step, control/force/
 // activation clamping, gain/bias force model, transmissions (moment arms against finite
 // differences of the actuator length, slider-crank against its closed form, site wrench).

@@ -1,9 +1,11 @@
-// The command-line contract of `moreau` (README, issue 2): scripts depend on these keys and exit codes.
+// The command-line contract of `moreau` (README): scripts depend on these keys and exit codes
+// (0 success, 1 model or input error, 2 bad command line).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -41,6 +43,31 @@ Result run_cli(const std::string& args, const std::string& input = "") {
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
 }
+
+// Run `program ARGS` (stdin empty) and capture stdout and stderr separately.
+struct Output {
+  int status = -1;
+  std::string out, err;
+};
+Output run_program(const std::string& program, const std::string& args) {
+  static int counter = 0;
+  const std::string err_path =
+      testing::TempDir() + "moreau_cli_err_" + std::to_string(getpid()) + "_" + std::to_string(counter++) + ".txt";
+  const std::string cmd = program + " " + args + " < /dev/null 2> " + err_path;
+  Output r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream f(err_path);
+  r.err.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  std::remove(err_path.c_str());
+  return r;
+}
+Output run_cli_err(const std::string& args) { return run_program(MOREAU_CLI, args); }
 
 std::vector<Json> lines(const std::string& out) {
   std::vector<Json> v;
@@ -166,13 +193,15 @@ TEST(Cli, RolloutPrintsEveryKSteps) {
 }
 
 TEST(Cli, OptionOverridesAreValidated) {
-  EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --integrator Bogus").status, 1);
-  EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --disable nosuchflag").status, 1);
-  // A hard-contact solver with an integrator it cannot step with is refused, not replaced.
+  // names the options do not know are command-line errors
+  EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --integrator Bogus").status, 2);
+  EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --disable nosuchflag").status, 2);
+  EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --solver raisim-dss").status, 2);
+  // A hard-contact solver with an integrator it cannot step with is refused, not replaced (the
+  // integrator may come from the model: exit 1 with {"error"}).
   const Result rk4 = run_cli("rollout " + kPendulum + " --steps 1 --solver raisim --integrator RK4");
   EXPECT_EQ(rk4.status, 1);
   EXPECT_NE(rk4.out.find("Euler"), std::string::npos) << rk4.out;
-  EXPECT_EQ(run_cli("rollout " + kPendulum + " --steps 1 --solver raisim-dss").status, 1);
   // Disabling gravity leaves the pendulum at rest.
   const Result r = run_cli("rollout " + kPendulum + " --steps 50 --disable gravity --key 0");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -190,7 +219,7 @@ TEST(Cli, BenchReportsStepsPerSecond) {
   EXPECT_EQ(v[0]["steps"], 200);
 }
 
-// `rollout --metrics` (issue 6): the existing keys are unchanged and each line gains the step's
+// `rollout --metrics`: the existing keys are unchanged and each line gains the step's
 // iterations, eps_abs, errors, world-frame contact forces and the energy of the new state. A 1 kg
 // cube resting on a plane under raisim-ds: the four contact forces on the cube sum to m g upward
 // (1e-9 relative), eps_abs is tiny, and the energy is the potential m g z (kinetic 0).
@@ -236,7 +265,7 @@ TEST(Cli, ExperimentPrintsCsv) {
   int rows = 0;
   while (std::getline(s, row)) ++rows;
   EXPECT_EQ(rows, 4);  // steps 0..3
-  EXPECT_EQ(run_cli("experiment no-such-experiment").status, 1);
+  EXPECT_EQ(run_cli("experiment no-such-experiment").status, 2);  // a bad command line
 }
 
 // `--enable multiccd` (multi-point convex collision): a cylinder standing on a box gets its
@@ -258,4 +287,107 @@ TEST(Cli, EnableMulticcd) {
   ASSERT_EQ(v[0]["ncon"], 5);
   for (const auto& dist : v[0]["contact_dist"]) EXPECT_NEAR(dist.get<double>(), -0.01, 1e-9);
   std::remove(path.c_str());
+}
+
+// ------------------------------------------------------------------------------ command-line errors
+
+constexpr const char* kExitCodesLine = "Exit codes: 0 success, 1 model or input error, 2 bad command line.";
+
+TEST(Cli, HelpDocumentsExitCodes) {
+  for (const std::string args : {"--help", "rollout --help", "simulate --help"}) {
+    const Output r = run_cli_err(args);
+    EXPECT_EQ(r.status, 0) << args;
+    EXPECT_NE(r.out.find(kExitCodesLine), std::string::npos) << args << ": " << r.out;
+  }
+}
+
+TEST(Cli, UnknownSubcommandIsNamedAndTheSubcommandsListed) {
+  const Output r = run_cli_err("simulat");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown subcommand 'simulat'"), std::string::npos) << r.err;
+  for (const char* sub : {"info", "forward", "inverse", "rollout", "experiment", "bench", "simulate"})
+    EXPECT_NE(r.err.find(sub), std::string::npos) << sub << ": " << r.err;
+  const Output none = run_cli_err("");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("a subcommand is required: info, forward"), std::string::npos) << none.err;
+  const Output exp = run_cli_err("experiment sliding-cub");
+  EXPECT_EQ(exp.status, 2);
+  EXPECT_NE(exp.err.find("unknown experiment 'sliding-cub'; the experiments are: sliding-cube"), std::string::npos)
+      << exp.err;
+}
+
+// Every parse error exits with 2 (CLI11's own codes 104..114 never leak) and says in words what is
+// accepted, never a numeric range.
+TEST(Cli, BadValuesExitTwoAndSayWhatIsAccepted) {
+  const std::string roll = "rollout " + kPendulum + " ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {roll + "--steps -1", "--steps must be a non-negative integer, not '-1'"},
+      {roll + "--steps abc", "--steps must be a non-negative integer, not 'abc'"},
+      {roll + "--steps 2.5", "--steps must be a non-negative integer, not '2.5'"},
+      {roll + "--steps 99999999999999999999", "--steps must be at most 2147483647"},
+      {roll + "--steps 1 --every -3", "--every must be a non-negative integer, not '-3'"},
+      {roll + "--steps 1 --key -1", "--key must be a non-negative integer, not '-1'"},
+      {roll + "--steps 1 --timestep -0.001", "--timestep must be a positive number, not '-0.001'"},
+      {roll + "--steps 1 --timestep 0", "--timestep must be a positive number, not '0'"},
+      {roll + "--steps 1 --timestep nan", "--timestep must be a positive number, not 'nan'"},
+      {roll + "--steps 1 --timestep inf", "--timestep must be a positive number, not 'inf'"},
+      {roll + "--steps 1 --iterations -5", "--iterations must be a non-negative integer, not '-5'"},
+      {roll + "--steps 1 --iterations nan", "--iterations must be a non-negative integer, not 'nan'"},
+      {roll + "--steps 1 --tolerance -1e-3", "--tolerance must be a non-negative number, not '-1e-3'"},
+      {roll + "--steps 1 --tolerance NaN", "--tolerance must be a non-negative number, not 'NaN'"},
+      {"bench " + kPendulum + " --steps 0", "--steps must be a positive integer, not '0'"},
+      {"simulate " + kPendulum + " --steps -2", "--steps must be a non-negative integer, not '-2'"},
+      {"experiment impact --key -1", "--key must be a non-negative integer, not '-1'"},
+      {"forward " + kPendulum + " --timestep -1", "--timestep must be a positive number, not '-1'"},
+      {roll + "--steps 1 --cone round", "--cone 'round' is not one of: pyramidal elliptic"},
+      {roll, "--steps is required"},
+      {roll + "--steps", "--steps needs a value"},
+      {roll + "--steps 1 --stpes 2", "The following arguments were not expected: 2 --stpes"},
+      {"info", "MODEL is required"},
+      {"info " + kPendulum + " extra", "The following argument was not expected: extra"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Output r = run_cli_err(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("moreau: " + message), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("179769"), std::string::npos) << args << ": " << r.err;  // no numeric range
+    EXPECT_EQ(r.out, "") << args;  // stdout stays for JSON results
+  }
+  // a keyframe the model does not have is an input error (1), as a bad model is
+  EXPECT_EQ(run_cli_err(roll + "--steps 1 --key 7").status, 1);
+}
+
+// `simulate` without a model finds the bundled humanoid next to the binary: ../models from a build
+// folder in the source tree, ../share/moreau/models under an install prefix; elsewhere it says
+// where it looked and exits 1.
+TEST(Cli, SimulateFindsTheBundledModelFromTheBinarysLocation) {
+  namespace fs = std::filesystem;
+  const Output here = run_cli_err("simulate --steps 5");
+  ASSERT_EQ(here.status, 0) << here.err;
+  const std::string source_model = (fs::path(MOREAU_SOURCE_DIR) / "models" / "humanoid.xml").lexically_normal();
+  EXPECT_NE(here.out.find(fs::canonical(source_model).string()), std::string::npos) << here.out;
+
+  const fs::path root = fs::path(testing::TempDir()) / ("moreau_prefix_" + std::to_string(getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "prefix" / "bin");
+  fs::create_directories(root / "prefix" / "share" / "moreau" / "models");
+  fs::create_directories(root / "lonely" / "bin");
+  fs::copy_file(MOREAU_CLI, root / "prefix" / "bin" / "moreau");
+  fs::copy_file(source_model, root / "prefix" / "share" / "moreau" / "models" / "humanoid.xml");
+  fs::copy_file(MOREAU_CLI, root / "lonely" / "bin" / "moreau");
+
+  const Output installed = run_program((root / "prefix" / "bin" / "moreau").string(), "simulate --steps 5");
+  EXPECT_EQ(installed.status, 0) << installed.err;
+  EXPECT_NE(installed.out.find((root / "prefix" / "share" / "moreau" / "models" / "humanoid.xml").string()),
+            std::string::npos)
+      << installed.out;
+  EXPECT_NE(installed.out.find("simulated  5 steps"), std::string::npos) << installed.out;
+
+  const Output lonely = run_program((root / "lonely" / "bin" / "moreau").string(), "simulate --steps 5");
+  EXPECT_EQ(lonely.status, 1);
+  EXPECT_NE(lonely.err.find("the bundled model humanoid.xml is neither at " +
+                            (root / "lonely" / "models" / "humanoid.xml").string()),
+            std::string::npos)
+      << lonely.err;
+  fs::remove_all(root);
 }

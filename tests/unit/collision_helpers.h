@@ -69,6 +69,7 @@ struct Scene {
     math::quat2mat(R, q);
     d.geom_xpos.insert(d.geom_xpos.end(), pos.begin(), pos.end());
     d.geom_xmat.insert(d.geom_xmat.end(), R, R + 9);
+    d.xpos.resize(3 * m.nbody);  // sized as make_data does: collision() checks the Data/Model match
     return g;
   }
   void run() {

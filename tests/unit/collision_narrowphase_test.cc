@@ -438,7 +438,7 @@ TEST(CollisionCapsule, CapsuleBoxAcrossTopEdgeOfWall) {
   // the wall's lower top edge (x = -0.02, z = 0.1): the first sphere is the segment point nearest
   // that edge (depth 0.01, normal along the edge's perpendicular); 2.2.2's second sphere is the
   // width of the top face further along the segment, 2 h_x / cos(10 deg) (measured rule, see
-  // collide_box.cc), over the top face at the known height (values checked against 2.2.2 with a
+  // collide_capsule_box.cc), over the top face at the known height (values checked against 2.2.2 with a
   // probe program).
   const double th = 10 * M_PI / 180, d = 0.04, r = 0.05, hx = 0.02;
   const double c[3] = {-hx - d * std::sin(th), 0, 0.1 + d * std::cos(th)};
@@ -675,7 +675,7 @@ TEST(CollisionBox, EdgeEdgeLaterCornerPoint) {
 }
 
 // R8 of collide_box.cc: edge contacts of boxes apart along n (margin 0.1) whose clipping finds no
-// crossing, random states of the box-box probe where rules measured earlier gave other points
+// crossing, random states of the box-box probe that exercise its (b'') and (c'') pairs
 // (expected values: 2.2.2's mjCOLLISIONFUNC[box][box], printed to 17 digits; 1e-9 as above):
 //  - a later reference corner paired with R9's scaled point clamped to the incident face (seed 1,
 //    model 83, trial 43: the one point lies on neither box);

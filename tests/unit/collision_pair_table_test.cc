@@ -1,4 +1,4 @@
-// Analytic cases for every convex type pair (issue 3: "known penetration depth, normal and point for
+// Analytic cases for every convex type pair (the collision requirement: "known penetration depth, normal and point for
 // hand-built configurations, including deep penetration, touching, separated-within-margin and
 // degenerate placements"), table-driven so that no pair is left out.
 //

@@ -1,4 +1,4 @@
-// Behaviour tests of the soft-constraint model (issue 4) through the whole pipeline: loader,
+// Behaviour tests of the soft-constraint model through the whole pipeline: loader,
 // kinematics, collision, dynamics, constraint rows, solver, semi-implicit Euler.
 //   - a frictionless box resting on a plane settles at the penetration that solref/solimp predict;
 //   - a box on a slope sticks when tan(slope) < mu and slides (with the Coulomb acceleration) when

@@ -1,4 +1,4 @@
-// Unit tests of the solver parameters (issue 4): impedance d(r) against the formula at chosen
+// Unit tests of the solver parameters: impedance d(r) against the formula at chosen
 // points, solref in both forms, refsafe, R = (1-d)/d diagApprox, elliptic R and mu.
 #include <gtest/gtest.h>
 
@@ -90,6 +90,9 @@ Data slider_data(const Model& m, double mass, double q, double v, double force) 
   d.qacc_warmstart = {0};
   d.qacc = {0};
   d.qfrc_constraint = {0};
+  d.xpos.resize(3 * m.nbody);  // the arrays the entries' Data/Model check compares
+  d.geom_xpos.resize(3 * m.ngeom);
+  d.site_xpos.resize(3 * m.nsite);
   allocate_constraint_storage(m, d);
   return d;
 }

@@ -1,4 +1,4 @@
-// Finite-difference derivatives (issue 5; no MuJoCo: the comparison with mjd_transitionFD is in
+// Finite-difference derivatives (no MuJoCo: the comparison with mjd_transitionFD is in
 // tests/differential/transition_fd_test.cc):
 //  - transition_fd skips the stages a perturbation does not change; its columns must be exactly
 //    (bitwise) the differences of full steps taken the same way, and the state is restored exactly;

@@ -250,7 +250,7 @@ TEST(Integrators, RK4ConservesEnergyFarBetterThanEuler) {
 
 TEST(Integrators, ImplicitIntegratorsDampLikeEuler) {
   // One hinge without gravity: no RNE velocity terms, D = -b, so implicit and implicitfast give
-  // Euler's v_{k+1} = v_k M / (M + h b) (issue 5; stiff damper b h / M = 50).
+  // Euler's v_{k+1} = v_k M / (M + h b) (stiff damper b h / M = 50).
   for (int integrator : {kIntImplicit, kIntImplicitFast}) {
     Model m = make_chain({1.0}, {1.0});
     m.opt.integrator = integrator;

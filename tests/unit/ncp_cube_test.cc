@@ -1,4 +1,4 @@
-// Hard-contact solvers on the cube scenes of the RaiSim paper (issue 6): the sliding cube (Fig. 3)
+// Hard-contact solvers on the cube scenes of the RaiSim paper: the sliding cube (Fig. 3)
 // against the maximum-dissipation solution, RaiSim's measurable violation of it as eq. (10)
 // predicts, the dragged cube (Fig. 4), and static equilibrium of a box on a plane.
 //

@@ -1,4 +1,4 @@
-// The spinning ball of the Underactuated chapter (issue 6): moreau::impact against the closed-form
+// The spinning ball of the Underactuated chapter: moreau::impact against the closed-form
 // post-impact map for restitution e, and velocity stepping against the same map with e = 0.
 //
 // Map (chapter, "Impulsive collisions", hollow sphere of mass m, radius r, theta_dot = -omega_y):

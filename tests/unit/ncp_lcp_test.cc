@@ -1,4 +1,4 @@
-// The time-stepping LCP (issue 6): the two-block exercise of the Underactuated chapter worked by
+// The time-stepping LCP: the two-block exercise of the Underactuated chapter worked by
 // hand, Lemke's algorithm checked for complementarity directly, and the size limit of the solver.
 //
 // Hand solution (docs/contact_models.md): h = 1, m = 1, gap g_n = q_B - q_A - 1, impulse f_n >= 0

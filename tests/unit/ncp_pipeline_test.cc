@@ -1,4 +1,4 @@
-// The hard-contact solvers in Moreau's pipeline (issue 6): selection by name in MJCF, refusal of
+// The hard-contact solvers in Moreau's pipeline: selection by name in MJCF, refusal of
 // combinations they cannot do, consistency of qacc with the Euler update (joint damping included),
 // limits and equality rows, and the metrics of contact_metrics against the solver's own.
 #include <gtest/gtest.h>

@@ -89,8 +89,8 @@ std::vector<std::string> allocation_models() {
 }
 
 // Every model of tests/models_mujoco222.txt, every other .xml under ../shared/models that Moreau
-// loads (2.2.2 refuses them: newer attributes or elements; on 2026-11-23 that was only
-// ellipsoidinertia.xml of 142 files, and the set grows as features land, so it is scanned, not listed),
+// loads (2.2.2 refuses them: newer attributes or elements; the set grows as features land, so it is
+// scanned, not listed),
 // and the bundled models. MOREAU_MODEL_STRIDE (tests/model_list.h) thins both lists in the sanitizer run.
 // Without the shared folder, its entries of the list are left out and counted in *skipped.
 struct LoadedModel {
@@ -211,7 +211,7 @@ TEST(Robustness, ImplicitStepAllocatesNothingAfterTheFirstStep) {
   MOREAU_SKIPPED_SHARED(skipped, allocation_models().size());
 }
 
-// The hard-contact solvers (issue 6) keep the promise: each on the sliding cube, raisim-ds and lcp
+// The hard-contact solvers keep the promise: each on the sliding cube, raisim-ds and lcp
 // on the dm_control quadruped standing on its feet (its free ball's condim-6 collisions disabled:
 // torsional and rolling friction are outside the hard-contact model), with joint damping, limits
 // and tendon equalities.
@@ -250,7 +250,7 @@ TEST(Robustness, HardContactStepAllocatesNothing) {
   MOREAU_SKIPPED_SHARED(skipped, cases.size());
 }
 
-// The finite-difference derivatives (issue 5) work in Data::fd_work, sized by make_data: no
+// The finite-difference derivatives work in Data::fd_work, sized by make_data: no
 // allocation, not even on the first call.
 TEST(Robustness, DerivativesAllocateNothing) {
   for (const std::string& path : {kHumanoid, std::string("/usr/share/mujoco/model/tendon_arm/arm26.xml")}) {
@@ -571,9 +571,10 @@ TEST(Robustness, ExhaustedRowArenaWarnsAndStopsAtItsEnd) {
 }
 
 TEST(Robustness, ArenaFromModelMemoryWarnsWhenFull) {
-  // Model::memory (bytes; a quarter of it for contacts) when nconmax is not given.
+  // Model::memory (bytes for the contacts, each with 6 rows of nv + 16 doubles: src/engine/data.cc)
+  // when nconmax is not given.
   moreau::Model m = moreau::load_model_from_string(box_pile("", "pyramidal"));
-  m.memory = 4 * 6 * static_cast<long long>(sizeof(moreau::Contact));
+  m.memory = 6 * (static_cast<long long>(sizeof(moreau::Contact)) + 6 * 8 * (m.nv + 16));
   const ArenaRun r = run_pile(m, 150);
   EXPECT_EQ(r.contact_capacity, 6u);
   EXPECT_EQ(r.max_ncon, 6);

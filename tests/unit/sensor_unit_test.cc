@@ -1,4 +1,4 @@
-// Unit tests of sensors (issue 5), no MuJoCo: each sensor type on a hand-built scene where the
+// Unit tests of sensors, no MuJoCo: each sensor type on a hand-built scene where the
 // value is known in closed form (rangefinder against every primitive, magnetometer, frame sensors
 // with reference frames, velocimeter/gyro of a spinning arm, accelerometer and force sensor at
 // rest, subtree momentum of a free body, joint/tendon/actuator sensors, clock, cutoff).

@@ -1,4 +1,4 @@
-// Unit tests of tendons (issue 5), no MuJoCo: fixed tendon length and moment arms by hand, a
+// Unit tests of tendons, no MuJoCo: fixed tendon length and moment arms by hand, a
 // spatial tendon through two sites (= their distance), wrapping around a sphere and a cylinder
 // against the closed-form geodesic, pulleys, side sites, moment arms against finite differences of
 // the length, tendon spring-dampers.

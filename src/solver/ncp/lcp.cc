@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/messages.h"
 #include "solver/ncp/ncp.h"
 
 namespace moreau::ncp {
@@ -133,18 +134,18 @@ int lcp(const Model& m, Data& d, Work& w) {
   constexpr double kTwoPi = 6.28318530717958647692;
   w.header[0] = 0;
   if (nefc > kLcpMaxRows)
-    throw std::runtime_error("lcp: " + std::to_string(nefc) + " constraint rows, more than the " +
-                             std::to_string(kLcpMaxRows) +
-                             " the dense Lemke solver accepts (use raisim-ds or ncp-pgs)");
+    internal::raise<std::runtime_error>("lcp: " + std::to_string(nefc) + " constraint rows, more than the " +
+                                        std::to_string(kLcpMaxRows) +
+                                        " the dense Lemke solver accepts (use raisim-ds or ncp-pgs)");
 
   // variables
   int n = 0;
   auto need = [&](int k) {
     if (n + k > kLcpMaxSize)
-      throw std::runtime_error("lcp: the problem needs more than " + std::to_string(kLcpMaxSize) +
-                               " LCP variables (" + std::to_string(nefc) +
-                               " constraint rows), the most the dense Lemke solver accepts (use "
-                               "raisim-ds or ncp-pgs)");
+      internal::raise<std::runtime_error>("lcp: the problem needs more than " + std::to_string(kLcpMaxSize) +
+                                          " LCP variables (" + std::to_string(nefc) +
+                                          " constraint rows), the most the dense Lemke solver accepts (use "
+                                          "raisim-ds or ncp-pgs)");
   };
   double* var = w.lcpvar;
   for (int r = 0; r < nefc;) {
@@ -221,10 +222,10 @@ int lcp(const Model& m, Data& d, Work& w) {
 
   const int pivots = lemke(n, M, q, w.lcpz, w.lemke, 50 * n + 100);
   if (pivots < 0)
-    throw std::runtime_error(std::string("lcp: Lemke's algorithm ") +
-                             (pivots == -1 ? "ended on a secondary ray" : "exceeded its pivot limit") +
-                             " on an LCP of " + std::to_string(n) + " variables (time " +
-                             std::to_string(d.time) + "): no solution found");
+    internal::raise<std::runtime_error>(std::string("lcp: Lemke's algorithm ") +
+                                        (pivots == -1 ? "ended on a secondary ray" : "exceeded its pivot limit") +
+                                        " on an LCP of " + std::to_string(n) + " variables (time " +
+                                        std::to_string(d.time) + "): no solution found");
   for (int u = 0; u < n; ++u) {
     double s = q[u];
     for (int v = 0; v < n; ++v) s += M[static_cast<size_t>(u) * n + v] * w.lcpz[v];

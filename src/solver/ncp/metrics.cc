@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/checks.h"
 #include "solver/ncp/ncp.h"
 
 namespace moreau::ncp {
@@ -68,6 +69,7 @@ namespace moreau {
 // contact frame plus the shift s (computed with the point Jacobians, so pyramidal and elliptic rows
 // alike); non-contact rows as in metrics() with c = J_r v+ + s.
 void contact_metrics(const Model& m, Data& d, const double* vplus_in) {
+  internal::check_data(m, d, "contact_metrics");
   const int nv = m.nv;
   const double h = m.opt.timestep;
   const double* Jv = constraint::J_values(m, d);

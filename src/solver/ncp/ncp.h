@@ -1,4 +1,4 @@
-// Internal interface of the hard-contact solvers (issue 6): the discrete-time contact problem of
+// Internal interface of the hard-contact solvers: the discrete-time contact problem of
 // the RaiSim paper (Le Lidec & Carpentier, "Reconciling RaiSim with the Maximum Dissipation
 // Principle", Sec. II) and of the Underactuated chapter ("Time-stepping approximations for rigid
 // contact"), built from Moreau's own constraint rows.

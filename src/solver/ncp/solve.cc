@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/checks.h"
+#include "engine/messages.h"
 #include "solver/ncp/ncp.h"
 
 namespace moreau {
@@ -41,27 +43,31 @@ void check_contacts(const Model& m, const Data& d) {
     const Contact& con = d.contact[i];
     if (con.efc_address < 0) continue;
     if (con.dim != 1 && con.dim != 3)
-      throw std::runtime_error(std::string("solver ") + solver_name(m.opt.solver) + ": contact between geoms " +
-                               geom_label(m, con.geom1) + " and " + geom_label(m, con.geom2) + " has condim " +
-                               std::to_string(con.dim) +
-                               "; the hard-contact solvers model condim 1 and 3 only (no torsional or "
-                               "rolling friction)");
+      internal::raise<std::runtime_error>(
+          std::string("solver ") + solver_name(m.opt.solver) + ": contact between geoms " +
+          geom_label(m, con.geom1) + " and " + geom_label(m, con.geom2) + " has condim " +
+          std::to_string(con.dim) +
+          "; the hard-contact solvers model condim 1 and 3 only (no torsional or "
+          "rolling friction)");
     if (con.dim == 3 && con.friction[0] != con.friction[1])
-      throw std::runtime_error(std::string("solver ") + solver_name(m.opt.solver) + ": contact between geoms " +
-                               geom_label(m, con.geom1) + " and " + geom_label(m, con.geom2) +
-                               " has anisotropic friction; the Coulomb cone of these solvers is isotropic");
+      internal::raise<std::runtime_error>(
+          std::string("solver ") + solver_name(m.opt.solver) + ": contact between geoms " +
+          geom_label(m, con.geom1) + " and " + geom_label(m, con.geom2) +
+          " has anisotropic friction; the Coulomb cone of these solvers is isotropic");
   }
 }
 
 void check_options(const Model& m) {
   if (m.opt.integrator != kIntEuler)
-    throw std::runtime_error(std::string("solver ") + solver_name(m.opt.solver) +
-                             " is a velocity-stepping (hard-contact) solver: it needs the Euler integrator, "
-                             "not integrator " + std::to_string(m.opt.integrator));
+    internal::raise<std::runtime_error>(
+        std::string("solver ") + solver_name(m.opt.solver) +
+        " is a velocity-stepping (hard-contact) solver: it needs the Euler integrator, "
+        "not integrator " + std::to_string(m.opt.integrator));
   if (m.opt.enableflags & kEnblFwdinv)
-    throw std::runtime_error(std::string("solver ") + solver_name(m.opt.solver) +
-                             ": the fwdinv check compares with the soft model's inverse, which the hard-contact "
-                             "solvers do not have");
+    internal::raise<std::runtime_error>(
+        std::string("solver ") + solver_name(m.opt.solver) +
+        ": the fwdinv check compares with the soft model's inverse, which the hard-contact "
+        "solvers do not have");
 }
 
 int run(const Model& m, Data& d, Work& w) {
@@ -118,12 +124,14 @@ void solve(const Model& m, Data& d) {
 }  // namespace ncp
 
 void impact(const Model& m, Data& d, double restitution) {
+  internal::check_data(m, d, "impact");
   if (!is_hard_contact_solver(m.opt.solver))
-    throw std::invalid_argument(std::string("impact: opt.solver is ") + solver_name(m.opt.solver) +
-                                "; the impact map needs a hard-contact solver (raisim, raisim-ds, ncp-pgs, ccp, lcp)");
+    internal::raise<std::invalid_argument>(
+        std::string("impact: opt.solver is ") + solver_name(m.opt.solver) +
+        "; the impact map needs a hard-contact solver (raisim, raisim-ds, ncp-pgs, ccp, lcp)");
   if (!(restitution >= 0 && restitution <= 1))
-    throw std::invalid_argument("impact: the coefficient of restitution must lie in [0, 1], not " +
-                                std::to_string(restitution));
+    internal::raise<std::invalid_argument>("impact: the coefficient of restitution must lie in [0, 1], not " +
+                                           std::to_string(restitution));
   fwd_position(m, d);
   d.ncp = NcpStat{};
   if (d.nefc == 0) return;
