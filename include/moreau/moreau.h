@@ -18,6 +18,7 @@
 
 #include "moreau/actuation.h"
 #include "moreau/data.h"
+#include "moreau/analytic_derivative.h"  // forward_derivatives, transition_derivatives (analytic)
 #include "moreau/derivative.h"  // qDeriv, transition_fd, inverse_fd
 #include "moreau/io.h"
 #include "moreau/messages.h"

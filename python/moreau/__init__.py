@@ -76,6 +76,9 @@ from ._moreau import (  # noqa: F401  (the public names of the compiled module)
     step1,
     step2,
     transition_fd,
+    transition_derivatives,
+    forward_derivatives,
+    derivative_fallbacks,
 )
 from ._named import install as _install_named_access
 from ._moreau import Data, Model  # noqa: F401

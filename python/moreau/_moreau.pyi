@@ -3071,6 +3071,12 @@ def step2(m: Model, d: Data) -> None:
     """Second half of step: actuation, acceleration, integration."""
     ...
 
+def transition_derivatives(m: Model, d: Data, sensors: bool = False) -> tuple:
+    """Transition Jacobians of step, analytic: (A, B, C, D) as transition_fd; C and D only with sensors=True, else None."""
+def forward_derivatives(m: Model, d: Data) -> dict:
+    """d qacc / d (qpos tangent, qvel, act, ctrl, qfrc_applied) and d act_dot / d (act, ctrl) (a dict)."""
+def derivative_fallbacks(m: Model, d: Data) -> list[str]:
+    """The features that make some derivative columns fall back to finite differences."""
 def transition_fd(m: Model, d: Data, eps: float = 1e-06, centered: bool = True) -> tuple:
     """Transition Jacobians of step by finite differences: (A, B, C, D) with dx' = A dx + B du, ds = C dx + D du; x = (qpos tangent, qvel, act), u = ctrl."""
     ...

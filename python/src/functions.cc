@@ -232,6 +232,54 @@ void bind_functions(py::module_& mod) {
       py::arg("m"), py::arg("d"), py::arg("rne") = true,
       "d(qfrc_passive + qfrc_actuator - qfrc_bias)/d qvel (dense nv x nv; also left in d.qDeriv).");
 
+  mod.def(
+      "transition_derivatives",
+      [](const Model& m, PyData& p, bool sensors) {
+        const py::ssize_t nx = 2 * m.nv + m.na, ns = m.nsensordata;
+        auto A = zeros({nx, nx}), B = zeros({nx, m.nu});
+        double *a = A.mutable_data(), *b = B.mutable_data();
+        py::object C = py::none(), D = py::none();
+        double *c = nullptr, *dd = nullptr;
+        if (sensors) {
+          auto Ca = zeros({ns, nx}), Da = zeros({ns, m.nu});
+          c = ns ? Ca.mutable_data() : nullptr, dd = ns ? Da.mutable_data() : nullptr;
+          C = Ca, D = Da;
+        }
+        run(m, p, "transition_derivatives",
+            [&](const Model& m, Data& d) { transition_derivatives(m, d, a, b, c, dd); });
+        return py::make_tuple(A, B, C, D);
+      },
+      py::arg("m"), py::arg("d"), py::arg("sensors") = false,
+      "Transition Jacobians of step, analytic (moreau/analytic_derivative.h): (A, B, C, D) as "
+      "transition_fd; C and D (sensors, by finite differences) only with sensors=True, else None.");
+  mod.def(
+      "forward_derivatives",
+      [](const Model& m, PyData& p) {
+        const py::ssize_t nv = m.nv, na = m.na, nu = m.nu;
+        auto Dq = zeros({nv, nv}), Dv = zeros({nv, nv}), Da = zeros({nv, na}), Du = zeros({nv, nu}),
+             Df = zeros({nv, nv}), Gact = zeros({na, na}), Gu = zeros({na, nu});
+        double *q = Dq.mutable_data(), *v = Dv.mutable_data(), *a = Da.mutable_data(), *u = Du.mutable_data(),
+               *f = Df.mutable_data(), *ga = Gact.mutable_data(), *gu = Gu.mutable_data();
+        run(m, p, "forward_derivatives",
+            [&](const Model& m, Data& d) { forward_derivatives(m, d, q, v, a, u, f, ga, gu); });
+        py::dict out;
+        out["DaDq"] = Dq; out["DaDv"] = Dv; out["DaDact"] = Da; out["DaDu"] = Du; out["DaDf"] = Df;
+        out["DactDact"] = Gact; out["DactDu"] = Gu;
+        return out;
+      },
+      py::arg("m"), py::arg("d"),
+      "d qacc / d (qpos tangent, qvel, act, ctrl, qfrc_applied) and d act_dot / d (act, ctrl) of forward "
+      "dynamics, analytic (a dict of arrays).");
+  mod.def(
+      "derivative_fallbacks",
+      [](const Model& m, PyData& p) {
+        std::vector<std::string> out;
+        run(m, p, "derivative_fallbacks", [&](const Model& m, Data& d) { out = derivative_fallbacks(m, d); });
+        return out;
+      },
+      py::arg("m"), py::arg("d"),
+      "The features that make some derivative columns fall back to finite differences (empty: all analytic).");
+
   // ------------------------------------------------------------------ contacts and constraints
   mod.def(
       "contact_force",

@@ -347,6 +347,27 @@ def test_transition_fd(pendulum):
     assert d.qpos[0] == 0.2  # state restored
 
 
+def test_transition_derivatives(pendulum):
+    m = pendulum
+    d = moreau.Data(m)
+    d.qpos[0] = 0.2
+    A, B, C, D = moreau.transition_derivatives(m, d)
+    assert C is None and D is None
+    h = m.opt.timestep
+    inertia = 2 * 1.0 + 0.4 * 2 * 0.05 ** 2
+    k = 9.81 * 2 * math.cos(0.2) / inertia
+    # analytic: no differencing error, so the bound is round-off
+    np.testing.assert_allclose(A, [[1 - h * h * k, h], [-h * k, 1]], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(B[:, 0], [h * h / inertia, h / inertia], rtol=1e-12, atol=1e-16)
+    _, _, C, D = moreau.transition_derivatives(m, d, sensors=True)
+    np.testing.assert_allclose(C, [[1, 0], [0, 1]], atol=1e-9)
+    assert d.qpos[0] == 0.2
+    f = moreau.forward_derivatives(m, d)
+    np.testing.assert_allclose(f["DaDq"], [[-k]], rtol=1e-12)
+    np.testing.assert_allclose(f["DaDu"], [[1 / inertia]], rtol=1e-12)
+    assert moreau.derivative_fallbacks(m, d) == []
+
+
 def test_contact_metrics_for_soft_and_hard(humanoid):
     m = humanoid
     m.opt.integrator = "Euler"

@@ -49,3 +49,14 @@ def test_humanoid_contacts_prints_supporting_forces():
     assert len(blocks) == 5 and any(int(n) > 0 for n in blocks)
     forces = re.findall(r"force \[\s*([-\d.e+]+)\s+([-\d.e+]+)\s+([-\d.e+]+)\s*\] N", out)
     assert forces and all(float(z) > 0 for _, _, z in forces)  # the floor pushes up
+
+
+def test_ilqr_analytic_and_finite_difference_derivatives_agree():
+    out = run("ilqr.py", "--iterations", "8")
+    runs = re.split(r"^(?=\S.*: (?:analytic|finite))", out, flags=re.M)
+    costs = [[float(c) for c in re.findall(r"cost\s+([\d.]+)", r)] for r in runs if "cost" in r]
+    assert len(costs) == 4  # cartpole and box, analytic and finite differences
+    for analytic, fd in ((costs[0], costs[1]), (costs[2], costs[3])):
+        assert analytic[-1] < 0.2 * analytic[0]  # iLQR makes progress
+        # the same iterations up to the differences' error (printed to 5 decimals)
+        assert analytic == pytest.approx(fd, rel=1e-5, abs=1e-4)

@@ -1,0 +1,93 @@
+// Analytic derivatives of forward dynamics, inverse dynamics and the transition of step.
+//
+// Smooth dynamics: the derivatives of RNE with respect to qpos and qvel are computed recursively
+// (forward-mode along each tangent direction, as Carpentier & Mansard, "Analytical derivatives of
+// rigid body dynamics algorithms", RSS 2018, in the com-based frame: a dof k moves the motion axes
+// cdof_j and inertias cinert_b of everything it carries, d cdof_j = cdof_k x cdof_j,
+// d cinert_b = cdof_k x* I - I cdof_k x). Position derivatives of M come with them: the position
+// derivative of RNE(q, qvel, qacc) = M qacc + C is (dM/dq) qacc + dC/dq.
+//
+// Constraints: the soft model's qacc minimizes the reduced primal cost; with the active set held
+// fixed (the one-sided derivative of the current active set: rows that switch state exactly at the
+// state are taken in the state they have), the implicit-function theorem on its optimality
+// condition M (qacc - qacc_smooth) = J' f gives, for a parameter p that leaves J unchanged,
+//   H dqacc/dp = d qfrc_smooth/dp + J' D_s d aref/dp,   H = M + J' D_s J
+// (D_s: the Hessian of the constraint cost: efc_D on quadratic rows, the cone Hessian on elliptic
+// contacts in the middle zone). H is built and factored by the Newton solver's routines. For qpos
+// the rows themselves move: the right-hand side gains dJ' f - J' D_s (dJ qacc - daref) - J' dD z
+// (z = J qacc - aref; D depends on qpos through the impedance of efc_pos).
+//
+// Finite-difference fallback: what the analytic path does not cover is computed by centred
+// differences of forward dynamics for the affected columns, and a warning naming the feature is
+// printed once per process (stderr). Covered analytically:
+//   - RNE (Coriolis, centrifugal, gravity) and M, every joint type (a ball joint must be the last
+//     joint of its body when other joints follow it: else fallback);
+//   - passive: joint springs (hinge, slide) and joint damping, fixed-tendon springs and damping;
+//   - actuators with joint (hinge/slide) or fixed-tendon transmission, fixed or affine gain and
+//     none or affine bias, dynamics none, integrator, filter, filterexact; ctrl and force clamping
+//     (a clamped value has zero derivative; a control at the edge of ctrlrange gets the inside
+//     one-sided derivative);
+//   - constraints: velocity, activation, control and applied-force columns (above).
+//   - constraint position derivatives (the Jacobian, residual, impedance and reference acceleration
+//     of each row) for joint limits (hinge, slide), fixed-tendon limits and friction, dof friction,
+//     joint and fixed-tendon equality (polynomial coupling included), and frictionless, pyramidal
+//     and elliptic contacts between a plane on a static body and a sphere, capsule or box, and
+//     between two spheres/capsules on any bodies (non-parallel capsules): the contact point,
+//     distance and frame as functions of qpos.
+// By finite differences (with the one warning): position columns when a constraint row is of
+// another kind (connect, weld and distance equality, other geom pairs such as box-box, ellipsoid,
+// cylinder, mesh, parallel capsules; ball joint limits and equality, spatial tendon rows), ball/free
+// joint springs, spatial tendons with stiffness or damping or transmission, gravity compensation,
+// fluid forces, nonzero xfrc_applied; velocity columns with fluid forces, muscles or jdotv; every
+// column with muscles, user callbacks, site/body/slider-crank/ball transmissions, actearly, noslip
+// or a hard-contact solver.
+//
+// Sensors (C, D of transition_derivatives) are computed by finite differences (transition_fd).
+//
+// These functions allocate their work space (std::vector) per call.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "moreau/data.h"
+#include "moreau/model.h"
+
+namespace moreau {
+
+// d qacc / d (qpos tangent, qvel, act, ctrl, qfrc_applied) of forward dynamics at the current state,
+// row-major: DaDq, DaDv, DaDf nv x nv, DaDact nv x na, DaDu nv x nu; any may be null. Also, when
+// non-null: DactDact (na x na) and DactDu (na x nu), the derivatives of act_dot. Runs forward(m, d)
+// first; on return d holds the results of forward at the unperturbed state.
+void forward_derivatives(const Model& m, Data& d, double* DaDq, double* DaDv, double* DaDact,
+                         double* DaDu, double* DaDf, double* DactDact = nullptr,
+                         double* DactDu = nullptr);
+
+// d qfrc_inverse / d (qpos tangent, qvel, qacc) of inverse dynamics (inverse(m, d)) at the current
+// (qpos, qvel, qacc), row-major nv x nv, any may be null. With constraint rows the columns are
+// computed by inverse_fd (the warning is printed once).
+void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, double* DfDa);
+
+// Transition Jacobians of step at the current state, as transition_fd (same shapes, tangent-space
+// conventions and state restoration): A (2nv+na)^2, B (2nv+na) x nu, C nsensordata x (2nv+na),
+// D nsensordata x nu, any may be null. Euler (with implicit joint damping), implicit and
+// implicitfast are analytic (above); RK4 and the implicit integrators' midpoint integration of free
+// bodies fall back to transition_fd (warning). On return the state is restored.
+void transition_derivatives(const Model& m, Data& d, double* A, double* B, double* C, double* D);
+
+// The features of the model and of its current state (after forward, which this runs) that make
+// some columns fall back to finite differences, one line each (empty: all analytic).
+std::vector<std::string> derivative_fallbacks(const Model& m, Data& d);
+
+namespace internal {
+// Dense d/dqpos (tangent) of RNE(q, qvel, qacc) without armature (nv x nv row-major), at the
+// position stage of d (cdof, cinert); qvel and qacc given; gravity as the model's flags say when
+// `gravity`. out[i*nv + k] = d rne_i / d q_k.
+void rne_pos_deriv(const Model& m, const Data& d, const double* qvel, const double* qacc, bool gravity,
+                   double* out);
+// Whether rne_pos_deriv covers the model's joints (false: a ball joint followed by another joint
+// of the same body).
+bool rne_pos_supported(const Model& m);
+}  // namespace internal
+
+}  // namespace moreau

@@ -1,0 +1,1187 @@
+// Analytic derivatives of forward dynamics, inverse dynamics and step (moreau/analytic_derivative.h).
+//
+// Forward dynamics: M qacc = f(q, v, act, ctrl) + J' force. Without constraint rows
+//   dqacc/dx = M^-1 (df/dx - (dM/dx) qacc),
+// where (dM/dq) qacc + dC/dq is the position derivative of RNE(q, v, qacc) (analytic_rne.cc) and
+// dC/dv the velocity derivative of RNE (smooth_vel.cc). With constraint rows M^-1 becomes H^-1,
+// H = M + J' D_s J (implicit-function theorem, header), and the velocity columns gain
+// -J' D_s B J from aref = -B J v - K imp (pos - margin).
+//
+// Step: qacc_e = (M + h B_damp)^-1 M qacc (Euler with damping), (M - h D)^-1 M qacc (implicit,
+// implicitfast with D symmetrized), differentiated with D's own derivative where it is not
+// constant: the RNE part of D is linear in v, so d(D_rne(v) y)/dv = D_rne evaluated at velocity y,
+// and d(D_rne y)/dq = -d/dq [C(v + y) - C(v) - C(y)] (C without gravity); the actuator part of D
+// depends on the actuator input through gain_vel. Then v' = v + h qacc_e, act' = act + h act_dot
+// (filterexact: tau (1 - exp(-h/tau))) clamped to actrange, and q' = q exp(h v') per joint: in the
+// tangent space dq' = R(h v')' dq + Jr(h v') h dv' for the rotation of ball and free joints (Jr the
+// right Jacobian of SO(3)), dq' = dq + h dv' otherwise.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "constraint/storage.h"
+#include "derivative/work.h"
+#include "engine/internal.h"
+#include "integrator/implicit.h"
+#include "math/spatial.h"
+#include "moreau/analytic_derivative.h"
+#include "moreau/derivative.h"
+#include "moreau/moreau.h"
+#include "solver/solver.h"
+
+namespace moreau {
+
+namespace internal {
+void deriv_passive_actuator_vel(const Model& m, Data& d);
+void deriv_rne_vel(const Model& m, Data& d);
+}  // namespace internal
+
+namespace {
+
+using Vec = std::vector<double>;
+
+void warn_once(const std::string& what) {
+  static std::mutex mu;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mu);
+  if (said.insert(what).second)
+    std::fprintf(stderr, "moreau: analytic derivatives: %s: computed by finite differences\n", what.c_str());
+}
+
+// First unsupported feature per class of columns (empty: analytic).
+struct Coverage {
+  std::string pos, vel, ctl;  // qpos columns; qvel columns; act and ctrl columns
+  void all(const std::string& s) {
+    if (pos.empty()) pos = s;
+    if (vel.empty()) vel = s;
+    if (ctl.empty()) ctl = s;
+  }
+  void p(const std::string& s) { if (pos.empty()) pos = s; }
+  void v(const std::string& s) { if (vel.empty()) vel = s; }
+};
+
+bool fixed_tendon(const Model& m, int t) {
+  for (int w = m.tendon_adr[t]; w < m.tendon_adr[t] + m.tendon_num[t]; ++w)
+    if (m.wrap_type[w] != kWrapJoint) return false;
+  return true;
+}
+
+bool scalar_joint(const Model& m, int j) { return m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide; }
+
+// Whether the position derivative of every constraint row is analytic (below); else the feature.
+// Covered: joint limits (hinge, slide), fixed-tendon limits and friction, dof friction, and
+// frictionless or pyramidal contacts between a plane on a static body and a sphere, capsule or box.
+std::string constraint_pos_unsupported(const Model& m, const Data& d) {
+  for (int r = 0; r < d.nefc; ++r) {
+    const int id = d.efc_id[r];
+    switch (d.efc_type[r]) {
+      case kCnstrFrictionDof:
+        break;
+      case kCnstrFrictionTendon:
+      case kCnstrLimitTendon:
+        if (!fixed_tendon(m, id)) return "spatial tendon limit or friction rows (qpos derivative)";
+        break;
+      case kCnstrLimitJoint:
+        if (!scalar_joint(m, id)) return "ball joint limit rows (qpos derivative)";
+        break;
+      case kCnstrContactFrictionless:
+      case kCnstrContactPyramidal:
+      case kCnstrContactElliptic: {
+        const Contact& c = d.contact[id];
+        const int t1 = m.geom_type[c.geom1], t2 = m.geom_type[c.geom2];
+        const bool round1 = t1 == kGeomSphere || t1 == kGeomCapsule, round2 = t2 == kGeomSphere || t2 == kGeomCapsule;
+        bool ok = false;
+        if (t1 == kGeomPlane)
+          ok = internal::last_dof(m, m.geom_bodyid[c.geom1]) < 0 && (round2 || t2 == kGeomBox);
+        else if (round1 && round2) {
+          ok = c.dist + m.geom_size[3 * c.geom1] + m.geom_size[3 * c.geom2] > 1e-9;  // distinct centres
+          if (t1 == kGeomCapsule && t2 == kGeomCapsule) {
+            const double* R1 = &d.geom_xmat[9 * c.geom1];
+            const double* R2 = &d.geom_xmat[9 * c.geom2];
+            const double b = R1[2] * R2[2] + R1[5] * R2[5] + R1[8] * R2[8];
+            ok = ok && 1 - b * b > 1e-6;  // parallel capsules: a line contact
+          }
+        }
+        if (!ok)
+          return "contacts other than static plane vs sphere, capsule, box and sphere/capsule pairs (qpos derivative)";
+        break;
+      }
+      case kCnstrEquality: {
+        const int o1 = m.eq_obj1id[id], o2 = m.eq_obj2id[id];
+        if (m.eq_type[id] == kEqJoint) {
+          if (!scalar_joint(m, o1) || (o2 >= 0 && !scalar_joint(m, o2))) return "ball joint equality (qpos derivative)";
+        } else if (m.eq_type[id] == kEqTendon) {
+          if (!fixed_tendon(m, o1) || (o2 >= 0 && !fixed_tendon(m, o2)))
+            return "spatial tendon equality (qpos derivative)";
+        } else {
+          return "connect, weld and distance equality rows (qpos derivative)";
+        }
+        break;
+      }
+      default:
+        return "unknown constraint rows (qpos derivative)";
+    }
+  }
+  return "";
+}
+
+Coverage coverage(const Model& m, const Data& d) {
+  Coverage c;
+  if (d.nefc > 0) {
+    const std::string rows = constraint_pos_unsupported(m, d);
+    if (!rows.empty()) c.p(rows);
+    if (m.opt.noslip_iterations > 0) c.all("noslip post-pass");
+    // the hard-contact solvers do not minimize the soft model's primal cost
+    if (is_hard_contact_solver(m.opt.solver)) c.all("hard-contact solver");
+    if ((m.opt.enableflags & kEnblJdotv) && d.ne > 0) c.v("jdotv term of equality constraints");
+  }
+  if (!internal::rne_pos_supported(m)) c.p("ball joint followed by another joint in one body");
+  for (int i = 0; i < 6 * m.nbody; ++i)
+    if (d.xfrc_applied[i] != 0) { c.p("xfrc_applied"); break; }
+  if (!(m.opt.disableflags & kDsblPassive)) {
+    for (int j = 0; j < m.njnt; ++j)
+      if (!scalar_joint(m, j) && m.jnt_stiffness[j] != 0) c.p("ball/free joint springs");
+    if (!(m.opt.disableflags & kDsblGravity))
+      for (int b = 0; b < static_cast<int>(m.body_gravcomp.size()); ++b)
+        if (m.body_gravcomp[b] != 0) c.p("gravity compensation");
+    for (int t = 0; t < m.ntendon; ++t)
+      if ((m.tendon_stiffness[t] != 0 || m.tendon_damping[t] != 0) && !fixed_tendon(m, t))
+        c.p("spatial tendon springs and dampers");
+    if (m.opt.density > 0 || m.opt.viscosity > 0) {
+      c.p("fluid forces");
+      c.v("fluid forces");
+    }
+  }
+  if (!(m.opt.disableflags & kDsblActuation)) {
+    for (int u = 0; u < m.nu; ++u) {
+      const int trn = m.actuator_trntype[u], id = m.actuator_trnid[2 * u];
+      if (trn == kTrnJoint || trn == kTrnJointInParent) {
+        if (!scalar_joint(m, id)) c.all("ball/free joint transmission");
+      } else if (trn == kTrnTendon) {
+        if (!fixed_tendon(m, id)) c.p("spatial tendon transmission");
+      } else {
+        c.all("site, body or slider-crank transmission");
+      }
+      const int g = m.actuator_gaintype[u], b = m.actuator_biastype[u], y = m.actuator_dyntype[u];
+      if (g == kGainMuscle || b == kBiasMuscle || y == kDynMuscle) c.all("muscle actuators");
+      if (g == kGainUser || b == kBiasUser || y == kDynUser) c.all("user actuator callbacks");
+      if (m.actuator_actearly.size() > static_cast<size_t>(u) && m.actuator_actearly[u]) c.all("actearly");
+    }
+  }
+  return c;
+}
+
+// Derivatives of the smooth applied forces (passive + actuator, dense) and of act_dot:
+//   Fq, Fv nv x nv (col-major: column k at k*nv), Fact nv x na, Fu nv x nu (col-major),
+//   Gact na x na, Gu na x nu (row-major). Passive only when actuators is false.
+struct Smooth {
+  Vec Fq, Fv, Fact, Fu, Gact, Gu;
+};
+
+void add_outer_dense(int nv, double* F, const double* x, const double* y, double c) {
+  // F += c x y' (col-major)
+  for (int k = 0; k < nv; ++k) {
+    if (y[k] == 0) continue;
+    const double s = c * y[k];
+    for (int i = 0; i < nv; ++i) F[static_cast<size_t>(k) * nv + i] += s * x[i];
+  }
+}
+
+Smooth smooth_forces(const Model& m, const Data& d, bool actuators) {
+  const int nv = m.nv, na = m.na, nu = m.nu;
+  Smooth s{Vec(static_cast<size_t>(nv) * nv), Vec(static_cast<size_t>(nv) * nv), Vec(static_cast<size_t>(nv) * na),
+           Vec(static_cast<size_t>(nv) * nu), Vec(static_cast<size_t>(na) * na), Vec(static_cast<size_t>(na) * nu)};
+  if (!(m.opt.disableflags & kDsblPassive)) {
+    for (int j = 0; j < m.njnt; ++j)
+      if (scalar_joint(m, j)) {
+        const int i = m.jnt_dofadr[j];
+        s.Fq[static_cast<size_t>(i) * nv + i] -= m.jnt_stiffness[j];
+      }
+    for (int i = 0; i < nv; ++i) s.Fv[static_cast<size_t>(i) * nv + i] -= m.dof_damping[i];
+    for (int t = 0; t < m.ntendon; ++t) {
+      const double* J = &d.ten_J[static_cast<size_t>(t) * nv];
+      double k = m.tendon_stiffness[t];
+      if (k != 0 && m.tendon_lengthspring.size() == 2 * static_cast<size_t>(m.ntendon)) {
+        const double L = d.ten_length[t];
+        if (L >= m.tendon_lengthspring[2 * t] && L <= m.tendon_lengthspring[2 * t + 1]) k = 0;  // dead band
+      }
+      if (k != 0) add_outer_dense(nv, s.Fq.data(), J, J, -k);
+      if (m.tendon_damping[t] != 0) add_outer_dense(nv, s.Fv.data(), J, J, -m.tendon_damping[t]);
+    }
+  }
+  if (!actuators || nu == 0 || (m.opt.disableflags & kDsblActuation)) return s;
+  const bool clamp_ctrl = !(m.opt.disableflags & kDsblClampctrl);
+  for (int u = 0; u < nu; ++u) {
+    const double* moment = &d.actuator_moment[static_cast<size_t>(u) * nv];
+    const double* gp = &m.actuator_gainprm[kNGAIN * u];
+    const double* bp = &m.actuator_biasprm[kNBIAS * u];
+    double ctrl = d.ctrl[u], dctrl = 1;
+    if (clamp_ctrl && m.actuator_ctrllimited[u]) {
+      const double lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
+      if (ctrl < lo || ctrl > hi) dctrl = 0;
+      ctrl = std::clamp(ctrl, lo, hi);
+    }
+    const int adr = m.actuator_actadr[u];
+    const double input = adr >= 0 ? d.act[adr] : ctrl;
+    const double len = d.actuator_length[u], vel = d.actuator_velocity[u];
+    double gain = 0, glen = 0, gvel = 0, blen = 0, bvel = 0, bias = 0;
+    if (m.actuator_gaintype[u] == kGainFixed) gain = gp[0];
+    if (m.actuator_gaintype[u] == kGainAffine) gain = gp[0] + gp[1] * len + gp[2] * vel, glen = gp[1], gvel = gp[2];
+    if (m.actuator_biastype[u] == kBiasAffine) bias = bp[0] + bp[1] * len + bp[2] * vel, blen = bp[1], bvel = bp[2];
+    double dforce = 1;  // 0 when the force is clamped
+    if (m.actuator_forcelimited[u]) {
+      const double f = gain * input + bias;
+      if (f < m.actuator_forcerange[2 * u] || f > m.actuator_forcerange[2 * u + 1]) dforce = 0;
+    }
+    // length and velocity: d len/dq = moment (joint and fixed-tendon transmissions), vel = moment v
+    add_outer_dense(nv, s.Fq.data(), moment, moment, dforce * (glen * input + blen));
+    add_outer_dense(nv, s.Fv.data(), moment, moment, dforce * (gvel * input + bvel));
+    if (adr >= 0) {
+      for (int i = 0; i < nv; ++i) s.Fact[static_cast<size_t>(adr) * nv + i] += dforce * gain * moment[i];
+      const double* dp = &m.actuator_dynprm[kNDYN * u];
+      switch (m.actuator_dyntype[u]) {
+        case kDynIntegrator:
+          s.Gu[static_cast<size_t>(adr) * nu + u] += dctrl;
+          break;
+        case kDynFilter:
+        case kDynFilterExact: {
+          const double tau = std::max(kMinVal, dp[0]);
+          s.Gu[static_cast<size_t>(adr) * nu + u] += dctrl / tau;
+          s.Gact[static_cast<size_t>(adr) * na + adr] -= 1 / tau;
+          break;
+        }
+        default:
+          break;
+      }
+    } else {
+      for (int i = 0; i < nv; ++i) s.Fu[static_cast<size_t>(u) * nv + i] += dforce * gain * dctrl * moment[i];
+    }
+  }
+  return s;
+}
+
+// Dense M (row-major) from qM, armature included.
+Vec dense_m(const Model& m, const Data& d) {
+  const int nv = m.nv;
+  Vec M(static_cast<size_t>(nv) * nv);
+  for (int i = 0; i < nv; ++i) {
+    M[static_cast<size_t>(i) * nv + i] = d.qM[m.dof_Madr[i]];
+    int t = 1;
+    for (int a = m.dof_parentid[i]; a >= 0; a = m.dof_parentid[a], ++t)
+      M[static_cast<size_t>(i) * nv + a] = M[static_cast<size_t>(a) * nv + i] = d.qM[m.dof_Madr[i] + t];
+  }
+  return M;
+}
+
+// Dense -dC/dv (col-major, nv x nv) of RNE at the velocity currently in d (cvel, cdof_dot).
+Vec rne_vel_dense(const Model& m, Data& d) {
+  const int nv = m.nv;
+  std::fill(d.qDeriv.begin(), d.qDeriv.end(), 0.0);
+  internal::deriv_rne_vel(m, d);
+  Vec rm(static_cast<size_t>(nv) * nv), cm(rm.size());
+  deriv_to_dense(m, d.qDeriv.data(), rm.data());
+  for (int i = 0; i < nv; ++i)
+    for (int k = 0; k < nv; ++k) cm[static_cast<size_t>(k) * nv + i] = rm[static_cast<size_t>(i) * nv + k];
+  return cm;
+}
+
+// Row-major to col-major and back (rows x cols <-> cols x rows).
+void transpose(int rows, int cols, const double* a, double* b) {
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) b[static_cast<size_t>(j) * rows + i] = a[static_cast<size_t>(i) * cols + j];
+}
+
+// Saved state of d for the finite-difference fallback.
+struct StateCopy {
+  double time;
+  Vec qpos, qvel, act, ctrl, warm;
+  explicit StateCopy(const Data& d)
+      : time(d.time), qpos(d.qpos), qvel(d.qvel), act(d.act), ctrl(d.ctrl), warm(d.qacc_warmstart) {}
+  void restore(Data& d) const {
+    d.time = time;
+    std::copy(qpos.begin(), qpos.end(), d.qpos.begin());
+    std::copy(qvel.begin(), qvel.end(), d.qvel.begin());
+    std::copy(act.begin(), act.end(), d.act.begin());
+    std::copy(ctrl.begin(), ctrl.end(), d.ctrl.begin());
+    std::copy(warm.begin(), warm.end(), d.qacc_warmstart.begin());
+  }
+};
+
+constexpr double kEps = 1e-6;    // transition_fd's step where the whole transition falls back
+constexpr double kFdStep = 1e-5;  // step of the column fallback (extrapolated, below)
+
+// Column of d(qacc, act_dot)/d(perturbation) into qa (nv) and ad (na). Without constraint rows:
+// centred differences at h and h/2 extrapolated (Richardson: truncation O(h^4), round-off
+// ~1e-16 |f| cond(M) / h). With constraint rows: centred differences at eps = 1e-6 (transition_fd's
+// step: a larger step crosses active-set switches more often, and extrapolation amplifies them).
+// One-sided first-order differences for a control at the edge of its range (room < h on one side).
+template <class Perturb>
+void fd_column(const Model& m, Data& d, const StateCopy& s, Perturb perturb, double lo_room, double hi_room,
+               double* qa, double* ad) {
+  const int nv = m.nv, na = m.na;
+  const bool constrained = d.nefc > 0;
+  const double h = constrained ? kEps : kFdStep;
+  const bool up = hi_room >= h, down = lo_room >= h;
+  if (!up && !down) {
+    std::fill_n(qa, nv, 0.0);
+    std::fill_n(ad, na, 0.0);
+    return;
+  }
+  Vec out[4];
+  auto eval = [&](double e, Vec& o) {
+    s.restore(d);
+    perturb(e);
+    forward(m, d);
+    o.assign(d.qacc.begin(), d.qacc.begin() + nv);
+    o.insert(o.end(), d.act_dot.begin(), d.act_dot.begin() + na);
+  };
+  if (up && down && constrained) {
+    eval(h, out[0]), eval(-h, out[1]);
+    for (int i = 0; i < nv + na; ++i) (i < nv ? qa[i] : ad[i - nv]) = (out[0][i] - out[1][i]) / (2 * h);
+    return;
+  }
+  if (up && down) {
+    eval(h, out[0]), eval(-h, out[1]), eval(h / 2, out[2]), eval(-h / 2, out[3]);
+    for (int i = 0; i < nv + na; ++i) {
+      const double d1 = (out[0][i] - out[1][i]) / (2 * h), d2 = (out[2][i] - out[3][i]) / h;
+      (i < nv ? qa[i] : ad[i - nv]) = (4 * d2 - d1) / 3;
+    }
+    return;
+  }
+  const double e = up ? h : -h;
+  eval(e, out[0]), eval(0, out[1]);
+  for (int i = 0; i < nv + na; ++i) (i < nv ? qa[i] : ad[i - nv]) = (out[0][i] - out[1][i]) / e;
+}
+
+// The derivatives of forward dynamics, col-major: X[k*nv + i] = d qacc_i / d x_k; act_dot rows in
+// col-major Y[k*na + i].
+struct Forward {
+  Vec aq, av, aact, au, af;     // nv x (nv, nv, na, nu, nv)
+  Vec gq, gv, gact, gu;         // na x (nv, nv, na, nu)
+  Smooth sm;                    // smooth force derivatives (passive + actuator)
+  Vec Cv;                       // -dC/dv, col-major
+  bool constrained = false;
+};
+
+// H^-1 (or M^-1 without constraint rows) applied to n col-major vectors.
+struct Solver {
+  const Model& m;
+  Data& d;
+  bool constrained;
+  constraint::Work w{};
+  void prepare() {
+    if (!constrained) return;
+    w = constraint::carve(m, d);
+    solver::hessian_factor(m, d, w, false);
+  }
+  void solve(double* x, int n) {
+    if (!constrained) {
+      solve_m(m, d, x, n);
+      return;
+    }
+    for (int k = 0; k < n; ++k) solver::hessian_solve(m, w, x + static_cast<size_t>(k) * m.nv);
+  }
+};
+
+// Dense J (nefc x nv, row-major), z = J qacc - aref and force = -grad s at the final qacc; the
+// constraint states and cone Hessians in d are recomputed there (as the Newton solver leaves them).
+struct Rows {
+  Vec J, z, force;
+};
+Rows constraint_rows(const Model& m, Data& d) {
+  const int nv = m.nv, nefc = d.nefc;
+  Rows c{Vec(static_cast<size_t>(nefc) * nv, 0.0), Vec(nefc), Vec(nefc)};
+  const double* vals = constraint::J_values(m, d);
+  for (int r = 0; r < nefc; ++r) {
+    const constraint::SparseRow row = constraint::row_of(d, vals, r);
+    for (int a = 0; a < row.nnz; ++a) c.J[static_cast<size_t>(r) * nv + row.col[a]] = row.val[a];
+  }
+  constraint::mul_J(m, d, c.z.data(), d.qacc.data());
+  for (int r = 0; r < nefc; ++r) c.z[r] -= d.efc_aref[r];
+  int nactive = 0;
+  solver::eval_constraint(m, d, c.z.data(), c.force.data(), d.efc_state.data(), true, &nactive);
+  return c;
+}
+
+// -J' D_s B J (col-major nv x nv): the velocity term of aref = -B J v through the constraint cost's
+// Hessian D_s (efc_D on quadratic rows, the cone Hessian of elliptic contacts not in the top zone).
+Vec constraint_vel_term(const Model& m, Data& d, const Rows& c) {
+  const int nv = m.nv, nefc = d.nefc;
+  const Vec& J = c.J;
+  // W = D_s diag(B) J (nefc x nv), then term = -J' W
+  Vec W(static_cast<size_t>(nefc) * nv, 0.0);
+  for (int r = 0; r < nefc;) {
+    if (d.efc_type[r] == kCnstrContactElliptic) {
+      const Contact& con = d.contact[d.efc_id[r]];
+      const int dim = con.dim;
+      if (d.efc_state[r] != kCnstrSatisfied)
+        for (int a = 0; a < dim; ++a)
+          for (int b = 0; b < dim; ++b) {
+            const double h = con.H[a * dim + b] * d.efc_KBIP[4 * (r + b) + 1];
+            if (h == 0) continue;
+            for (int i = 0; i < nv; ++i)
+              W[static_cast<size_t>(r + a) * nv + i] += h * J[static_cast<size_t>(r + b) * nv + i];
+          }
+      r += dim;
+      continue;
+    }
+    if (d.efc_state[r] == kCnstrQuadratic) {
+      const double h = d.efc_D[r] * d.efc_KBIP[4 * r + 1];
+      for (int i = 0; i < nv; ++i) W[static_cast<size_t>(r) * nv + i] = h * J[static_cast<size_t>(r) * nv + i];
+    }
+    ++r;
+  }
+  Vec T(static_cast<size_t>(nv) * nv, 0.0);  // col-major: T[k*nv + i] = -sum_r J[r,i] W[r,k]
+  for (int r = 0; r < nefc; ++r)
+    for (int k = 0; k < nv; ++k) {
+      const double w = W[static_cast<size_t>(r) * nv + k];
+      if (w == 0) continue;
+      for (int i = 0; i < nv; ++i) T[static_cast<size_t>(k) * nv + i] -= J[static_cast<size_t>(r) * nv + i] * w;
+    }
+  return T;
+}
+
+// Whether dof k's motion moves the axis of dof i (both on one chain): i below k, or the other
+// rotation axes of k's own ball or free joint; never the world-fixed translations of a free joint.
+bool moves(const Model& m, int k, int i) {
+  const int ji = m.dof_jntid[i], jk = m.dof_jntid[k];
+  if (i == k || (m.jnt_type[ji] == kJointFree && i < m.jnt_dofadr[ji] + 3)) return false;
+  if (i > k) return true;
+  const bool krot = m.jnt_type[jk] == kJointBall || (m.jnt_type[jk] == kJointFree && k >= m.jnt_dofadr[jk] + 3);
+  return krot && ji == jk;
+}
+
+// The geometry of a supported contact as functions of qpos (constraint_pos_unsupported lists the
+// pairs). Every pair is two points c1 (geom1) and c2 (geom2) with radii: a sphere's centre, the
+// closest point of a capsule's segment (c = p + s u, s free inside the segment, fixed at an end),
+// a box corner (radius 0), or for a plane (geom1, static) the foot of c2 (fixed). Then
+//   n = (c2 - c1)/L (a plane: its normal), dist = L - r1 - r2, pos = c1 + n (r1 + dist/2),
+// and the frame's tangent is the capsule axis (plane-capsule) or the world y (z) axis, made
+// orthogonal to n (make_frame).
+using namespace math;
+
+struct ContactGeometry {
+  bool plane = false;
+  double c1[3], c2[3], r1 = 0, r2 = 0, n[3], L = 0, dist = 0;
+  bool seg1 = false, seg2 = false;  // c1 / c2 slides on a free segment parameter
+  double u1[3] = {0, 0, 0}, u2[3] = {0, 0, 0};
+  const double* frame = nullptr;
+  double tan0[3] = {0, 0, 0};  // the tangent offered before orthogonalization
+  bool tangent_moves = false;  // the offered tangent is a capsule axis (moves with geom2)
+};
+
+ContactGeometry contact_geometry(const Model& m, const Data& d, const Contact& con) {
+  ContactGeometry g;
+  const int t1 = m.geom_type[con.geom1], t2 = m.geom_type[con.geom2];
+  g.frame = con.frame;
+  copy3(g.n, con.frame);
+  g.dist = con.dist;
+  auto radius = [&](int geom, int type) { return type == kGeomBox ? 0.0 : m.geom_size[3 * geom]; };
+  g.r2 = radius(con.geom2, t2);
+  for (int a = 0; a < 3; ++a) g.c2[a] = con.pos[a] + g.n[a] * (g.r2 + 0.5 * con.dist);
+  const double* R2 = &d.geom_xmat[9 * con.geom2];
+  if (t1 == kGeomPlane) {
+    g.plane = true;
+    if (t2 == kGeomCapsule) {
+      g.tangent_moves = true;
+      g.u2[0] = R2[2], g.u2[1] = R2[5], g.u2[2] = R2[8];
+      copy3(g.tan0, g.u2);
+    }
+    return g;
+  }
+  g.r1 = radius(con.geom1, t1);
+  for (int a = 0; a < 3; ++a) g.c1[a] = con.pos[a] - g.n[a] * (g.r1 + 0.5 * con.dist);
+  g.L = con.dist + g.r1 + g.r2;
+  auto segment = [&](int geom, const double* c, double* u) {
+    const double* R = &d.geom_xmat[9 * geom];
+    u[0] = R[2], u[1] = R[5], u[2] = R[8];
+    double v[3];
+    sub3(v, c, &d.geom_xpos[3 * geom]);
+    return std::abs(dot3(u, v)) < m.geom_size[3 * geom + 1] * (1 - 1e-9);  // inside: free
+  };
+  if (t1 == kGeomCapsule) g.seg1 = segment(con.geom1, g.c1, g.u1);
+  if (t2 == kGeomCapsule) g.seg2 = segment(con.geom2, g.c2, g.u2);
+  // default tangent of make_frame (no tangent offered)
+  if (std::abs(g.n[1]) < 0.5) g.tan0[1] = 1; else g.tan0[2] = 1;
+  return g;
+}
+
+// d pos, d dist and d frame (rows normal, t1, t2) along the unit motion Sk of a dof that moves
+// geom1's body (on1) and/or geom2's body (on2).
+void contact_geometry_deriv(const ContactGeometry& g, const double* Sk, bool on1, bool on2, const double* o1,
+                            const double* o2, double* dpos, double* ddist, double* dframe) {
+  auto point_vel = [&](double* v, const double* x, const double* o, bool on) {
+    if (!on) { v[0] = v[1] = v[2] = 0; return; }
+    double r[3], t[3];
+    sub3(r, x, o);
+    cross3(t, Sk, r);
+    for (int a = 0; a < 3; ++a) v[a] = Sk[3 + a] + t[a];
+  };
+  double v1[3], v2[3], dn[3] = {0, 0, 0};
+  std::fill_n(dframe, 9, 0.0);
+  if (g.plane) {
+    point_vel(v2, g.c2, o2, on2);
+    *ddist = dot3(g.n, v2);
+    for (int a = 0; a < 3; ++a) dpos[a] = v2[a] - 0.5 * *ddist * g.n[a];
+  } else {
+    point_vel(v1, g.c1, o1, on1);
+    point_vel(v2, g.c2, o2, on2);
+    double du1[3] = {0, 0, 0}, du2[3] = {0, 0, 0}, dw0[3], w[3];
+    if (on1) cross3(du1, Sk, g.u1);
+    if (on2) cross3(du2, Sk, g.u2);
+    sub3(dw0, v1, v2);
+    sub3(w, g.c1, g.c2);
+    // segment parameters: u1.w = 0 (s free), u2.w = 0 (t free), w = c1 - c2
+    double ds = 0, dt = 0;
+    const double e1 = -(dot3(g.u1, dw0) + dot3(du1, w)), e2 = -(dot3(g.u2, dw0) + dot3(du2, w));
+    if (g.seg1 && g.seg2) {
+      // ds - b dt = e1, b ds - dt = e2
+      const double b = dot3(g.u1, g.u2), det = b * b - 1;
+      ds = (-e1 + b * e2) / det;
+      dt = (e2 - b * e1) / det;
+    } else if (g.seg1) {
+      ds = e1;
+    } else if (g.seg2) {
+      dt = -e2;
+    }
+    double dc1[3], dc2[3], dd[3];
+    for (int a = 0; a < 3; ++a) dc1[a] = v1[a] + g.u1[a] * ds, dc2[a] = v2[a] + g.u2[a] * dt;
+    sub3(dd, dc2, dc1);
+    *ddist = dot3(g.n, dd);
+    for (int a = 0; a < 3; ++a) dn[a] = (dd[a] - *ddist * g.n[a]) / g.L;
+    // pos = c1 + n (r1 + dist/2)
+    for (int a = 0; a < 3; ++a) dpos[a] = dc1[a] + dn[a] * (g.r1 + 0.5 * g.dist) + g.n[a] * 0.5 * *ddist;
+  }
+  // frame: n, t1 = orth(tan0), t2 = n x t1
+  copy3(dframe, dn);
+  double dtan[3] = {0, 0, 0};
+  if (g.tangent_moves && on2) cross3(dtan, Sk, g.tan0);
+  const double nt = dot3(g.n, g.tan0);
+  double u[3], du[3];
+  for (int a = 0; a < 3; ++a) {
+    u[a] = g.tan0[a] - nt * g.n[a];
+    du[a] = dtan[a] - (dot3(dn, g.tan0) + dot3(g.n, dtan)) * g.n[a] - nt * dn[a];
+  }
+  const double ul = std::sqrt(dot3(u, u));
+  if (ul > kMinVal) {
+    const double* t1 = g.frame + 3;
+    const double tp = dot3(t1, du);
+    for (int a = 0; a < 3; ++a) dframe[3 + a] = (du[a] - tp * t1[a]) / ul;
+    double x[3], y[3];
+    cross3(x, dn, t1);
+    cross3(y, g.n, dframe + 3);
+    for (int a = 0; a < 3; ++a) dframe[6 + a] = x[a] + y[a];
+  }
+}
+
+// Position term of the optimality condition (col-major nv x nv), the active set held fixed:
+//   column k = sum_r dJ_r,k f_r + J_r s_r,k,   s_r,k = -D_r (dJ_r,k qacc - daref_r,k) - dD_r,k z_r
+// (s on quadratic rows only), with aref = -B J v - K imp (pos - margin), D = imp / ((1 - imp) c):
+//   daref = -B dJ v - K (impP (pos - margin) + imp) dpos,  dD = D impP dpos / (imp (1 - imp)).
+// Limit rows have a constant J and dpos = J_r[k]. A contact of a static plane (geom1) with a
+// sphere, capsule or box (geom2) lies at p = w - n (rho + dist/2), w a point fixed in geom2's body
+// (the sphere centre, a capsule end's centre, a box corner; rho the radius, 0 for a box) and
+// dist = n.(w - plane) - rho, so along dof k: dw = the velocity of w, ddist = n.dw,
+// dp = dw - n ddist/2; the frame is fixed except a capsule's first tangent t1 = the capsule axis
+// made orthogonal to n, which turns with the capsule. Row Jacobians (contact_rows.cc) are the
+// frame axes dotted with jp_i = lin_i + rot_i x (p - o) and jr_i = rot_i, whose derivatives follow
+// from d cdof_i = cdof_k x cdof_i (moves) and dp.
+Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
+  using namespace math;
+  const int nv = m.nv, nefc = d.nefc;
+  Vec T(static_cast<size_t>(nv) * nv, 0.0);
+  const double* qacc = d.qacc.data();
+  const double* qvel = d.qvel.data();
+  // scalar part of one row for column k: s = -D (dJa - daref) - dD z, with dJa = dJ.qacc,
+  // dJv = dJ.qvel
+  auto row_scalar = [&](int r, double dJa, double dJv, double dpos) {
+    if (d.efc_state[r] != kCnstrQuadratic) return 0.0;
+    const double* kbip = &d.efc_KBIP[4 * r];
+    const double K = kbip[0], B = kbip[1], imp = kbip[2], impP = kbip[3];
+    const double daref = -B * dJv - K * (impP * (d.efc_pos[r] - d.efc_margin[r]) + imp) * dpos;
+    const double D = d.efc_D[r];
+    const double dD = (imp > 0 && imp < 1) ? D * impP * dpos / (imp * (1 - imp)) : 0.0;
+    return -D * (dJa - daref) - dD * c.z[r];
+  };
+  auto add_J = [&](double* col, int r, double sc) {
+    if (sc == 0) return;
+    const double* J = &c.J[static_cast<size_t>(r) * nv];
+    for (int i = 0; i < nv; ++i) col[i] += sc * J[i];
+  };
+  std::vector<int> chain(2 * nv), cols, sides, ks;
+  Vec jp(3 * nv), jr(3 * nv), djp(3 * nv), djr(3 * nv), Srow(6 * nv), dSrow(6 * nv);
+  for (int r = 0; r < nefc;) {
+    const int type = d.efc_type[r];
+    if (type == kCnstrLimitJoint || type == kCnstrLimitTendon) {
+      const double* J = &c.J[static_cast<size_t>(r) * nv];
+      for (int k = 0; k < nv; ++k)
+        if (J[k] != 0) add_J(&T[static_cast<size_t>(k) * nv], r, row_scalar(r, 0, 0, J[k]));
+      ++r;
+      continue;
+    }
+    if (type == kCnstrEquality) {
+      // joint or fixed-tendon equality: pos = x1 - x1_0 - p(x2 - x2_0) (or - p0), J = J1 - p'(x2) J2
+      // with J1, J2 constant, so dpos = J and dJ along dof k = -p''(x2) J2[k] J2
+      const int e = d.efc_id[r], o2 = m.eq_obj2id[e];
+      const double* J = &c.J[static_cast<size_t>(r) * nv];
+      Vec J2(nv, 0.0);
+      double p2 = 0;
+      if (o2 >= 0) {
+        const double* a = &m.eq_data[kNEQDATA * e];
+        double x;
+        if (m.eq_type[e] == kEqJoint) {
+          J2[m.jnt_dofadr[o2]] = 1;
+          x = d.qpos[m.jnt_qposadr[o2]] - m.qpos0[m.jnt_qposadr[o2]];
+        } else {
+          std::copy_n(&d.ten_J[static_cast<size_t>(o2) * nv], nv, J2.begin());
+          x = d.ten_length[o2] - m.tendon_length0[o2];
+        }
+        p2 = 2 * a[2] + 6 * a[3] * x + 12 * a[4] * x * x;
+      }
+      for (int k = 0; k < nv; ++k) {
+        const double g = -p2 * J2[k];
+        if (J[k] == 0 && g == 0) continue;
+        double* col = &T[static_cast<size_t>(k) * nv];
+        double dJa = 0, dJv = 0;
+        if (g != 0)
+          for (int i = 0; i < nv; ++i) {
+            dJa += g * J2[i] * qacc[i];
+            dJv += g * J2[i] * qvel[i];
+            col[i] += g * J2[i] * c.force[r];
+          }
+        add_J(col, r, row_scalar(r, dJa, dJv, J[k]));
+      }
+      ++r;
+      continue;
+    }
+    if (type != kCnstrContactFrictionless && type != kCnstrContactPyramidal && type != kCnstrContactElliptic) {
+      ++r;  // friction rows: constant J, no position residual
+      continue;
+    }
+    const Contact& con = d.contact[d.efc_id[r]];
+    const bool elliptic = type == kCnstrContactElliptic;
+    const int nrow = elliptic ? con.dim : con.dim == 1 ? 1 : 2 * (con.dim - 1);
+    const ContactGeometry cg = contact_geometry(m, d, con);
+    const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
+    const int n1 = constraint::dof_chain(m, b1, chain.data());
+    const int n2 = constraint::dof_chain(m, b2, chain.data() + n1);
+    const int* c1 = chain.data();
+    const int* c2 = chain.data() + n1;
+    const double* o1 = &d.subtree_com[3 * m.body_rootid[b1]];
+    const double* o2 = &d.subtree_com[3 * m.body_rootid[b2]];
+    // columns of the rows (dofs of exactly one chain, body 1 negative) and the dofs that move
+    // anything (the union of the chains)
+    cols.clear(), sides.clear(), ks.clear();
+    for (int x = 0, y = 0; x < n1 || y < n2;) {
+      if (y >= n2 || (x < n1 && c1[x] < c2[y])) {
+        cols.push_back(c1[x]), sides.push_back(1), ks.push_back(c1[x++]);
+      } else if (x >= n1 || c2[y] < c1[x]) {
+        cols.push_back(c2[y]), sides.push_back(2), ks.push_back(c2[y++]);
+      } else {
+        ks.push_back(c1[x]), ++x, ++y;
+      }
+    }
+    const int n = static_cast<int>(cols.size());
+    auto in_chain = [&](const int* c, int nc, int k) { return std::binary_search(c, c + nc, k); };
+    double pr1[3], pr2[3];
+    sub3(pr1, con.pos, o1);
+    sub3(pr2, con.pos, o2);
+    const int nS = con.dim > 3 ? 6 : con.dim;
+    // nominal jp, jr per column
+    for (int q = 0; q < n; ++q) {
+      const double* S = &d.cdof[6 * cols[q]];
+      const double sg = sides[q] == 1 ? -1.0 : 1.0;
+      double t[3];
+      cross3(t, S, sides[q] == 1 ? pr1 : pr2);
+      for (int a = 0; a < 3; ++a) jp[3 * q + a] = sg * (S[3 + a] + t[a]), jr[3 * q + a] = sg * S[a];
+    }
+    for (const int k : ks) {
+      const double* Sk = &d.cdof[6 * k];
+      const bool on1 = in_chain(c1, n1, k), on2 = in_chain(c2, n2, k);
+      double dpos[3], dframe[9], ddist;
+      contact_geometry_deriv(cg, Sk, on1, on2, o1, o2, dpos, &ddist, dframe);
+      for (int q = 0; q < n; ++q) {
+        const int i = cols[q];
+        const double* Si = &d.cdof[6 * i];
+        const bool same = sides[q] == 1 ? on1 : on2;
+        const double sg = sides[q] == 1 ? -1.0 : 1.0;
+        double dS[6] = {0, 0, 0, 0, 0, 0};
+        if (same && moves(m, k, i)) cross_motion(dS, Sk, Si);
+        double a1[3], a2[3];
+        cross3(a1, dS, sides[q] == 1 ? pr1 : pr2);
+        cross3(a2, Si, dpos);
+        for (int a = 0; a < 3; ++a) djp[3 * q + a] = sg * (dS[3 + a] + a1[a] + a2[a]), djr[3 * q + a] = sg * dS[a];
+      }
+      for (int rho_i = 0; rho_i < nS; ++rho_i) {
+        const double* axis = con.frame + 3 * (rho_i % 3);
+        const double* daxis = dframe + 3 * (rho_i % 3);
+        const double* v = rho_i < 3 ? jp.data() : jr.data();
+        const double* dv = rho_i < 3 ? djp.data() : djr.data();
+        for (int q = 0; q < n; ++q) {
+          Srow[rho_i * nv + q] = dot3(axis, v + 3 * q);
+          dSrow[rho_i * nv + q] = dot3(daxis, v + 3 * q) + dot3(axis, dv + 3 * q);
+        }
+      }
+      double* col = &T[static_cast<size_t>(k) * nv];
+      int rr = r;
+      auto one_row = [&](int j, double sgn) {
+        double dJa = 0, dJv = 0;
+        for (int q = 0; q < n; ++q) {
+          const double dJ = dSrow[q] + (j > 0 ? sgn * dSrow[j * nv + q] : 0.0);
+          dJa += dJ * qacc[cols[q]];
+          dJv += dJ * qvel[cols[q]];
+          col[cols[q]] += dJ * c.force[rr];
+        }
+        add_J(col, rr, row_scalar(rr, dJa, dJv, ddist));
+        ++rr;
+      };
+      if (elliptic) {
+        // rows = the frame rows; the block's force depends on z through the cone Hessian H_c and
+        // scales with D (all rows' R share the factor (1 - imp)/imp): column += sum dJ_rho f_rho +
+        // J_rho (-(H_c x)_rho + f_rho g), x = dJ qacc - daref, g = impP dpos / (imp (1 - imp))
+        const int dim = con.dim;
+        const double* kb = &d.efc_KBIP[4 * r];
+        const double g = (kb[2] > 0 && kb[2] < 1) ? kb[3] * ddist / (kb[2] * (1 - kb[2])) : 0.0;
+        double x[6];
+        for (int rho_i = 0; rho_i < dim; ++rho_i) {
+          const int row = r + rho_i;
+          const double* kr = &d.efc_KBIP[4 * row];
+          double dJa = 0, dJv = 0;
+          for (int q = 0; q < n; ++q) {
+            const double dJ = dSrow[rho_i * nv + q];
+            dJa += dJ * qacc[cols[q]];
+            dJv += dJ * qvel[cols[q]];
+            col[cols[q]] += dJ * c.force[row];
+          }
+          const double daref =
+              -kr[1] * dJv - kr[0] * (kr[3] * (d.efc_pos[row] - d.efc_margin[row]) + kr[2]) * ddist;
+          x[rho_i] = dJa - daref;
+        }
+        if (d.efc_state[r] != kCnstrSatisfied)
+          for (int rho_i = 0; rho_i < dim; ++rho_i) {
+            double hx = 0;
+            for (int sg = 0; sg < dim; ++sg) hx += con.H[rho_i * dim + sg] * x[sg];
+            add_J(col, r + rho_i, -hx + c.force[r + rho_i] * g);
+          }
+      } else if (con.dim == 1) {
+        one_row(0, 0);
+      } else {
+        for (int j = 1; j < con.dim; ++j)
+          for (int sg = 1; sg >= -1; sg -= 2) one_row(j, sg * con.friction[j - 1]);
+      }
+    }
+    r += nrow;
+  }
+  return T;
+}
+
+Forward compute_forward(const Model& m, Data& d) {
+  const int nv = m.nv, na = m.na, nu = m.nu;
+  forward(m, d);
+  const Coverage cov = coverage(m, d);
+  Forward f;
+  f.constrained = d.nefc > 0;
+  f.sm = smooth_forces(m, d, true);
+  f.Cv = rne_vel_dense(m, d);
+  f.aq.assign(static_cast<size_t>(nv) * nv, 0.0);
+  f.av = f.aq;
+  f.af = f.aq;
+  f.aact.assign(static_cast<size_t>(nv) * na, 0.0);
+  f.au.assign(static_cast<size_t>(nv) * nu, 0.0);
+  f.gq.assign(static_cast<size_t>(na) * nv, 0.0);
+  f.gv = f.gq;
+  f.gact.assign(static_cast<size_t>(na) * na, 0.0);
+  f.gu.assign(static_cast<size_t>(na) * nu, 0.0);
+
+  Rows rows;
+  if (f.constrained) rows = constraint_rows(m, d);
+  Solver S{m, d, f.constrained};
+  S.prepare();
+  // positions: H^-1 (Fq - d RNE(q, v, qacc)/dq + constraint term)
+  if (cov.pos.empty()) {
+    Vec R(static_cast<size_t>(nv) * nv);
+    internal::rne_pos_deriv(m, d, d.qvel.data(), d.qacc.data(), true, R.data());
+    for (int k = 0; k < nv; ++k)
+      for (int i = 0; i < nv; ++i)
+        f.aq[static_cast<size_t>(k) * nv + i] = f.sm.Fq[static_cast<size_t>(k) * nv + i] - R[static_cast<size_t>(i) * nv + k];
+    if (f.constrained) {
+      const Vec T = constraint_pos_term(m, d, rows);
+      for (size_t i = 0; i < f.aq.size(); ++i) f.aq[i] += T[i];
+    }
+    S.solve(f.aq.data(), nv);
+  }
+  if (cov.vel.empty()) {
+    for (size_t i = 0; i < f.av.size(); ++i) f.av[i] = f.sm.Fv[i] + f.Cv[i];
+    if (f.constrained) {
+      const Vec T = constraint_vel_term(m, d, rows);
+      for (size_t i = 0; i < f.av.size(); ++i) f.av[i] += T[i];
+    }
+    S.solve(f.av.data(), nv);
+  }
+  if (cov.ctl.empty()) {
+    f.aact = f.sm.Fact;
+    f.au = f.sm.Fu;
+    if (na) S.solve(f.aact.data(), na);
+    if (nu) S.solve(f.au.data(), nu);
+    transpose(na, na, f.sm.Gact.data(), f.gact.data());
+    transpose(na, nu, f.sm.Gu.data(), f.gu.data());
+  }
+  for (int k = 0; k < nv; ++k) f.af[static_cast<size_t>(k) * nv + k] = 1;
+  S.solve(f.af.data(), nv);
+
+  // finite-difference fallback
+  if (!cov.pos.empty() || !cov.vel.empty() || !cov.ctl.empty()) {
+    const StateCopy s(d);
+    const double inf = 1e300;
+    if (!cov.pos.empty()) {
+      warn_once(cov.pos + " (qpos columns)");
+      Vec dq(nv);
+      for (int k = 0; k < nv; ++k)
+        fd_column(m, d, s, [&](double e) {
+          std::fill(dq.begin(), dq.end(), 0.0);
+          dq[k] = 1;
+          integrate_pos(m, d.qpos.data(), dq.data(), e);
+        }, inf, inf, &f.aq[static_cast<size_t>(k) * nv], &f.gq[static_cast<size_t>(k) * na]);
+    }
+    if (!cov.vel.empty()) {
+      warn_once(cov.vel + " (qvel columns)");
+      for (int k = 0; k < nv; ++k)
+        fd_column(m, d, s, [&](double e) { d.qvel[k] += e; }, inf, inf, &f.av[static_cast<size_t>(k) * nv],
+                  &f.gv[static_cast<size_t>(k) * na]);
+    }
+    if (!cov.ctl.empty()) {
+      warn_once(cov.ctl + " (act and ctrl columns)");
+      for (int k = 0; k < na; ++k)
+        fd_column(m, d, s, [&](double e) { d.act[k] += e; }, inf, inf, &f.aact[static_cast<size_t>(k) * nv],
+                  &f.gact[static_cast<size_t>(k) * na]);
+      const bool clamp = !(m.opt.disableflags & kDsblClampctrl);
+      for (int k = 0; k < nu; ++k) {
+        double lo = inf, hi = inf;
+        if (clamp && m.actuator_ctrllimited[k]) {
+          lo = s.ctrl[k] - m.actuator_ctrlrange[2 * k];
+          hi = m.actuator_ctrlrange[2 * k + 1] - s.ctrl[k];
+        }
+        fd_column(m, d, s, [&](double e) { d.ctrl[k] += e; }, lo, hi, &f.au[static_cast<size_t>(k) * nv],
+                  &f.gu[static_cast<size_t>(k) * na]);
+      }
+    }
+    s.restore(d);
+    forward(m, d);
+  }
+  return f;
+}
+
+}  // namespace
+
+std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
+  forward(m, d);
+  const Coverage c = coverage(m, d);
+  std::vector<std::string> out;
+  if (!c.pos.empty()) out.push_back(c.pos + " (qpos columns)");
+  if (!c.vel.empty()) out.push_back(c.vel + " (qvel columns)");
+  if (!c.ctl.empty()) out.push_back(c.ctl + " (act and ctrl columns)");
+  if (m.opt.integrator == kIntRK4) out.push_back("RK4 integrator (transition)");
+  if (internal::midpoint_enabled(m)) out.push_back("midpoint integration of free bodies (transition)");
+  return out;
+}
+
+void forward_derivatives(const Model& m, Data& d, double* DaDq, double* DaDv, double* DaDact, double* DaDu,
+                         double* DaDf, double* DactDact, double* DactDu) {
+  const int nv = m.nv, na = m.na, nu = m.nu;
+  const Forward f = compute_forward(m, d);
+  if (DaDq) transpose(nv, nv, f.aq.data(), DaDq);
+  if (DaDv) transpose(nv, nv, f.av.data(), DaDv);
+  if (DaDact) transpose(na, nv, f.aact.data(), DaDact);
+  if (DaDu) transpose(nu, nv, f.au.data(), DaDu);
+  if (DaDf) transpose(nv, nv, f.af.data(), DaDf);
+  if (DactDact) transpose(na, na, f.gact.data(), DactDact);
+  if (DactDu) transpose(nu, na, f.gu.data(), DactDu);
+}
+
+void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, double* DfDa) {
+  const int nv = m.nv;
+  inverse(m, d);
+  const bool discrete = (m.opt.enableflags & kEnblInvdiscrete) &&
+                        (m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast);
+  Coverage cov = coverage(m, d);
+  // actuators do not enter qfrc_inverse
+  cov.ctl.clear();
+  if (d.nefc > 0) cov.all("constraint forces of inverse dynamics");
+  if (discrete) cov.all("invdiscrete");
+  if (!cov.pos.empty() || !cov.vel.empty()) {
+    warn_once(!cov.pos.empty() ? cov.pos : cov.vel);
+    inverse_fd(m, d, kEps, true, false, DfDq, DfDv, DfDa, nullptr, nullptr, nullptr, nullptr);
+    inverse(m, d);
+    return;
+  }
+  const Smooth sm = smooth_forces(m, d, false);
+  if (DfDq) {
+    internal::rne_pos_deriv(m, d, d.qvel.data(), d.qacc.data(), true, DfDq);
+    for (int i = 0; i < nv; ++i)
+      for (int k = 0; k < nv; ++k) DfDq[static_cast<size_t>(i) * nv + k] -= sm.Fq[static_cast<size_t>(k) * nv + i];
+  }
+  if (DfDv) {
+    const Vec Cv = rne_vel_dense(m, d);
+    for (int i = 0; i < nv; ++i)
+      for (int k = 0; k < nv; ++k) {
+        const size_t c = static_cast<size_t>(k) * nv + i;
+        DfDv[static_cast<size_t>(i) * nv + k] = -Cv[c] - sm.Fv[c];
+      }
+  }
+  if (DfDa) {
+    const Vec M = dense_m(m, d);
+    std::copy(M.begin(), M.end(), DfDa);
+  }
+}
+
+namespace {
+
+// Right Jacobian of SO(3) at phi and the rotation matrix of exp(phi) (row-major 3x3).
+void so3_jacobians(const double* phi, double* Jr, double* R) {
+  const double th = std::sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]);
+  double K[9] = {0, -phi[2], phi[1], phi[2], 0, -phi[0], -phi[1], phi[0], 0};
+  double K2[9];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double s = 0;
+      for (int l = 0; l < 3; ++l) s += K[3 * i + l] * K[3 * l + j];
+      K2[3 * i + j] = s;
+    }
+  double a, b, c, e;  // R = I + a K + b K^2; Jr = I - c K + e K^2
+  if (th < 1e-6) {
+    a = 1 - th * th / 6, b = 0.5 - th * th / 24, c = 0.5 - th * th / 24, e = 1.0 / 6 - th * th / 120;
+  } else {
+    a = std::sin(th) / th, b = (1 - std::cos(th)) / (th * th), c = (1 - std::cos(th)) / (th * th),
+    e = (th - std::sin(th)) / (th * th * th);
+  }
+  for (int i = 0; i < 9; ++i) {
+    const double I = (i % 4 == 0) ? 1 : 0;
+    R[i] = I + a * K[i] + b * K2[i];
+    Jr[i] = I - c * K[i] + e * K2[i];
+  }
+}
+
+}  // namespace
+
+void transition_derivatives(const Model& m, Data& d, double* A, double* B, double* C, double* D) {
+  const int nv = m.nv, na = m.na, nu = m.nu, ndx = 2 * nv + na;
+  const double h = m.opt.timestep;
+  const int integ = m.opt.integrator;
+  if (integ == kIntRK4 || internal::midpoint_enabled(m)) {
+    warn_once(integ == kIntRK4 ? "RK4 integrator" : "midpoint integration of free bodies (implicit integrators)");
+    transition_fd(m, d, kEps, true, A, B, C, D);
+    return;
+  }
+  if ((C || D) && m.nsensordata > 0) {
+    warn_once("sensor derivatives (C, D)");
+    transition_fd(m, d, kEps, true, nullptr, nullptr, C, D);
+  }
+  if (!A && !B) return;
+  const StateCopy s(d);
+  if (integ != kIntEuler) {
+    // the implicit integrators' D must be covered analytically (its derivative enters A and B)
+    forward(m, d);
+    Coverage cov = coverage(m, d);
+    if (d.nefc > 0 && constraint_pos_unsupported(m, d) == cov.pos) cov.pos.clear();
+    const std::string what = !cov.pos.empty() ? cov.pos : (!cov.vel.empty() ? cov.vel : cov.ctl);
+    if (!what.empty()) {
+      warn_once(what + " with an implicit integrator");
+      transition_fd(m, d, kEps, true, A, B, nullptr, nullptr);
+      return;
+    }
+  }
+  Forward f = compute_forward(m, d);
+
+  // qacc_e = E^-1 M qacc, E = M + h B_damp (Euler), M - h D_s (implicitfast), M - h D (implicit).
+  // d qacc_e = E^-1 (M d qacc - dM (qacc_e - qacc) + h dD qacc_e)
+  const bool damped = [&] {
+    for (int i = 0; i < nv; ++i)
+      if (m.dof_damping[i] > 0) return true;
+    return false;
+  }();
+  const bool euler = integ == kIntEuler;
+  Vec qacc_e(d.qacc.begin(), d.qacc.begin() + nv);
+  const int ncol = ndx + nu;
+  Vec dqa(static_cast<size_t>(nv) * ncol, 0.0);  // col-major: d qacc_e / d (q, v, act, u)
+  auto col = [&](int k) { return &dqa[static_cast<size_t>(k) * nv]; };
+  for (int k = 0; k < nv; ++k) {
+    std::copy_n(&f.aq[static_cast<size_t>(k) * nv], nv, col(k));
+    std::copy_n(&f.av[static_cast<size_t>(k) * nv], nv, col(nv + k));
+  }
+  for (int k = 0; k < na; ++k) std::copy_n(&f.aact[static_cast<size_t>(k) * nv], nv, col(2 * nv + k));
+  for (int k = 0; k < nu; ++k) std::copy_n(&f.au[static_cast<size_t>(k) * nv], nv, col(ndx + k));
+
+  if (!euler || damped) {
+    // E in M's sparsity, factored as the step factors it: L'DL of M + h B (Euler) or of
+    // M - h (D + D')/2 (implicitfast), the reverse-order LU of M - h D (implicit)
+    const bool lu = integ == kIntImplicit;
+    Vec Eh(lu ? m.nD : m.nM), diaginv(nv);
+    if (euler) {
+      std::copy(d.qM.begin(), d.qM.begin() + m.nM, Eh.begin());
+      for (int i = 0; i < nv; ++i) Eh[m.dof_Madr[i]] += h * m.dof_damping[i];
+    } else {
+      internal::deriv_passive_actuator_vel(m, d);
+      if (lu) internal::deriv_rne_vel(m, d);
+      const double* Dq = d.qDeriv.data();
+      for (int i = 0; i < nv; ++i) {
+        const int depth = internal::dof_depth(m, i);
+        for (int t = 0; t <= depth; ++t) {
+          const double Mit = d.qM[m.dof_Madr[i] + t];
+          const double lo = Dq[internal::deriv_lower(m, i, t)];
+          const double up = t > 0 ? Dq[internal::deriv_upper(m, i, t)] : lo;
+          if (lu) {
+            Eh[internal::deriv_lower(m, i, t)] = Mit - h * lo;
+            if (t > 0) Eh[internal::deriv_upper(m, i, t)] = Mit - h * up;
+          } else {
+            Eh[m.dof_Madr[i] + t] = Mit - 0.5 * h * (lo + up);
+          }
+        }
+      }
+    }
+    if (lu)
+      internal::factor_lu(m, Eh.data());
+    else
+      internal::factor_ld(m, Eh.data(), diaginv.data(), nullptr);
+    auto Esolve = [&](double* x, int n) {
+      if (lu)
+        for (int k = 0; k < n; ++k) internal::solve_lu(m, Eh.data(), x + static_cast<size_t>(k) * nv);
+      else
+        internal::solve_ld(m, Eh.data(), diaginv.data(), x, n);
+    };
+    mul_m(m, d, qacc_e.data(), d.qacc.data());
+    Esolve(qacc_e.data(), 1);
+    // right-hand sides: M dqacc
+    Vec rhs(static_cast<size_t>(nv) * ncol, 0.0);
+    for (int k = 0; k < ncol; ++k) mul_m(m, d, &rhs[static_cast<size_t>(k) * nv], &dqa[static_cast<size_t>(k) * nv]);
+    // - dM/dq (qacc_e - qacc)
+    Vec y(nv), R(static_cast<size_t>(nv) * nv);
+    for (int i = 0; i < nv; ++i) y[i] = qacc_e[i] - d.qacc[i];
+    internal::rne_pos_deriv(m, d, std::vector<double>(nv, 0.0).data(), y.data(), false, R.data());
+    for (int k = 0; k < nv; ++k)
+      for (int i = 0; i < nv; ++i) rhs[static_cast<size_t>(k) * nv + i] -= R[static_cast<size_t>(i) * nv + k];
+    if (!euler) {
+      // + h dD qacc_e: actuator inputs (gain_vel), and for implicit the RNE part
+      if (!(m.opt.disableflags & kDsblActuation))
+        for (int u = 0; u < nu; ++u) {
+          if (m.actuator_gaintype[u] != kGainAffine || m.actuator_gainprm[kNGAIN * u + 2] == 0) continue;
+          const double* mom = &d.actuator_moment[static_cast<size_t>(u) * nv];
+          double mq = 0;
+          for (int i = 0; i < nv; ++i) mq += mom[i] * qacc_e[i];
+          const double c = h * m.actuator_gainprm[kNGAIN * u + 2] * mq;
+          const int adr = m.actuator_actadr[u];
+          double* r = adr >= 0 ? &rhs[static_cast<size_t>(2 * nv + adr) * nv] : &rhs[static_cast<size_t>(ndx + u) * nv];
+          double dctrl = 1;
+          if (adr < 0 && !(m.opt.disableflags & kDsblClampctrl) && m.actuator_ctrllimited[u] &&
+              (d.ctrl[u] < m.actuator_ctrlrange[2 * u] || d.ctrl[u] > m.actuator_ctrlrange[2 * u + 1]))
+            dctrl = 0;
+          // only the part of D that lies in M's sparsity enters the step: here the outer product
+          // of one actuator's moment, restricted like deriv_smooth_vel
+          Vec full(nv, 0.0);
+          for (int i = 0; i < nv; ++i) full[i] = mom[i] * mq;
+          for (int i = 0; i < nv; ++i) r[i] += h * m.actuator_gainprm[kNGAIN * u + 2] * dctrl * full[i];
+          (void)c;
+        }
+      if (integ == kIntImplicit) {
+        // velocity: d(D_rne(v) y)/dv = D_rne at velocity y = qacc_e
+        const StateCopy sv(d);
+        std::copy(qacc_e.begin(), qacc_e.end(), d.qvel.begin());
+        com_vel(m, d);
+        const Vec Dy = rne_vel_dense(m, d);
+        sv.restore(d);
+        com_vel(m, d);
+        for (int k = 0; k < nv; ++k)
+          for (int i = 0; i < nv; ++i) rhs[static_cast<size_t>(nv + k) * nv + i] += h * Dy[static_cast<size_t>(k) * nv + i];
+        // position: d(D_rne y)/dq = -(Rp(v + y) - Rp(v) - Rp(y)), gravity off
+        Vec vy(nv), zero(nv, 0.0), R1(R.size()), R2(R.size()), R3(R.size());
+        for (int i = 0; i < nv; ++i) vy[i] = d.qvel[i] + qacc_e[i];
+        internal::rne_pos_deriv(m, d, vy.data(), zero.data(), false, R1.data());
+        internal::rne_pos_deriv(m, d, d.qvel.data(), zero.data(), false, R2.data());
+        internal::rne_pos_deriv(m, d, qacc_e.data(), zero.data(), false, R3.data());
+        for (int k = 0; k < nv; ++k)
+          for (int i = 0; i < nv; ++i) {
+            const size_t r = static_cast<size_t>(i) * nv + k;
+            rhs[static_cast<size_t>(k) * nv + i] -= h * (R1[r] - R2[r] - R3[r]);
+          }
+      }
+    }
+    Esolve(rhs.data(), ncol);
+    dqa = rhs;
+  }
+
+  // next state: v' = v + h qacc_e; act' = act + hh act_dot (clamped); q' = q exp(h v')
+  Vec vn(nv);
+  for (int i = 0; i < nv; ++i) vn[i] = d.qvel[i] + h * qacc_e[i];
+  // T[k*ndx + r]: d x'_r / d (x, u)_k, col-major with ndx rows
+  Vec T(static_cast<size_t>(ndx) * ncol, 0.0);
+  for (int k = 0; k < ncol; ++k) {
+    double* t = &T[static_cast<size_t>(k) * ndx];
+    const double* a = col(k);
+    for (int i = 0; i < nv; ++i) t[nv + i] = h * a[i] + (k == nv + i ? 1 : 0);
+  }
+  // activations
+  for (int u = 0; u < nu; ++u) {
+    const int adr = m.actuator_actadr[u];
+    if (adr < 0) continue;
+    double hh = h;
+    if (m.actuator_dyntype[u] == kDynFilterExact) {
+      const double tau = std::max(kMinVal, m.actuator_dynprm[kNDYN * u]);
+      hh = tau * (1 - std::exp(-h / tau));
+    }
+    double clampd = 1;
+    if (m.actuator_actlimited.size() > static_cast<size_t>(u) && m.actuator_actlimited[u]) {
+      const double next = d.act[adr] + hh * d.act_dot[adr];
+      if (next < m.actuator_actrange[2 * u] || next > m.actuator_actrange[2 * u + 1]) clampd = 0;
+    }
+    for (int k = 0; k < ncol; ++k) {
+      double g = 0;
+      if (k < nv) g = f.gq[static_cast<size_t>(k) * na + adr];
+      else if (k < 2 * nv) g = f.gv[static_cast<size_t>(k - nv) * na + adr];
+      else if (k < ndx) g = f.gact[static_cast<size_t>(k - 2 * nv) * na + adr];
+      else g = f.gu[static_cast<size_t>(k - ndx) * na + adr];
+      T[static_cast<size_t>(k) * ndx + 2 * nv + adr] = clampd * ((k == 2 * nv + adr ? 1 : 0) + hh * g);
+    }
+  }
+  // positions
+  for (int j = 0; j < m.njnt; ++j) {
+    int v0 = m.jnt_dofadr[j];
+    int nrot = 0, nlin = 1;
+    if (m.jnt_type[j] == kJointFree) nlin = 3, nrot = 3;
+    if (m.jnt_type[j] == kJointBall) nlin = 0, nrot = 3;
+    for (int c = 0; c < nlin; ++c) {
+      const int i = v0 + c;
+      for (int k = 0; k < ncol; ++k) {
+        double* t = &T[static_cast<size_t>(k) * ndx];
+        t[i] = (k == i ? 1 : 0) + h * t[nv + i];
+      }
+    }
+    if (!nrot) continue;
+    const int r0 = v0 + nlin;
+    double phi[3], Jr[9], R[9];
+    for (int c = 0; c < 3; ++c) phi[c] = h * vn[r0 + c];
+    so3_jacobians(phi, Jr, R);
+    for (int k = 0; k < ncol; ++k) {
+      double* t = &T[static_cast<size_t>(k) * ndx];
+      for (int a = 0; a < 3; ++a) {
+        double sum = 0;
+        for (int b = 0; b < 3; ++b) {
+          sum += Jr[3 * a + b] * h * t[nv + r0 + b];
+          if (k == r0 + b) sum += R[3 * b + a];  // R' dq
+        }
+        t[r0 + a] = sum;
+      }
+    }
+  }
+  if (A)
+    for (int r = 0; r < ndx; ++r)
+      for (int k = 0; k < ndx; ++k) A[static_cast<size_t>(r) * ndx + k] = T[static_cast<size_t>(k) * ndx + r];
+  if (B)
+    for (int r = 0; r < ndx; ++r)
+      for (int k = 0; k < nu; ++k) B[static_cast<size_t>(r) * nu + k] = T[static_cast<size_t>(ndx + k) * ndx + r];
+  s.restore(d);
+}
+
+}  // namespace moreau
