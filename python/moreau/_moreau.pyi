@@ -2898,6 +2898,10 @@ def deriv_smooth_vel(m: Model, d: Data, rne: bool = True) -> numpy.ndarray:
     """d(qfrc_passive + qfrc_actuator - qfrc_bias)/d qvel (dense nv x nv; also left in d.qDeriv)."""
     ...
 
+def derivative_fallbacks(m: Model, d: Data) -> List[str]:
+    """The features that make some derivative columns fall back to finite differences (empty: all analytic)."""
+    ...
+
 def differentiate_pos(m: Model, qpos1: typing.Any, qpos2: typing.Any, dt: float) -> numpy.ndarray:
     """The velocity that integrate_pos takes from qpos1 to qpos2 in time dt."""
     ...
@@ -2920,6 +2924,10 @@ def factor_m(m: Model, d: Data) -> None:
 
 def forward(m: Model, d: Data) -> None:
     """Forward dynamics: everything but integration (qacc, sensors, contacts ...)."""
+    ...
+
+def forward_derivatives(m: Model, d: Data) -> dict:
+    """d qacc / d (qpos tangent, qvel, act, ctrl, qfrc_applied) and d act_dot / d (act, ctrl) of forward dynamics, analytic (a dict of arrays)."""
     ...
 
 def full_m(m: Model, d: Data) -> numpy.ndarray:
@@ -3072,11 +3080,9 @@ def step2(m: Model, d: Data) -> None:
     ...
 
 def transition_derivatives(m: Model, d: Data, sensors: bool = False) -> tuple:
-    """Transition Jacobians of step, analytic: (A, B, C, D) as transition_fd; C and D only with sensors=True, else None."""
-def forward_derivatives(m: Model, d: Data) -> dict:
-    """d qacc / d (qpos tangent, qvel, act, ctrl, qfrc_applied) and d act_dot / d (act, ctrl) (a dict)."""
-def derivative_fallbacks(m: Model, d: Data) -> list[str]:
-    """The features that make some derivative columns fall back to finite differences."""
+    """Transition Jacobians of step, analytic (moreau/analytic_derivative.h): (A, B, C, D) as transition_fd; C and D (sensors, by finite differences) only with sensors=True, else None."""
+    ...
+
 def transition_fd(m: Model, d: Data, eps: float = 1e-06, centered: bool = True) -> tuple:
     """Transition Jacobians of step by finite differences: (A, B, C, D) with dx' = A dx + B du, ds = C dx + D du; x = (qpos tangent, qvel, act), u = ctrl."""
     ...

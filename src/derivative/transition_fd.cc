@@ -35,6 +35,7 @@ namespace {
 struct Saved {
   double time;
   double *qpos, *qvel, *act, *ctrl, *warm;  // the state
+  double* qposn;  // qpos with its quaternions normalized, as the position stage leaves it
   double *nqpos, *nqvel, *nact, *nsens;     // nominal outputs
   double *pqpos, *pqvel, *pact, *psens;     // outputs of the + perturbation (centered)
   double *dq, *col;                         // tangent vector; one column of differences
@@ -46,6 +47,7 @@ Saved carve(const Model& m, Data& d) {
   Saved s{};
   auto take = [&](int n) { double* r = p; p += n; return r; };
   s.qpos = take(nq), s.qvel = take(nv), s.act = take(na), s.ctrl = take(nu), s.warm = take(nv);
+  s.qposn = take(nq);
   s.nqpos = take(nq), s.nqvel = take(nv), s.nact = take(na), s.nsens = take(ns);
   s.pqpos = take(nq), s.pqvel = take(nv), s.pact = take(na), s.psens = take(ns);
   s.dq = take(nv), s.col = take(2 * nv + na + ns);
@@ -109,6 +111,11 @@ void transition_fd(const Model& m, Data& d, double eps, bool centered, double* A
   std::copy_n(d.act.begin(), na, s.act);
   std::copy_n(d.ctrl.begin(), nu, s.ctrl);
   std::copy_n(d.qacc_warmstart.begin(), nv, s.warm);
+  // Kinematics normalizes the quaternions of qpos in place, and normalizing a unit quaternion can
+  // change its last bit: a step that skips the position stage starts from the normalized qpos, so
+  // that it integrates exactly what the whole pipeline would.
+  std::copy_n(s.qpos, m.nq, s.qposn);
+  normalize_quat(m, s.qposn);
 
   // nominal step (the whole pipeline: it also leaves the nominal position/velocity results in d)
   internal::step_skip(m, d, kStageNone, skip_sensor);
@@ -118,6 +125,7 @@ void transition_fd(const Model& m, Data& d, double eps, bool centered, double* A
   // in d; with `keep` it is also copied to the + buffers.
   auto evaluate = [&](auto perturb, double sign, int skip, bool keep) {
     restore(m, d, s);
+    if (skip != kStageNone && !rk4) std::copy_n(s.qposn, m.nq, d.qpos.begin());
     if (skip != kStageNone && sensors) std::copy_n(s.nsens, m.nsensordata, d.sensordata.begin());
     perturb(sign * eps);
     internal::step_skip(m, d, rk4 ? kStageNone : skip, skip_sensor);

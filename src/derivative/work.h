@@ -33,9 +33,9 @@ inline int dof_depth(const Model& m, int i) {
 
 // Data::fd_work: saved state (qpos, qvel, act, ctrl, warmstart, qacc), nominal and perturbed outputs
 // (next state or qfrc_inverse, sensordata, qM) and a tangent vector (src/derivative/*_fd.cc).
-// transition_fd: 3nq + 7nv + 4na + nu + 3ns; inverse_fd: nq + 6nv + 3ns + 3nM.
+// transition_fd: 4nq + 7nv + 4na + nu + 3ns; inverse_fd: nq + 6nv + 3ns + 3nM.
 inline long long fd_work_size(const Model& m) {
-  return 3LL * m.nq + 9LL * m.nv + 4LL * m.na + m.nu + 3LL * m.nsensordata + 3LL * m.nM;
+  return 4LL * m.nq + 9LL * m.nv + 4LL * m.na + m.nu + 3LL * m.nsensordata + 3LL * m.nM;
 }
 
 }  // namespace moreau::internal

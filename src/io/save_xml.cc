@@ -62,8 +62,9 @@ std::string list(const T* p, int n) {
 // (normalizing a unit vector can change its last bit). v when no such factor is found.
 template <int N>
 void normalize(double* y) {
-  if constexpr (N == 3) math::normalize3(y);
-  else math::normalize4(y);
+  // the loader and the compiler normalize by division (as MuJoCo 2.2.2's compiler)
+  if constexpr (N == 3) math::normalize3_div(y);
+  else math::normalize4_div(y);
 }
 
 // The vectors x near v (v scaled by 1 +- up to 32 ulps or by a factor 1 +- k 2^-24 or 1 +- k 1e-6,
