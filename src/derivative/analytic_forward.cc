@@ -845,19 +845,19 @@ Forward compute_forward(const Model& m, Data& d) {
           std::fill(dq.begin(), dq.end(), 0.0);
           dq[k] = 1;
           integrate_pos(m, d.qpos.data(), dq.data(), e);
-        }, inf, inf, &f.aq[static_cast<size_t>(k) * nv], &f.gq[static_cast<size_t>(k) * na]);
+        }, inf, inf, f.aq.data() + static_cast<size_t>(k) * nv, f.gq.data() + static_cast<size_t>(k) * na);
     }
     if (!cov.vel.empty()) {
       warn_once(cov.vel + " (qvel columns)");
       for (int k = 0; k < nv; ++k)
-        fd_column(m, d, s, [&](double e) { d.qvel[k] += e; }, inf, inf, &f.av[static_cast<size_t>(k) * nv],
-                  &f.gv[static_cast<size_t>(k) * na]);
+        fd_column(m, d, s, [&](double e) { d.qvel[k] += e; }, inf, inf, f.av.data() + static_cast<size_t>(k) * nv,
+                  f.gv.data() + static_cast<size_t>(k) * na);
     }
     if (!cov.ctl.empty()) {
       warn_once(cov.ctl + " (act and ctrl columns)");
       for (int k = 0; k < na; ++k)
-        fd_column(m, d, s, [&](double e) { d.act[k] += e; }, inf, inf, &f.aact[static_cast<size_t>(k) * nv],
-                  &f.gact[static_cast<size_t>(k) * na]);
+        fd_column(m, d, s, [&](double e) { d.act[k] += e; }, inf, inf, f.aact.data() + static_cast<size_t>(k) * nv,
+                  f.gact.data() + static_cast<size_t>(k) * na);
       const bool clamp = !(m.opt.disableflags & kDsblClampctrl);
       for (int k = 0; k < nu; ++k) {
         double lo = inf, hi = inf;
@@ -865,8 +865,8 @@ Forward compute_forward(const Model& m, Data& d) {
           lo = s.ctrl[k] - m.actuator_ctrlrange[2 * k];
           hi = m.actuator_ctrlrange[2 * k + 1] - s.ctrl[k];
         }
-        fd_column(m, d, s, [&](double e) { d.ctrl[k] += e; }, lo, hi, &f.au[static_cast<size_t>(k) * nv],
-                  &f.gu[static_cast<size_t>(k) * na]);
+        fd_column(m, d, s, [&](double e) { d.ctrl[k] += e; }, lo, hi, f.au.data() + static_cast<size_t>(k) * nv,
+                  f.gu.data() + static_cast<size_t>(k) * na);
       }
     }
     s.restore(d);
@@ -1009,11 +1009,11 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
   Vec dqa(static_cast<size_t>(nv) * ncol, 0.0);  // col-major: d qacc_e / d (q, v, act, u)
   auto col = [&](int k) { return &dqa[static_cast<size_t>(k) * nv]; };
   for (int k = 0; k < nv; ++k) {
-    std::copy_n(&f.aq[static_cast<size_t>(k) * nv], nv, col(k));
-    std::copy_n(&f.av[static_cast<size_t>(k) * nv], nv, col(nv + k));
+    std::copy_n(f.aq.data() + static_cast<size_t>(k) * nv, nv, col(k));
+    std::copy_n(f.av.data() + static_cast<size_t>(k) * nv, nv, col(nv + k));
   }
-  for (int k = 0; k < na; ++k) std::copy_n(&f.aact[static_cast<size_t>(k) * nv], nv, col(2 * nv + k));
-  for (int k = 0; k < nu; ++k) std::copy_n(&f.au[static_cast<size_t>(k) * nv], nv, col(ndx + k));
+  for (int k = 0; k < na; ++k) std::copy_n(f.aact.data() + static_cast<size_t>(k) * nv, nv, col(2 * nv + k));
+  for (int k = 0; k < nu; ++k) std::copy_n(f.au.data() + static_cast<size_t>(k) * nv, nv, col(ndx + k));
 
   if (!euler || damped) {
     // E in M's sparsity, factored as the step factors it: L'DL of M + h B (Euler) or of
