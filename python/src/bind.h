@@ -48,6 +48,10 @@ py::array view(T* ptr, std::vector<py::ssize_t> shape, py::handle owner, bool wr
 template <class T>
 void assign(const char* field, T* dst, const std::vector<py::ssize_t>& shape, py::handle value);
 
+// The statistics of the last hard-contact solve or contact_metrics call as a dict (iterations,
+// nblock, primal, dual, complementarity, eps_abs, change).
+py::dict ncp_stats(const NcpStat& s);
+
 // "(17, 3)" for messages.
 std::string shape_text(const std::vector<py::ssize_t>& shape);
 

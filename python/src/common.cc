@@ -37,6 +37,18 @@ template void assign<float>(const char*, float*, const std::vector<py::ssize_t>&
 template void assign<int>(const char*, int*, const std::vector<py::ssize_t>&, py::handle);
 template void assign<uint8_t>(const char*, uint8_t*, const std::vector<py::ssize_t>&, py::handle);
 
+py::dict ncp_stats(const NcpStat& s) {
+  py::dict out;
+  out["iterations"] = s.iterations;
+  out["nblock"] = s.nblock;
+  out["primal"] = s.primal;
+  out["dual"] = s.dual;
+  out["complementarity"] = s.complementarity;
+  out["eps_abs"] = s.eps_abs;
+  out["change"] = s.change;
+  return out;
+}
+
 void bind_errors(py::module_& m) {
   // moreau.LoadError(Exception): message "FILE:LINE: <element>: what", with attributes file, line,
   // element and message.

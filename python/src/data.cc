@@ -198,18 +198,7 @@ void bind_data(py::module_& mod) {
           "{stage: (seconds accumulated, calls)}")
       .def_property_readonly(
           "ncp",
-          [](const PyData& p) {
-            const NcpStat& s = p.data.ncp;
-            py::dict out;
-            out["iterations"] = s.iterations;
-            out["nblock"] = s.nblock;
-            out["primal"] = s.primal;
-            out["dual"] = s.dual;
-            out["complementarity"] = s.complementarity;
-            out["eps_abs"] = s.eps_abs;
-            out["change"] = s.change;
-            return out;
-          },
+          [](const PyData& p) { return ncp_stats(p.data.ncp); },
           "statistics of the last hard-contact solve (the RaiSim paper's errors)")
       .def("__repr__", [](const PyData& p) {
         return "<moreau.Data time=" + std::to_string(p.data.time) + " ncon=" + std::to_string(p.data.ncon) +

@@ -1,6 +1,7 @@
 // The engine's free functions: stepping, state, derivatives, Jacobians and utilities. Long calls
-// release the GIL; every call checks that the Data belongs to the Model (or to one of equal sizes)
-// and that no other thread is stepping the same Data.
+// release the GIL. The engine checks ids, sizes and the Data/Model match itself (std::out_of_range
+// and std::invalid_argument become IndexError and ValueError); the bindings add the guard against
+// two threads using the same Data.
 #include "bind.h"
 
 namespace moreau::python {
@@ -20,16 +21,6 @@ class Busy {
   PyData& p_;
 };
 
-// The Data must have been made for m or for a Model of the same sizes.
-void check_pair(const Model& m, const PyData& p, const char* fn) {
-  if (&m == p.model.get()) return;
-  const Model& o = *p.model;
-  if (m.nq != o.nq || m.nv != o.nv || m.nu != o.nu || m.na != o.na || m.nbody != o.nbody ||
-      m.njnt != o.njnt || m.ngeom != o.ngeom || m.nsite != o.nsite || m.nsensordata != o.nsensordata ||
-      m.nmocap != o.nmocap || m.neq != o.neq || m.ntendon != o.ntendon || m.nM != o.nM)
-    throw py::value_error(std::string(fn) + ": the Data was made for another model (sizes differ)");
-}
-
 // Raise the exception a Python control callback left during the last call.
 void raise_control_error(PyData& p) {
   if (p.control_error) {
@@ -42,20 +33,12 @@ void raise_control_error(PyData& p) {
 // Runs f(m, data) with the GIL released, guarded, then raises a callback error if any.
 template <class F>
 void run(const Model& m, PyData& p, const char* fn, F&& f) {
-  check_pair(m, p, fn);
   {
     Busy busy(p, fn);
     py::gil_scoped_release nogil;
     f(m, p.data);
   }
   raise_control_error(p);
-}
-
-int check_id(int id, int n, const char* fn, const char* what) {
-  if (id < 0 || id >= n)
-    throw py::index_error(std::string(fn) + ": " + what + " id " + std::to_string(id) + " out of range [0, " +
-                          std::to_string(n) + ")");
-  return id;
 }
 
 unsigned check_spec(long long spec, const char* fn) {
@@ -110,7 +93,6 @@ void bind_functions(py::module_& mod) {
   mod.def(
       "reset_data",
       [](const Model& m, PyData& p) {
-        check_pair(m, p, "reset_data");
         Busy busy(p, "reset_data");
         reset_data(m, p.data);
       },
@@ -118,8 +100,6 @@ void bind_functions(py::module_& mod) {
   mod.def(
       "reset_data_keyframe",
       [](const Model& m, PyData& p, int key) {
-        check_pair(m, p, "reset_data_keyframe");
-        check_id(key, m.nkey, "reset_data_keyframe", "keyframe");
         Busy busy(p, "reset_data_keyframe");
         reset_data_keyframe(m, p.data, key);
       },
@@ -164,7 +144,6 @@ void bind_functions(py::module_& mod) {
   mod.def(
       "get_state",
       [](const Model& m, const PyData& p, long long spec) {
-        check_pair(m, p, "get_state");
         const unsigned s = check_spec(spec, "get_state");
         py::array_t<double> out(state_size(m, s));
         get_state(m, p.data, s, out.mutable_data());
@@ -174,7 +153,6 @@ void bind_functions(py::module_& mod) {
   mod.def(
       "set_state",
       [](const Model& m, PyData& p, py::handle state, long long spec) {
-        check_pair(m, p, "set_state");
         const unsigned s = check_spec(spec, "set_state");
         const int n = state_size(m, s);
         std::vector<double> buf(n);
@@ -284,8 +262,6 @@ void bind_functions(py::module_& mod) {
   mod.def(
       "contact_force",
       [](const Model& m, const PyData& p, int id) {
-        check_pair(m, p, "contact_force");
-        check_id(id, p.data.ncon, "contact_force", "contact");
         auto out = zeros({6});
         contact_force(m, p.data, id, out.mutable_data());
         return out;
@@ -299,15 +275,7 @@ void bind_functions(py::module_& mod) {
           throw py::value_error("contact_metrics: vplus: expected shape (" + std::to_string(m.nv) + ",)");
         const double* v = vplus ? vplus->data() : nullptr;
         run(m, p, "contact_metrics", [&](const Model& m, Data& d) { contact_metrics(m, d, v); });
-        const NcpStat& s = p.data.ncp;
-        py::dict out;
-        out["primal"] = s.primal;
-        out["dual"] = s.dual;
-        out["complementarity"] = s.complementarity;
-        out["eps_abs"] = s.eps_abs;
-        out["iterations"] = s.iterations;
-        out["nblock"] = s.nblock;
-        return out;
+        return ncp_stats(p.data.ncp);
       },
       py::arg("m"), py::arg("d"), py::arg("vplus") = py::none(),
       "The RaiSim paper's errors (primal, dual, complementarity, eps_abs) of the last forward, for "
@@ -315,7 +283,6 @@ void bind_functions(py::module_& mod) {
   mod.def(
       "efc_J",
       [](const Model& m, const PyData& p) {
-        check_pair(m, p, "efc_J");
         auto out = zeros({p.data.nefc, m.nv});
         efc_J_dense(m, p.data, out.mutable_data());
         return out;
@@ -342,7 +309,6 @@ void bind_functions(py::module_& mod) {
   mod.def(
       "full_m",
       [](const Model& m, const PyData& p) {
-        check_pair(m, p, "full_m");
         auto out = zeros({m.nv, m.nv});
         full_m(m, p.data.qM.data(), out.mutable_data());
         return out;
@@ -351,7 +317,6 @@ void bind_functions(py::module_& mod) {
   mod.def(
       "mul_m",
       [](const Model& m, const PyData& p, py::handle vec) {
-        check_pair(m, p, "mul_m");
         std::vector<double> v(m.nv);
         assign("mul_m: vec", v.data(), {m.nv}, vec);
         auto out = zeros({m.nv});
@@ -362,7 +327,6 @@ void bind_functions(py::module_& mod) {
   mod.def(
       "solve_m",
       [](const Model& m, const PyData& p, py::array_t<double, py::array::c_style | py::array::forcecast> x) {
-        check_pair(m, p, "solve_m");
         const bool vec = x.ndim() == 1;
         if (!((vec && x.shape(0) == m.nv) || (x.ndim() == 2 && x.shape(1) == m.nv)))
           throw py::value_error("solve_m: expected shape (nv,) or (n, nv) with nv = " + std::to_string(m.nv));
@@ -378,27 +342,23 @@ void bind_functions(py::module_& mod) {
   mod.def(
       "jac",
       [](const Model& m, PyData& p, py::handle point, int body) {
-        check_pair(m, p, "jac");
-        check_id(body, m.nbody, "jac", "body");
         double pt[3];
         assign("jac: point", pt, {3}, point);
         return jacobians(m, p, [&](double* jp, double* jr) { jac(m, p.data, jp, jr, pt, body); });
       },
       py::arg("m"), py::arg("d"), py::arg("point"), py::arg("body"),
       "(jacp, jacr), each (3, nv): Jacobians of a world point attached to body.");
-#define JAC(name, n, what)                                                                         \
+#define JAC(name, what)                                                                         \
   mod.def(                                                                                         \
       #name,                                                                                       \
       [](const Model& m, PyData& p, int id) {                                                      \
-        check_pair(m, p, #name);                                                                   \
-        check_id(id, m.n, #name, what);                                                            \
         return jacobians(m, p, [&](double* jp, double* jr) { name(m, p.data, jp, jr, id); });     \
       },                                                                                           \
       py::arg("m"), py::arg("d"), py::arg("id"), "(jacp, jacr), each (3, nv), of a " what);
-  JAC(jac_body, nbody, "body frame")
-  JAC(jac_body_com, nbody, "body centre of mass")
-  JAC(jac_geom, ngeom, "geom")
-  JAC(jac_site, nsite, "site")
+  JAC(jac_body, "body frame")
+  JAC(jac_body_com, "body centre of mass")
+  JAC(jac_geom, "geom")
+  JAC(jac_site, "site")
 #undef JAC
 
   // ------------------------------------------------------------------ configuration space

@@ -285,7 +285,7 @@ def test_index_errors(humanoid):
     m = humanoid
     d = moreau.Data(m)
     moreau.forward(m, d)
-    with pytest.raises(IndexError, match=r"jac_body_com: body centre of mass id -1 out of range \[0, 14\)"):
+    with pytest.raises(IndexError, match=r"jac_body_com: body id -1 out of range \[0, 14\)"):
         moreau.jac_body_com(m, d, -1)
     with pytest.raises(IndexError, match="contact id"):
         moreau.contact_force(m, d, d.ncon)
@@ -463,7 +463,7 @@ def test_copy(humanoid):
 
 def test_data_of_another_model_is_refused(humanoid, pendulum):
     d = moreau.Data(pendulum)
-    with pytest.raises(ValueError, match="another model"):
+    with pytest.raises(ValueError, match="step: the Data was not made for this Model"):
         moreau.step(humanoid, d)
 
 

@@ -39,27 +39,25 @@ def cycle(n, make):
         del m, d, _
 
 
-def test_10000_model_and_data_cycles_do_not_grow_rss():
-    make = lambda: (lambda m: (m, moreau.Data(m)))(moreau.Model.from_xml_string(SMALL))
-    cycle(500, make)  # warm up allocator pools and caches
+def rss_growth_kb(make, warmup, n=10000):
+    """RSS growth over n cycles after `warmup` cycles that fill the allocator's pools and caches."""
+    cycle(warmup, make)
     gc.collect()
     before = rss_kb()
-    cycle(10000, make)
+    cycle(n, make)
     gc.collect()
-    grown = rss_kb() - before
-    # A leak of one Model or Data per cycle would be > 10000 * (tens of kB); allocator noise is < 2 MB.
+    return rss_kb() - before
+
+
+# A leak of one Model or Data per cycle would be > 10000 * (tens of kB); allocator noise is < 2 MB.
+def test_10000_model_and_data_cycles_do_not_grow_rss():
+    grown = rss_growth_kb(lambda: (lambda m: (m, moreau.Data(m)))(moreau.Model.from_xml_string(SMALL)), 500)
     assert grown < 4 * 1024, f"RSS grew by {grown} kB over 10000 cycles"
 
 
 def test_10000_data_cycles_of_humanoid_do_not_grow_rss():
     m = moreau.Model.from_xml_path(str(HUMANOID))
-    make = lambda: (m, moreau.Data(m))
-    cycle(200, make)
-    gc.collect()
-    before = rss_kb()
-    cycle(10000, make)
-    gc.collect()
-    grown = rss_kb() - before
+    grown = rss_growth_kb(lambda: (m, moreau.Data(m)), 200)
     assert grown < 4 * 1024, f"RSS grew by {grown} kB over 10000 cycles"
 
 

@@ -418,25 +418,15 @@ const char* kContactScene = R"(
   </actuator>
 </mujoco>)";
 
-TEST(AnalyticDerivative, ConstraintPositionMatchesCentredDifferences) {
-  Model m = load_model_from_string(kContactScene);
-  Data d = make_data(m);
-  std::mt19937 rng(4);
-  std::normal_distribution<double> n01(0, 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
-  d.qpos[m.nq - 2] = 0.6;   // past the first limit (30 deg = 0.52)
-  d.qpos[m.nq - 1] = -0.4;  // past the second (20 deg = 0.35)
-  d.ctrl[0] = 0.5;
-  EXPECT_TRUE(derivative_fallbacks(m, d).empty());
-  forward(m, d);
-  const int nv = m.nv, nefc = d.nefc;
-  // 4 box corners, 2 capsule ends and a sphere (4 pyramid rows each), a frictionless sphere, two
-  // limits, the dof friction row
-  ASSERT_EQ(d.ncon, 8);
-  ASSERT_EQ(nefc, 7 * 4 + 1 + 2 + 1);
-  const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + nefc);
-  Vec Aq(nv * nv), Av(nv * nv);
-  forward_derivatives(m, d, Aq.data(), Av.data(), nullptr, nullptr, nullptr);
+// d qacc / d qpos by centred differences (eps 1e-7 along each tangent direction) with the active
+// set held: a perturbation that changes a row's state fails the test. Returns the relative error of
+// Aq against them, the worst column and the scale max(1, max |qacc|).
+struct QposColumns {
+  double error = 0, scale = 1;
+  int worst_col = 0;
+};
+void qpos_columns_by_fd(const Model& m, Data& d, const std::vector<int>& state, const Vec& Aq, QposColumns* out) {
+  const int nv = m.nv, nefc = static_cast<int>(state.size());
   const Vec q0 = d.qpos, qacc0(d.qacc.begin(), d.qacc.begin() + nv);
   double fs = 1;
   for (double x : qacc0) fs = std::max(fs, std::abs(x));
@@ -456,12 +446,38 @@ TEST(AnalyticDerivative, ConstraintPositionMatchesCentredDifferences) {
     for (int i = 0; i < nv; ++i) fq[i * nv + k] = (p[i] - n[i]) / (2 * eps);
   }
   d.qpos = q0;
-  const double e = rel_error(Aq, fq, fs);
-  int worst_col = 0;
+  out->error = rel_error(Aq, fq, fs);
+  out->scale = fs;
   double wc = 0;
   for (int k = 0; k < nv; ++k)
     for (int i = 0; i < nv; ++i)
-      if (std::abs(Aq[i * nv + k] - fq[i * nv + k]) > wc) wc = std::abs(Aq[i * nv + k] - fq[i * nv + k]), worst_col = k;
+      if (std::abs(Aq[i * nv + k] - fq[i * nv + k]) > wc) wc = std::abs(Aq[i * nv + k] - fq[i * nv + k]), out->worst_col = k;
+}
+
+TEST(AnalyticDerivative, ConstraintPositionMatchesCentredDifferences) {
+  Model m = load_model_from_string(kContactScene);
+  Data d = make_data(m);
+  std::mt19937 rng(4);
+  std::normal_distribution<double> n01(0, 1);
+  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
+  d.qpos[m.nq - 2] = 0.6;   // past the first limit (30 deg = 0.52)
+  d.qpos[m.nq - 1] = -0.4;  // past the second (20 deg = 0.35)
+  d.ctrl[0] = 0.5;
+  EXPECT_TRUE(derivative_fallbacks(m, d).empty());
+  forward(m, d);
+  const int nv = m.nv, nefc = d.nefc;
+  // 4 box corners, 2 capsule ends and a sphere (4 pyramid rows each), a frictionless sphere, two
+  // limits, the dof friction row
+  ASSERT_EQ(d.ncon, 8);
+  ASSERT_EQ(nefc, 7 * 4 + 1 + 2 + 1);
+  const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + nefc);
+  Vec Aq(nv * nv), Av(nv * nv);
+  forward_derivatives(m, d, Aq.data(), Av.data(), nullptr, nullptr, nullptr);
+  QposColumns fd;
+  qpos_columns_by_fd(m, d, state, Aq, &fd);
+  if (HasFatalFailure()) return;
+  const double e = fd.error, fs = fd.scale;
+  const int worst_col = fd.worst_col;
   std::printf("contact scene (nefc %d): d qacc/d qpos relative error %.2e (worst column %d), max |fd| %.3g\n", nefc,
               e, worst_col, fs);
   EXPECT_LE(e, 1e-5);
@@ -512,31 +528,11 @@ TEST(AnalyticDerivative, RoundPairPositionMatchesCentredDifferences) {
   const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + nefc);
   Vec Aq(nv * nv);
   forward_derivatives(m, d, Aq.data(), nullptr, nullptr, nullptr, nullptr);
-  const Vec q0 = d.qpos, qacc0(d.qacc.begin(), d.qacc.begin() + nv);
-  double fs = 1;
-  for (double x : qacc0) fs = std::max(fs, std::abs(x));
-  const double eps = 1e-7;
-  Vec dq(nv), p(nv), n(nv), fq(nv * nv);
-  for (int k = 0; k < nv; ++k) {
-    for (int sgn = -1; sgn <= 1; sgn += 2) {
-      std::fill(dq.begin(), dq.end(), 0.0);
-      dq[k] = 1;
-      d.qpos = q0;
-      integrate_pos(m, d.qpos.data(), dq.data(), sgn * eps);
-      forward(m, d);
-      ASSERT_EQ(d.nefc, nefc);
-      ASSERT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin())) << "column " << k;
-      std::copy_n(d.qacc.begin(), nv, sgn > 0 ? p.data() : n.data());
-    }
-    for (int i = 0; i < nv; ++i) fq[i * nv + k] = (p[i] - n[i]) / (2 * eps);
-  }
-  d.qpos = q0;
-  const double e = rel_error(Aq, fq, fs);
-  int worst_col = 0;
-  double wc = 0;
-  for (int k = 0; k < nv; ++k)
-    for (int i = 0; i < nv; ++i)
-      if (std::abs(Aq[i * nv + k] - fq[i * nv + k]) > wc) wc = std::abs(Aq[i * nv + k] - fq[i * nv + k]), worst_col = k;
+  QposColumns fd;
+  qpos_columns_by_fd(m, d, state, Aq, &fd);
+  if (HasFatalFailure()) return;
+  const double e = fd.error, fs = fd.scale;
+  const int worst_col = fd.worst_col;
   std::printf("round pairs (nefc %d): d qacc/d qpos relative error %.2e (worst column %d), max |fd| %.3g\n", nefc, e,
               worst_col, fs);
   EXPECT_LE(e, 1e-5);

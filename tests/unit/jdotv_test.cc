@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <random>
 #include <vector>
 
@@ -145,6 +146,8 @@ double max_violation(bool jdotv, double seconds) {
 
 TEST(Jdotv, RemovesDriftOfRotatingConnectAndWeld) {
   const double without = max_violation(false, 10), with = max_violation(true, 10);
+  std::cout << "largest violation over 10 s: " << 1e3 * with << " mm with Jdot v, " << 1e3 * without
+            << " mm without\n";
   EXPECT_GT(without, 5e-3);      // the centripetal offset: millimetres
   EXPECT_LT(with, 0.1 * without);  // measured 0.24 mm against 8.7 mm
 }
