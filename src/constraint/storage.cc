@@ -11,7 +11,6 @@
 #include "constraint/storage.h"
 #include "engine/checks.h"
 #include "moreau/messages.h"
-#include "solver/ncp/ncp.h"
 
 namespace moreau {
 
@@ -55,12 +54,10 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   d.efc_J_rownnz.assign(n, 0);
   d.efc_J_rowadr.assign(n, 0);
   d.efc_J_colind.assign(static_cast<size_t>(nnz), 0);
-  d.efc_work.assign(static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap), nnz)), 0.0);
-  d.efc_iwork.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
+  d.work.efc.assign(static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap), nnz)), 0.0);
+  d.work.efc_int.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
   if (d.solver.size() < static_cast<size_t>(kNSolverStat)) d.solver.resize(kNSolverStat);
   if (static_cast<int>(d.qfrc_constraint.size()) < nv) d.qfrc_constraint.assign(nv, 0.0);
-  // hard-contact solvers: their work space, only when one of them is selected
-  if (is_hard_contact_solver(m.opt.solver)) ncp::ensure_storage(m, d);
   d.ne = d.nf = d.nefc = 0;
 }
 

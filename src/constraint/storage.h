@@ -1,4 +1,4 @@
-// Constraint storage: capacity rule, the layout of Data::efc_work, and the row helpers that every
+// Constraint storage: capacity rule, the layout of Data::work.efc, and the row helpers that every
 // constraint type uses to append rows to efc_* (internal to src/constraint and src/solver).
 #pragma once
 
@@ -18,7 +18,7 @@ inline bool use_sparse(const Model& m) {
 // compressed copy (Work::Jc); with the sparse jacobian efc_J itself is compressed.
 inline bool dense_values(const Model& m) { return !use_sparse(m); }
 
-// Work space carved from d.efc_work (doubles) and d.efc_iwork (ints). Sizes: cap = capacity rows,
+// Work space carved from d.work.efc (doubles) and d.work.efc_int (ints). Sizes: cap = capacity rows,
 // nv dofs.
 //   make:   jac (18*nv): jacp1, jacr1, jacp2, jacr2, contact-frame rows (6 rows)
 //   solver: per-row vectors (Jaref, jv, quad[3], force0, tmp[2]); per-dof vectors; nv*nv Hessian /
@@ -65,7 +65,7 @@ inline long long iwork_size(const Model& m, int cap, long long nnz) {
 inline Work carve(const Model& m, Data& d) {
   const int nv = m.nv, cap = capacity(d);
   Work w;
-  double* p = d.efc_work.data();
+  double* p = d.work.efc.data();
   w.jac = p; p += 18 * nv;
   w.Jaref = p; p += cap;
   w.jv = p; p += cap;
@@ -77,7 +77,7 @@ inline Work carve(const Model& m, Data& d) {
   w.L = p; p += static_cast<long long>(nv) * nv;
   w.MinvJT = p; p += static_cast<long long>(cap) * nv;
   w.Jc = dense_values(m) ? p : nullptr;
-  int* q = d.efc_iwork.data();
+  int* q = d.work.efc_int.data();
   w.chain = q; q += 4 * nv;
   w.pattern = q; q += static_cast<long long>(nv) * (nv + 1) / 2;
   for (auto& v : w.iv) { v = q; q += nv; }
@@ -92,7 +92,7 @@ inline Work carve(const Model& m, Data& d) {
 inline const double* J_values(const Model& m, const Data& d) {
   if (!dense_values(m)) return d.efc_J.data();
   const long long nv = m.nv, cap = capacity(d);
-  return d.efc_work.data() + 18 * nv + 8 * cap + 15 * nv + nv * nv + cap * nv;
+  return d.work.efc.data() + 18 * nv + 8 * cap + 15 * nv + nv * nv + cap * nv;
 }
 
 // One row of efc_J in compressed form.

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/internal.h"
+#include "dynamics/dynamics.h"
 #include "solver/ncp/ncp.h"
 
 namespace moreau::ncp {
@@ -20,13 +20,13 @@ long long work_size(const Model& m, int cap) {
 
 void ensure_storage(const Model& m, Data& d) {
   const long long n = work_size(m, constraint::capacity(d));
-  if (static_cast<long long>(d.ncp_work.size()) < n) d.ncp_work.assign(static_cast<size_t>(n), 0.0);
+  if (static_cast<long long>(d.work.ncp.size()) < n) d.work.ncp.assign(static_cast<size_t>(n), 0.0);
 }
 
 Work carve(const Model& m, Data& d) {
   const int nv = m.nv, cap = constraint::capacity(d);
   Work w;
-  double* p = d.ncp_work.data();
+  double* p = d.work.ncp.data();
   w.header = p; p += 4;
   w.vf = p; p += nv;
   w.v = p; p += nv;
