@@ -22,8 +22,9 @@ inline bool dense_values(const Model& m) { return !use_sparse(m); }
 // nv dofs.
 //   make:   jac (18*nv): jacp1, jacr1, jacp2, jacr2, contact-frame rows (6 rows)
 //   solver: per-row vectors (Jaref, jv, quad[3], force0, tmp[2]); per-dof vectors; nv*nv Hessian /
-//           factor (entries addressed densely, only the sparse pattern touched); cap*nv
-//           (MinvJT) holding the dual rows' values (dual.cc; at most nnz_capacity of them).
+//           factor (entries addressed densely, only the sparse pattern touched); nnz_capacity
+//           (MinvJT) holding the dual rows' values (dual.cc: a dual row's columns are the ancestor
+//           closure of its own, within the same nnz_bound).
 //   Jc:     nnz_capacity, dense jacobian only: the compressed values of efc_J's rows (the solvers
 //           read rows through efc_J_rowadr/colind in both jacobian modes; see J_values).
 //   ints:   chain (4*nv), the Newton factor's row patterns (nv*(nv+1)/2) and bookkeeping
@@ -38,7 +39,7 @@ struct Work {
   double* v[14];     // 14 vectors of nv
   double* first;     // nv: pivots D of the Newton factor H = L' D L
   double* L;         // nv*nv: Newton Hessian and its factor (sparse pattern, dense addressing)
-  double* MinvJT;    // cap*nv: values of the dual rows (dual.cc)
+  double* MinvJT;    // nnz_capacity: values of the dual rows (dual.cc)
   double* Jc;        // nnz_capacity (dense jacobian) or null
   int* chain;        // 4*nv: dof chains of the two bodies of a row
   int* pattern;      // nv*(nv+1)/2: row patterns of the Newton factor
@@ -55,8 +56,7 @@ inline long long nnz_capacity(const Data& d) {
 long long nnz_bound(const Model& m, long long cap);
 inline long long work_size(const Model& m, int cap, long long nnz) {
   const long long nv = m.nv;
-  return 18LL * nv + 8LL * cap + 15LL * nv + nv * nv + 1LL * cap * nv +
-         (dense_values(m) ? nnz : 0) + 16;
+  return 18LL * nv + 8LL * cap + 15LL * nv + nv * nv + nnz + (dense_values(m) ? nnz : 0) + 16;
 }
 inline long long iwork_size(const Model& m, int cap, long long nnz) {
   const long long nv = m.nv;
@@ -75,7 +75,7 @@ inline Work carve(const Model& m, Data& d) {
   for (auto& v : w.v) { v = p; p += nv; }
   w.first = p; p += nv;
   w.L = p; p += static_cast<long long>(nv) * nv;
-  w.MinvJT = p; p += static_cast<long long>(cap) * nv;
+  w.MinvJT = p; p += nnz_capacity(d);
   w.Jc = dense_values(m) ? p : nullptr;
   int* q = d.work.efc_int.data();
   w.chain = q; q += 4 * nv;
@@ -92,7 +92,7 @@ inline Work carve(const Model& m, Data& d) {
 inline const double* J_values(const Model& m, const Data& d) {
   if (!dense_values(m)) return d.efc_J.data();
   const long long nv = m.nv, cap = capacity(d);
-  return d.work.efc.data() + 18 * nv + 8 * cap + 15 * nv + nv * nv + cap * nv;
+  return d.work.efc.data() + 18 * nv + 8 * cap + 15 * nv + nv * nv + nnz_capacity(d);
 }
 
 // One row of efc_J in compressed form.

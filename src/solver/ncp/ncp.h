@@ -74,7 +74,7 @@ struct Work {
   double* prev_type;  // cap
   double* prev_key;   // cap: geom1 * ngeom + geom2 for contact rows, efc_id otherwise
   double* prev_pos;   // 3 cap: contact point of contact rows
-  double* MinvJT;  // cap*nv (constraint work space, shared with PGS)
+  double* MinvJT;  // cap*nv: the columns Mt^-1 J_r', dense
   // lcp only (null otherwise)
   double* Gd;      // kLcpMaxRows^2: dense Delassus matrix
   double* lcpM;    // kLcpMaxSize^2

@@ -10,7 +10,7 @@
 namespace moreau::ncp {
 
 long long work_size(const Model& m, int cap) {
-  long long n = 4 + 3LL * m.nv + 18LL * cap;
+  long long n = 4 + 3LL * m.nv + 18LL * cap + 1LL * cap * m.nv;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 3 * L + 6 * L + lemke_work_size(kLcpMaxSize);
@@ -43,7 +43,7 @@ Work carve(const Model& m, Data& d) {
   w.prev_type = p; p += cap;
   w.prev_key = p; p += cap;
   w.prev_pos = p; p += 3 * cap;
-  w.MinvJT = constraint::carve(m, d).MinvJT;
+  w.MinvJT = p; p += static_cast<long long>(cap) * nv;
   w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpvar = w.lemke = nullptr;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
