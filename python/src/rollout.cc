@@ -315,9 +315,10 @@ Use as a context manager or call close(); the pool keeps its Model alive.)doc")
                    "moreau.Rollout. ") +
        kRunDoc)
           .c_str());
-  py::class_<EnvBatch>(mod, "EnvBatch", R"doc(n persistent Datas of one Model, stepped together in place by a moreau.Rollout pool
-(Rollout.step in C++): each keeps its whole state between calls, so env i's trajectory is bitwise a
-loop of step on one Data. The state of moreau.VecEnv's environments.)doc")
+  py::class_<EnvBatch>(mod, "EnvBatch", R"doc(n whole simulation states of one Model, continued together by a moreau.Rollout pool: integration
+states run on the pool's Datas for the soft solvers, a Data per env for the hard-contact solvers
+(their warm start lives in the Data). Env i's trajectory is bitwise a loop of step on one Data.
+The state of moreau.VecEnv's environments.)doc")
       .def(py::init([](std::shared_ptr<Model> m, int n) {
              if (n < 0) throw py::value_error("EnvBatch: n is " + std::to_string(n) + ", expected >= 0");
              auto e = std::make_unique<EnvBatch>();
