@@ -2,6 +2,7 @@
 """The README's performance table: Moreau against MuJoCo 2.2.2, medians of repeated runs.
 
     /usr/bin/python3 scripts/bench_table.py [--runs 3] [--min-time 0.5] [--bench build/bench/moreau_bench]
+                                            [--stages]
 
 Each run is one process of build/bench/moreau_bench (Google Benchmark, both engines in the same
 process on the same model, state and options) over the rows below; a row's ratio in one run is
@@ -9,6 +10,9 @@ MuJoCo's CPU time per call over Moreau's from that same run, so both engines see
 state. The table gives, per row, the median of the runs' times and the median ratio with its
 min..max over the runs, and the filter that reproduces the row alone. The raw JSON of every run
 goes to --out (default docs/data/bench_runs.json).
+
+--stages adds where a whole step's time goes in Moreau for the `step` rows: the per-stage timers
+of `build/moreau bench MODEL --steps 5000` (the median of the runs' shares of each stage).
 """
 import argparse
 import json
@@ -19,6 +23,23 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+SYSTEM = "/usr/share/mujoco/model/"
+SHARED = os.environ.get("MOREAU_SHARED_DIR", str(ROOT.parent / "shared")) + "/models/"
+
+# the models of bench/step_bench.cc's cases, for the stage timers of `moreau bench`
+STEP_MODELS = {
+    "humanoid": SYSTEM + "humanoid/humanoid.xml",
+    "humanoid100": SYSTEM + "humanoid100/humanoid100.xml",
+    "22_humanoids": SYSTEM + "humanoid/22_humanoids.xml",
+    "cheetah": SHARED + "dm_control/cheetah.xml",
+    "quadruped": SHARED + "dm_control/quadruped.xml",
+    "dog": SHARED + "dm_control/dog.xml",
+    "flag": SYSTEM + "flag/flag.xml",
+    "arm26": SYSTEM + "tendon_arm/arm26.xml",
+}
+STAGES = [("pos_kinematics", "kinematics"), ("pos_inertia", "inertia"), ("pos_collision", "collision"),
+          ("pos_make", "make constraints"), ("velocity", "velocity"), ("actuation", "actuation"),
+          ("acceleration", "acceleration"), ("constraint", "constraint solver")]
 
 # (label, Moreau benchmark, MuJoCo benchmark)
 ROWS = [
@@ -78,6 +99,8 @@ def main():
     ap.add_argument("--bench", default=str(ROOT / "build" / "bench" / "moreau_bench"))
     ap.add_argument("--out", default=str(ROOT / "docs" / "data" / "bench_runs.json"))
     ap.add_argument("--only", help="a substring of the row labels to run")
+    ap.add_argument("--stages", action="store_true", help="per-stage shares of the step rows")
+    ap.add_argument("--cli", default=str(ROOT / "build" / "moreau"))
     args = ap.parse_args()
     rows = [r for r in ROWS if not args.only or args.only in r[0]]
     names = [n for r in rows for n in r[1:]]
@@ -109,6 +132,28 @@ def main():
         print(f"| {label} | {fmt_us(statistics.median(t[mo] for t in got))} | "
               f"{fmt_us(statistics.median(t[mj] for t in got))} | {statistics.median(ratios):.2f} "
               f"({min(ratios):.2f}..{max(ratios):.2f}) | {cell([mo, mj])} |")
+
+
+    if args.stages:
+        stage_table(args, rows)
+
+
+def stage_table(args, rows):
+    cases = [mo.split("/")[-1] for _, mo, _ in rows if mo.startswith("moreau/step/") and mo.split("/")[-1] in STEP_MODELS]
+    print("\n| `step` of | us per step | " + " | ".join(name for _, name in STAGES) + " |")
+    print("| --- | ---: | " + " | ".join("---:" for _ in STAGES) + " |")
+    for case in cases:
+        shares, per_step = {k: [] for k, _ in STAGES}, []
+        for _ in range(args.runs):
+            out = subprocess.run([args.cli, "bench", STEP_MODELS[case], "--steps", "5000"], capture_output=True,
+                                 text=True, check=True)
+            r = json.loads(out.stdout)
+            per_step.append(r["us_per_step"])
+            for k, _ in STAGES:
+                st = r["stages"].get(k, {"calls": 0, "us_per_call": 0})
+                shares[k].append(st["us_per_call"] * st["calls"] / r["steps"] / r["us_per_step"])
+        print(f"| {case} | {statistics.median(per_step):.3g} | " +
+              " | ".join(f"{100 * statistics.median(shares[k]):.0f}%" for k, _ in STAGES) + " |")
 
 
 if __name__ == "__main__":
