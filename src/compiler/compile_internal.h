@@ -42,9 +42,6 @@ struct GeomMass {
   double mass = 0;
   double inertia[3] = {0, 0, 0};
 };
-// Fills mass and principal inertia (about the geom center, geom axes) from size and density or
-// mass. Throws LoadError for geoms without volume that are asked to have mass.
-void geom_mass(GeomMass& g, const double size[3], bool mass_set, double mass, double density, const MeshInfo* mesh);
 
 // Principal moments (descending) and the rotation to the principal frame (quat) of the
 // symmetric inertia (xx, yy, zz, xy, xz, yz). False if not positive semi-definite.

@@ -12,13 +12,6 @@ namespace moreau::compiler {
 
 using namespace moreau::math;
 
-void fromto_frame(const double ft[6], double pos[3], double quat[4], double& halflen) {
-  double v[3] = {ft[0] - ft[3], ft[1] - ft[4], ft[2] - ft[5]};
-  for (int k = 0; k < 3; ++k) pos[k] = 0.5 * (ft[k] + ft[k + 3]);
-  halflen = 0.5 * norm3(v);
-  mjcf::zaxis_to_quat(v, quat);
-}
-
 void Compiler::flatten(const mjcf::BodySpec& b, int parent) {
   const int id = static_cast<int>(bodies_.size());
   bodies_.push_back(&b);
@@ -133,27 +126,6 @@ void Compiler::compile_assets() {
 }
 
 // ------------------------------------------------------------------------------ geoms and sites
-
-void geom_fromto(const mjcf::GeomSpec& g, double pos[3], double quat[4], double size[3]) {
-  if (g.type != kGeomCapsule && g.type != kGeomCylinder && g.type != kGeomBox && g.type != kGeomEllipsoid)
-    fail(g.src, "attribute 'fromto' is only allowed for capsule, cylinder, box and ellipsoid geoms");
-  double half;
-  fromto_frame(g.fromto, pos, quat, half);
-  if (half < kMinVal) fail(g.src, "attribute 'fromto' has coincident end points");
-  if (g.type == kGeomCapsule || g.type == kGeomCylinder) {
-    size[1] = half;
-  } else {  // box, ellipsoid: 2.2.2 uses the first size for both cross-section half-sizes
-    size[1] = size[0];
-    size[2] = half;
-  }
-}
-
-void site_fromto(const mjcf::SiteSpec& s, double pos[3], double quat[4], double size[3]) {
-  double half;
-  fromto_frame(s.fromto, pos, quat, half);
-  if (s.type == kGeomCapsule || s.type == kGeomCylinder) size[1] = half;
-  else size[2] = half;
-}
 
 void Compiler::compile_geom(const mjcf::GeomSpec& g, int body) {
   const int id = m_.ngeom++;
@@ -378,8 +350,12 @@ void Compiler::compile_tree() {
         x.pos = {m_.geom_pos[3 * gid], m_.geom_pos[3 * gid + 1], m_.geom_pos[3 * gid + 2]};
         x.quat = {m_.geom_quat[4 * gid], m_.geom_quat[4 * gid + 1], m_.geom_quat[4 * gid + 2],
                   m_.geom_quat[4 * gid + 3]};
-        geom_mass(x, &m_.geom_size[3 * gid], g.mass_set, g.mass, g.density,
-                  g.type == kGeomMesh ? &meshes_[m_.geom_dataid[gid]] : nullptr);
+        const MeshInfo* mesh = g.type == kGeomMesh ? &meshes_[m_.geom_dataid[gid]] : nullptr;
+        const geometry::MassProperties mp =
+            geometry::geom_mass(g.type, &m_.geom_size[3 * gid], g.mass_set, g.mass, g.density,
+                                mesh ? mesh->volume : 0, mesh ? mesh->inertia : nullptr);
+        x.mass = mp.mass;
+        copy3(x.inertia, mp.inertia);
         gm[b].push_back(x);
       }
     }

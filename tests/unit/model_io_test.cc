@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "constraint/storage.h"
 #include "io/model_fields.h"
 #include "mjcf/spec.h"
 #include "moreau/io.h"
@@ -230,7 +231,7 @@ TEST(ModelIO, SizeMemorySetsTheCapacity) {
   EXPECT_EQ(with("-1").memory, -1);
   EXPECT_EQ(moreau::load_model_from_string(kModel).memory, -1);
   // the contact capacity: as many contacts as fit in the bytes with 6 rows of nv + 16 doubles
-  // each (src/engine/data.cc); nv = 0 here
+  // each (src/constraint/storage.cc); nv = 0 here
   const Model one = with("1M");
   const moreau::Data d = moreau::make_data(one);
   const long long per_contact = static_cast<long long>(sizeof(moreau::Contact)) + 6 * 8 * 16;
@@ -241,6 +242,86 @@ TEST(ModelIO, SizeMemorySetsTheCapacity) {
     const std::string e = error_of([&] { with(bad); });
     EXPECT_NE(e.find(":2: <size>: attribute 'memory' expects a byte count"), std::string::npos) << bad << ": " << e;
   }
+}
+
+// A free sphere (nv = 6, condim 3: 4 pyramidal rows per contact) with one <size> attribute.
+std::string sphere_with(const std::string& size_attr) {
+  return "<mujoco>\n<size " + size_attr +
+         "/>\n<worldbody><body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>";
+}
+
+// The loader's capacity rules are make_data's: contacts from memory/nconmax, rows from njmax or
+// from the contacts, each allocated by make_data exactly as constraint::contact_capacity and
+// row_capacity say.
+TEST(ModelIO, SizeCapacityRulesAreMakeDatas) {
+  for (const char* attr : {"memory=\"1M\"", "nconmax=\"37\"", "njmax=\"50\"", "nconmax=\"-1\""}) {
+    const Model m = moreau::load_model_from_string(sphere_with(attr));
+    const moreau::Data d = moreau::make_data(m);
+    const long long ncon = moreau::constraint::contact_capacity(m);
+    EXPECT_EQ(static_cast<long long>(d.contact.size()), ncon) << attr;
+    EXPECT_EQ(static_cast<long long>(d.efc_type.size()), moreau::constraint::row_capacity(m, ncon)) << attr;
+  }
+  const Model m = moreau::load_model_from_string(sphere_with("memory=\"1M\""));
+  const long long per_contact = static_cast<long long>(sizeof(moreau::Contact)) + 6 * 8 * (6 + 16);
+  EXPECT_EQ(moreau::constraint::memory_per_contact(m), per_contact);
+  EXPECT_EQ(moreau::constraint::contact_capacity(m), (1 << 20) / per_contact);
+  EXPECT_EQ(moreau::constraint::row_capacity(m, 1000), 4000);  // 4 pyramidal rows per condim-3 contact
+}
+
+// <size> values whose contacts or rows Moreau cannot index (int) or this machine cannot hold are
+// a LoadError at <size> naming the attribute, what it asks for and the largest value accepted,
+// before any Data is made (memory="1T" used to end in std::bad_alloc).
+TEST(ModelIO, SizeBeyondWhatCanBeHonouredIsALoadError) {
+  const long long per_contact = static_cast<long long>(sizeof(moreau::Contact)) + 6 * 8 * (6 + 16);
+  const long long contacts = (1ll << 40) / per_contact;  // under the 2^30 clamp
+  ASSERT_LT(contacts, 1ll << 30);
+  const std::string e = error_of([&] { moreau::load_model_from_string(sphere_with("memory=\"1T\""), "m.xml"); });
+  EXPECT_NE(e.find("m.xml:2: <size>: attribute 'memory' = '1T' asks for " + std::to_string(contacts) +
+                   " contacts with " + std::to_string(4 * contacts) +
+                   " constraint rows, more than the 2147483647 rows that Moreau indexes; for this model 'memory' "
+                   "accepts -1 or at most "),
+            std::string::npos)
+      << e;
+  // the largest memory accepted: its contacts fit, one byte more is a contact more and is refused
+  const std::smatch most = [&] {
+    std::smatch r;
+    std::regex_search(e, r, std::regex("at most ([0-9]+) bytes \\(" + std::to_string(per_contact) + " per contact\\)"));
+    return r;
+  }();
+  ASSERT_EQ(most.size(), 2u) << e;
+  const long long limit = std::stoll(most[1]);
+  const Model probe = moreau::load_model_from_string(sphere_with("memory=\"1M\""));
+  const long long ok = limit / per_contact;
+  EXPECT_EQ((limit + 1) / per_contact, ok + 1);
+  EXPECT_EQ(moreau::constraint::arena_problem(probe, ok, moreau::constraint::row_capacity(probe, ok), 0), "");
+  const std::string next = error_of(
+      [&] { moreau::load_model_from_string(sphere_with("memory=\"" + std::to_string(limit + 1) + "\""), "m.xml"); });
+  EXPECT_NE(next.find("m.xml:2: <size>: attribute 'memory' = '" + std::to_string(limit + 1) + "' asks for " +
+                      std::to_string(ok + 1) + " contacts"),
+            std::string::npos)
+      << next;
+
+  const std::string c = error_of([&] { moreau::load_model_from_string(sphere_with("nconmax=\"2000000000\""), "m.xml"); });
+  EXPECT_NE(c.find("m.xml:2: <size>: attribute 'nconmax' = '2000000000' asks for 2000000000 contacts with 8000000000 "
+                   "constraint rows, more than the 2147483647 rows that Moreau indexes; for this model 'nconmax' "
+                   "accepts -1 or at most "),
+            std::string::npos)
+      << c;
+  // njmax rows: each row of the free body's 6 dofs has up to 6 Jacobian entries
+  const std::string j = error_of([&] { moreau::load_model_from_string(sphere_with("njmax=\"2000000000\""), "m.xml"); });
+  EXPECT_NE(j.find("m.xml:2: <size>: attribute 'njmax' = '2000000000' asks for 2000000000 constraint rows with up to "
+                   "12000000000 Jacobian entries, more than the 2147483647 that Moreau indexes; for this model "
+                   "'njmax' accepts -1 or at most "),
+            std::string::npos)
+      << j;
+  for (const char* bad : {"1e30", "-2", "2.5", "3000000000"}) {
+    const std::string n = error_of([&] { moreau::load_model_from_string(sphere_with(std::string("nstack=\"") + bad + "\""), "m.xml"); });
+    EXPECT_NE(n.find("m.xml:2: <size>: attribute 'nstack' expects -1 or a whole number from 0 to 2147483647, got '" +
+                     std::string(bad) + "'"),
+              std::string::npos)
+        << bad << ": " << n;
+  }
+  EXPECT_EQ(moreau::load_model_from_string(sphere_with("nstack=\"1000000\"")).nstack, 1000000);
 }
 
 }  // namespace
