@@ -21,7 +21,8 @@ struct MeshInfo {
   double aamm_half[3] = {0, 0, 0};  // half sizes of the axis-aligned box in the inertial frame
   double rbound = 0;
   bool faces_from_hull = false;  // no faces were given: they are the convex hull's
-  std::vector<float> raw_vert;   // the vertices as read (before refpos/refquat/scale), for the hull graph
+  std::vector<double> src_vert;  // the vertices as read (before refpos/refquat/scale)
+  std::vector<float> raw_vert;   // the same in single precision, for the hull graph
 };
 MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec);
 

@@ -104,6 +104,13 @@ void Compiler::compile_assets() {
     m_.mesh_graphadr.push_back(-1);  // compile_mesh_graphs, once the geoms are known
     for (double v : mi.vert) m_.mesh_vert.push_back(static_cast<float>(v));
     for (int f : mi.face) m_.mesh_face.push_back(f);
+    m_.mesh_srcvert.insert(m_.mesh_srcvert.end(), mi.src_vert.begin(), mi.src_vert.end());
+    m_.mesh_refpos.insert(m_.mesh_refpos.end(), ms.refpos, ms.refpos + 3);
+    m_.mesh_refquat.insert(m_.mesh_refquat.end(), ms.refquat, ms.refquat + 4);
+    m_.mesh_scale.insert(m_.mesh_scale.end(), ms.scale, ms.scale + 3);
+    m_.mesh_pos.insert(m_.mesh_pos.end(), mi.pos, mi.pos + 3);
+    m_.mesh_quat.insert(m_.mesh_quat.end(), mi.quat, mi.quat + 4);
+    m_.mesh_hullface.push_back(mi.faces_from_hull);
     m_.nmeshvert += static_cast<int>(mi.vert.size() / 3);
     m_.nmeshface += static_cast<int>(mi.face.size() / 3);
   }
@@ -134,6 +141,7 @@ void Compiler::compile_geom(const mjcf::GeomSpec& g, int body) {
   double size[3] = {g.size[0], g.size[1], g.size[2]};
   double pos[3] = {g.pos[0], g.pos[1], g.pos[2]}, quat[4] = {g.quat[0], g.quat[1], g.quat[2], g.quat[3]};
   if (g.has_fromto) geom_fromto(g, pos, quat, size);
+  const double given_pos[3] = {pos[0], pos[1], pos[2]}, given_quat[4] = {quat[0], quat[1], quat[2], quat[3]};
   int dataid = -1;
   if (g.type == kGeomMesh) {
     if (g.mesh.empty()) fail(g.src, "mesh geom requires attribute 'mesh'");
@@ -194,6 +202,10 @@ void Compiler::compile_geom(const mjcf::GeomSpec& g, int body) {
   m_.geom_rbound.push_back(rbound);
   for (double v : pos) m_.geom_pos.push_back(v);
   for (double v : quat) m_.geom_quat.push_back(v);
+  // a mesh geom's own frame (save_xml); the compiled frame for the other types
+  const bool mesh = g.type == kGeomMesh;
+  m_.geom_srcpos.insert(m_.geom_srcpos.end(), mesh ? given_pos : pos, (mesh ? given_pos : pos) + 3);
+  m_.geom_srcquat.insert(m_.geom_srcquat.end(), mesh ? given_quat : quat, (mesh ? given_quat : quat) + 4);
   for (double v : g.friction) m_.geom_friction.push_back(v);
   m_.geom_margin.push_back(g.margin);
   m_.geom_gap.push_back(g.gap);

@@ -3,6 +3,7 @@
 // small models.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -138,7 +139,7 @@ TEST(ModelIO, BadBinaryInputIsALoadErrorNamingWhatWasExpected) {
   std::string v = bytes;
   v[8] = 99;
   e = error_of([&] { moreau::load_model_binary_from_string(v, "v.mrb"); });
-  EXPECT_NE(e.find("version 99, expected version 2"), std::string::npos) << e;
+  EXPECT_NE(e.find("version 99, expected version 3"), std::string::npos) << e;
   // a flipped byte in the fields
   std::string c = bytes;
   c[c.size() / 2] ^= 0x40;
@@ -355,6 +356,71 @@ TEST(ModelIO, SaveXmlReloadsBitwiseEqual) {
   EXPECT_EQ(image(moreau::load_model(path.string())), image(m));
   fs::remove(path);
   EXPECT_EQ(moreau::save_xml_to_string(r), saved);
+}
+
+// Meshes: an asymmetric hexahedron given with faces, a mirroring scale, refpos and refquat, and
+// one whose faces are its convex hull, on geoms turned in their bodies. save_xml writes each mesh
+// from its source and each mesh geom in its own frame, so the reloaded Model is bitwise the
+// original (the mesh recompiles to the same inertial frame, vertices and hull graph) and so is a
+// rollout of the falling bodies.
+const char* kMeshModel = R"(<mujoco>
+  <asset>
+    <mesh name="wedge" vertex="0 0 0  1.3 0 0  0 0.7 0  0.2 0.1 0.9  1.1 0.6 0.8  0.3 0.9 0.4"
+          face="0 2 1  0 1 3  1 4 3  1 2 4  2 5 4  2 0 5  0 3 5  3 4 5"
+          scale="0.3 -0.2 0.25" refpos="0.1 0.05 -0.02" refquat="0.9 0.1 -0.2 0.3"/>
+    <mesh name="hull" vertex="0.1 0 0  -0.08 0.03 0  0 0.11 0.02  0.01 -0.02 0.13  0.04 0.05 -0.07  -0.03 -0.06 -0.05"/>
+  </asset>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body pos="0 0 0.4" euler="10 20 30"><freejoint/>
+      <geom type="mesh" mesh="wedge" pos="0.01 0.02 0.03" axisangle="1 2 3 0.7"/></body>
+    <body pos="0.5 0 0.3"><freejoint/>
+      <geom type="mesh" mesh="hull" quat="0.3 0.2 0.1 0.9"/>
+      <geom type="mesh" mesh="wedge" pos="0 0 0.1" xyaxes="0 1 0 -1 0 0"/></body>
+  </worldbody>
+  <keyframe><key qvel="0.5 0 0 1 2 3  0 -0.4 0 0 3 1"/></keyframe>
+</mujoco>)";
+
+TEST(ModelIO, SaveXmlWritesMeshesFromTheirSource) {
+  const Model m = moreau::load_model_from_string(kMeshModel);
+  ASSERT_EQ(m.nmesh, 2);
+  EXPECT_EQ(m.mesh_hullface[0], 0);
+  EXPECT_EQ(m.mesh_hullface[1], 1);
+  const std::string saved = moreau::save_xml_to_string(m);
+  EXPECT_NE(saved.find("refquat=\"0.90000000000000002 0.10000000000000001 -0.20000000000000001 0.29999999999999999\""),
+            std::string::npos)
+      << saved;
+  const Model r = moreau::load_model_from_string(saved);
+  EXPECT_EQ(image(r), image(m));
+  EXPECT_EQ(rollout(r, 200), rollout(m, 200));
+  EXPECT_EQ(moreau::save_xml_to_string(r), saved);
+}
+
+// A Model changed after loading is saved as it is, not from a source it no longer matches: a
+// moved mesh geom (its frame taken back through the mesh's inertial frame) and a changed mesh
+// vertex (the mesh in its compiled frame, recentred on reload) reload to the change, to rounding.
+TEST(ModelIO, SaveXmlWritesAChangedMeshAsChanged) {
+  Model m = moreau::load_model_from_string(kMeshModel);
+  m.geom_pos[3 * 1 + 0] += 0.25;
+  Model r = moreau::load_model_from_string(moreau::save_xml_to_string(m));
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(r.geom_pos[3 * 1 + k], m.geom_pos[3 * 1 + k], 1e-15) << k;
+  for (int k = 0; k < 4; ++k) EXPECT_NEAR(r.geom_quat[4 * 1 + k], m.geom_quat[4 * 1 + k], 1e-15) << k;
+  EXPECT_EQ(r.mesh_vert, m.mesh_vert);  // the mesh itself is unchanged: written from its source
+
+  m = moreau::load_model_from_string(kMeshModel);
+  const int v = m.mesh_vertadr[1];
+  m.mesh_vert[3 * v] *= 1.5f;
+  r = moreau::load_model_from_string(moreau::save_xml_to_string(m));
+  // the changed vertex in the body frame of the geom using it (geom 2), before and after
+  auto in_body = [](const Model& x, int g, int vert) {
+    const float* p = &x.mesh_vert[3 * vert];
+    double local[3] = {p[0], p[1], p[2]}, out[3];
+    moreau::rot_vec_quat(out, local, &x.geom_quat[4 * g]);
+    for (int k = 0; k < 3; ++k) out[k] += x.geom_pos[3 * g + k];
+    return std::array<double, 3>{out[0], out[1], out[2]};
+  };
+  const auto a = in_body(m, 2, v), b = in_body(r, 2, r.mesh_vertadr[1]);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(a[k], b[k], 1e-7) << k;
 }
 
 // An unnamed object that another element refers to gets a generated name (a Model built or
