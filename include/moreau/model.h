@@ -354,6 +354,11 @@ struct Model {
   std::vector<double> geom_rbound;
   std::vector<double> geom_pos;       // 3: relative to body frame
   std::vector<double> geom_quat;      // 4
+  // A mesh geom's frame as the MJCF gives it, before the compiler offsets it by its mesh's
+  // inertial frame (mesh_pos, mesh_quat) and normalizes the quaternion (save_xml writes it); for
+  // the other types geom_pos and geom_quat.
+  std::vector<double> geom_srcpos;    // 3
+  std::vector<double> geom_srcquat;   // 4
   std::vector<double> geom_friction;  // 3: slide, spin, roll
   std::vector<double> geom_margin, geom_gap;
   std::vector<double> geom_fluid;     // kNFLUID
@@ -380,6 +385,17 @@ struct Model {
   std::vector<float> mesh_vert;       // 3 per vertex, in the mesh's (inertial) frame
   std::vector<int> mesh_face;         // 3 per face
   std::vector<int> mesh_graph;        // convex hull graph (qhull; layout as 2.2.2: src/mesh/mesh.h hull_graph)
+  // The mesh as the MJCF gives it, which save_xml writes so that it reloads to the same bits: the
+  // vertices as read (before refpos, refquat, scale), its reference frame and scale, and whether
+  // its faces are its convex hull's (none were given); mesh_pos/mesh_quat: the inertial frame
+  // that mesh_vert is expressed in, in the coordinates after refpos, refquat and scale.
+  std::vector<double> mesh_srcvert;   // 3 per vertex (nmeshvert)
+  std::vector<double> mesh_refpos;    // 3
+  std::vector<double> mesh_refquat;   // 4, as given (the compiler normalizes it)
+  std::vector<double> mesh_scale;     // 3
+  std::vector<double> mesh_pos;       // 3
+  std::vector<double> mesh_quat;      // 4
+  std::vector<int> mesh_hullface;     // 1 if the faces are the convex hull's
 
   // ------------------------------------------------------------------ height fields
   std::vector<double> hfield_size;    // 4: x, y, z_top, z_bottom

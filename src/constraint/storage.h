@@ -2,9 +2,25 @@
 // constraint type uses to append rows to efc_* (internal to src/constraint and src/solver).
 #pragma once
 
+#include <string>
+
 #include "moreau/moreau.h"
 
 namespace moreau::constraint {
+
+// Bytes of Model::memory that one contact takes with its rows (the contact capacity rule).
+long long memory_per_contact(const Model& m);
+// Contacts a Data of this model holds (d.contact.size(), make_data; rule in storage.cc).
+long long contact_capacity(const Model& m);
+// Constraint rows allocate_constraint_storage gives a Data with ncon contacts (rule in storage.cc).
+long long row_capacity(const Model& m, long long ncon);
+// Bytes of the contact and constraint-row storage for ncon contacts and `rows` rows: the contacts,
+// the efc_* arrays, the Jacobian and the solvers' work space (Data::work.efc, work.efc_int).
+long long arena_bytes(const Model& m, long long ncon, long long rows);
+// Why a Data with ncon contacts and `rows` rows cannot be made: the contact, row and Jacobian
+// entry indices are int, and the storage must fit in memory_limit bytes (<= 0: no limit).
+// Empty when it can.
+std::string arena_problem(const Model& m, long long ncon, long long rows, long long memory_limit);
 
 // Rows the storage can hold (efc_type.size()).
 inline int capacity(const Data& d) { return static_cast<int>(d.efc_type.size()); }
@@ -54,11 +70,11 @@ inline long long nnz_capacity(const Data& d) {
 }
 // The most non-zeros cap rows of this model can have (storage.cc).
 long long nnz_bound(const Model& m, long long cap);
-inline long long work_size(const Model& m, int cap, long long nnz) {
+inline long long work_size(const Model& m, long long cap, long long nnz) {
   const long long nv = m.nv;
   return 18LL * nv + 8LL * cap + 15LL * nv + nv * nv + nnz + (dense_values(m) ? nnz : 0) + 16;
 }
-inline long long iwork_size(const Model& m, int cap, long long nnz) {
+inline long long iwork_size(const Model& m, long long cap, long long nnz) {
   const long long nv = m.nv;
   return 4 * nv + nv * (nv + 1) / 2 + 8 * nv + cap + (cap + 1) + nnz + 16;
 }

@@ -2,14 +2,12 @@
 //
 // make_data sizes every array once from the Model; nothing in forward/step/inverse allocates.
 //
-// Contact capacity (d.contact.size(); documented rule): m.nconmax if > 0; else, if m.memory > 0
-// (MuJoCo 3.x's arena bytes), as many contacts as fit in `memory` bytes with their constraint
-// rows: a contact takes sizeof(Contact) and up to 6 rows of nv + 16 doubles (dense efc_J and the
-// per-row arrays); else max(100, 4*ngeom), at most 10000.
-// The constraint rows (efc_*) are sized from it by allocate_constraint_storage (rule in
-// src/constraint/storage.cc), the broad-phase buffers by collision_reserve.
+// The contact capacity (d.contact.size()) and the constraint rows (efc_*) follow the rules of
+// src/constraint/storage.cc (contact_capacity, allocate_constraint_storage); the broad-phase
+// buffers are sized by collision_reserve.
 #include <algorithm>
 
+#include "constraint/storage.h"
 #include "dynamics/dynamics.h"
 #include "engine/checks.h"
 #include "engine/messages.h"
@@ -22,15 +20,6 @@
 namespace moreau {
 
 namespace {
-
-int contact_capacity(const Model& m) {
-  if (m.nconmax > 0) return m.nconmax;
-  if (m.memory > 0) {
-    const long long per_contact = static_cast<long long>(sizeof(Contact)) + 6LL * 8 * (m.nv + 16);
-    return static_cast<int>(std::clamp<long long>(m.memory / per_contact, 1, 1 << 30));
-  }
-  return std::min(10000, std::max(100, 4 * m.ngeom));
-}
 
 void set_mocap_from_model(const Model& m, Data& d) {
   for (int b = 0; b < m.nbody; ++b) {
@@ -151,7 +140,7 @@ Data make_data(const Model& m) {
   // dof-dof sparse layout (data.h), not nv*nv: nD = 2 nM - nv, from nM (which the layout uses)
   d.qDeriv.resize(std::max(0, 2 * m.nM - m.nv));
   d.qLU.resize(d.qDeriv.size());
-  d.contact.resize(contact_capacity(m));
+  d.contact.resize(static_cast<size_t>(constraint::contact_capacity(m)));
   d.solver.resize(kNSolverStat);
 
   // work space, each part sized by its owner's rule

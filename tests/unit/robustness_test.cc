@@ -548,7 +548,7 @@ TEST(Robustness, BadNumbersInJsonlAreRejectedPerLine) {
 
 // ---------------------------------------------------------------------------------------------
 // The contact and constraint-row arena is sized from the model (size/nconmax, size/njmax, else
-// Model::memory, else the default rule in src/engine/data.cc). Exhausting it must warn
+// Model::memory, else the default rule in src/constraint/storage.cc). Exhausting it must warn
 // (kWarnContactFull / kWarnCnstrFull), keep ncon and nefc within capacity, and never write past the
 // end: scripts/test.sh runs this under AddressSanitizer (make_data sizes each array from empty, so a
 // write past its end lands in ASan's redzone).
@@ -637,7 +637,7 @@ TEST(Robustness, ExhaustedRowArenaWarnsAndStopsAtItsEnd) {
 }
 
 TEST(Robustness, ArenaFromModelMemoryWarnsWhenFull) {
-  // Model::memory (bytes for the contacts, each with 6 rows of nv + 16 doubles: src/engine/data.cc)
+  // Model::memory (bytes for the contacts, each with 6 rows of nv + 16 doubles: src/constraint/storage.cc)
   // when nconmax is not given.
   moreau::Model m = moreau::load_model_from_string(box_pile("", "pyramidal"));
   m.memory = 6 * (static_cast<long long>(sizeof(moreau::Contact)) + 6 * 8 * (m.nv + 16));
