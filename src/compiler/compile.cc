@@ -18,7 +18,7 @@ Model Compiler::run() {
   m_.modelname = s_.modelname;
   m_.model_file = s_.file;
   m_.opt = s_.opt;
-  m_.stat = s_.stat;
+  m_.stat = Statistic{};  // set_const computes the statistics; the loader applies <statistic>'s
   m_.vis = s_.vis;
   m_.nconmax = s_.nconmax;
   m_.njmax = s_.njmax;

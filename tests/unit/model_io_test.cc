@@ -137,7 +137,7 @@ TEST(ModelIO, BadBinaryInputIsALoadErrorNamingWhatWasExpected) {
   std::string v = bytes;
   v[8] = 99;
   e = error_of([&] { moreau::load_model_binary_from_string(v, "v.mrb"); });
-  EXPECT_NE(e.find("version 99, expected version 2"), std::string::npos) << e;
+  EXPECT_NE(e.find("version 99, expected version 3"), std::string::npos) << e;
   // a flipped byte in the fields
   std::string c = bytes;
   c[c.size() / 2] ^= 0x40;
