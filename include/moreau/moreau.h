@@ -54,8 +54,9 @@ Model load_model(const std::string& path);
 Model load_model_from_string(const std::string& xml, const std::string& path = "<string>");
 
 // Recompute the constants derived from the model at qpos0 (dof_M0, dof/body/tendon_invweight0,
-// tendon_length0, actuator_length0, actuator_acc0, stat.meaninertia). The loader calls it; call it
-// again after changing masses, inertias, armature or geometry of a loaded model.
+// tendon_length0, actuator_length0, actuator_acc0, stat). The loader calls it and then applies the
+// values <statistic> gives; call it again after changing masses, inertias, armature or geometry of
+// a loaded model (it recomputes every statistic, as 2.2.2's mj_setConst).
 void set_const(Model& m);
 
 // ------------------------------------------------------------------------------------ data

@@ -417,16 +417,17 @@ class Parser {
     a.integer("width", t.width);
     a.integer("height", t.height);
     a.str("file", t.file);
-    // Cube faces from separate files: the first one given names the texture's image.
-    for (const char* k : {"fileright", "fileleft", "fileup", "filedown", "filefront", "fileback"}) {
-      std::string f;
-      if (a.str(k, f) && t.file.empty()) t.file = f;
-    }
-    a.accept({"gridsize", "gridlayout", "hflip", "vflip"});
+    const char* faces[6] = {"fileright", "fileleft", "fileup", "filedown", "filefront", "fileback"};
+    bool any_face = false;
+    for (int i = 0; i < 6; ++i) any_face = a.str(faces[i], t.cubefile[i]) || any_face;
+    a.ints("gridsize", t.gridsize, 2);
+    a.str("gridlayout", t.gridlayout);
+    a.boolean("hflip", t.hflip);
+    a.boolean("vflip", t.vflip);
     if (t.builtin != kBuiltinNone && (t.width <= 0 || t.height <= 0))
       a.error("builtin texture '" + t.name + "' needs positive 'width' and 'height'");
-    if (t.builtin == kBuiltinNone && t.file.empty())
-      a.error("texture '" + t.name + "' needs a 'builtin' kind or a 'file'");
+    if (t.builtin == kBuiltinNone && t.file.empty() && !any_face)
+      a.error("texture '" + t.name + "' needs a 'builtin' kind, a 'file' or cube face files ('fileright', ...)");
     return t;
   }
 
