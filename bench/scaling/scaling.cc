@@ -146,11 +146,15 @@ std::string tree_xml(int n, const SizeLimits& s) {
   return o.str();
 }
 
-// N boxes of half size 0.05 in columns of up to three on a grid of pitch 0.15, each 2 mm above the
-// one below (or the floor); the upper boxes turned 0.2 rad about z so that stacked faces are not
-// exactly aligned.
+// N boxes of half size 0.05 in columns of kPileHeight on a grid of pitch 0.15, each 2 mm above the
+// one below (or the floor), every second level shifted by 1 cm in x and y so that stacked faces
+// overlap in a square: 4 contacts per box at rest. (A box turned on the one below touches it at 8
+// points; 500 such boxes need 13,300 constraint rows, and MuJoCo 2.2.2, whose mjData holds
+// njmax x njmax arrays and an int-sized stack, cannot create its data beyond about 10,000 rows
+// with nv = 3000.)
+constexpr int kPileHeight = 3;
 std::string pile_xml(int n, const SizeLimits& s) {
-  const int columns = (n + 2) / 3;
+  const int columns = (n + kPileHeight - 1) / kPileHeight;
   const int side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(columns))));
   std::ostringstream o;
   o << "<mujoco model=\"pile_" << n << "\">\n"
@@ -158,13 +162,12 @@ std::string pile_xml(int n, const SizeLimits& s) {
     << size_element(s)
     << "  <worldbody>\n    <geom type=\"plane\" size=\"0 0 1\"/>\n";
   for (int i = 0; i < n; ++i) {
-    const int col = i / 3, level = i % 3;
+    const int col = i / kPileHeight, level = i % kPileHeight;
     const double x = 0.15 * (col % side - 0.5 * (side - 1));
     const double y = 0.15 * (col / side - 0.5 * (side - 1));
     const double z = 0.05 + level * 0.1 + (level + 1) * 0.002;
-    const double yaw = level % 2 ? 0.2 : 0.0;
-    o << "    <body pos=\"" << x << " " << y << " " << z << "\" euler=\"0 0 " << yaw
-      << "\"><freejoint/><geom type=\"box\" size=\"0.05 0.05 0.05\"/></body>\n";
+    const double shift = level % 2 ? 0.01 : 0.0;
+    o << "    <body pos=\"" << x + shift << " " << y + shift << " " << z << "\"><freejoint/><geom type=\"box\" size=\"0.05 0.05 0.05\"/></body>\n";
   }
   o << "  </worldbody>\n</mujoco>\n";
   return o.str();
@@ -454,7 +457,7 @@ SizeLimits capacities(const std::string& family, int n, const Options& o, const 
     maxcon = std::max(maxcon, e.ncon());
     maxefc = std::max(maxefc, e.nefc());
   }
-  return {maxcon + maxcon / 4 + 20, maxefc + maxefc / 10 + 80};
+  return {maxcon + maxcon / 4 + 20, maxefc + maxefc / 20 + 80};
 }
 
 std::vector<Row> measure(const std::string& family, int n, const std::string& mode, const Options& o,
