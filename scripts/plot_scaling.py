@@ -3,7 +3,8 @@
 usage: /usr/bin/python3 scripts/plot_scaling.py SCALING.csv OUT.png [FIT.json]
 
 SCALING.csv is moreau_scaling's --csv output: one row per family (chain, tree, pile), N, mode
-(smooth: constraints disabled; full: default options) and engine (moreau, mujoco), with the median
+(smooth: constraints disabled; full: default options; collision: collision detection alone) and
+engine (moreau, mujoco), with the median
 CPU time per step and per-stage estimates in microseconds. The figure has one panel per family
 (cost per step against N, log-log) and a fourth with the pile's constraint-solver time per contact
 against the number of contacts. Exponents are least-squares slopes of log(cost) against log(N),
@@ -25,8 +26,10 @@ TITLE = {"chain": "chain of N hinged capsules", "tree": "binary tree of N hinged
          "pile": "pile of N free boxes at rest"}
 COLOR = {"moreau": "tab:blue", "mujoco": "tab:orange"}
 NAME = {"moreau": "Moreau", "mujoco": "MuJoCo 2.2.2"}
-STYLE = {"full": "-", "smooth": "--"}
-MARKER = {"full": "o", "smooth": "s"}
+STYLE = {"full": "-", "smooth": "--", "collision": ":"}
+MARKER = {"full": "o", "smooth": "s", "collision": "^"}
+MODE = {"full": "full step", "smooth": "constraints off", "collision": "collision only"}
+MODES = ("full", "smooth", "collision")
 STAGES = ("kinematics", "inertia", "collision", "make", "project", "velocity", "actuation",
           "acceleration", "constraint")
 TAIL = 4
@@ -63,7 +66,7 @@ def series(rows, family, mode, engine):
 def fits(rows):
     out = []
     for family in FAMILIES:
-        for mode in ("smooth", "full"):
+        for mode in MODES:
             for engine in ("moreau", "mujoco"):
                 s = series(rows, family, mode, engine)
                 if len(s) < 2:
@@ -102,19 +105,18 @@ def main(argv):
     fig, grid = plt.subplots(2, 2, figsize=(13, 10))
     axes = grid.flatten()
     for ax, family in zip(axes, FAMILIES):
-        for mode in ("full", "smooth"):
+        for mode in MODES:
             for engine in ("moreau", "mujoco"):
                 s = series(rows, family, mode, engine)
                 if not s:
                     continue
                 f = by.get((family, mode, engine), {})
-                label = (f"{NAME[engine]}, {'full step' if mode == 'full' else 'constraints off'}: "
-                         f"N^{fmt(f.get('step_tail'))}")
+                label = f"{NAME[engine]}, {MODE[mode]}: N^{fmt(f.get('step_tail'))}"
                 ax.loglog([r["n"] for r in s], [r["us_per_step"] for r in s], STYLE[mode],
                           marker=MARKER[mode], color=COLOR[engine], label=label, ms=4)
         ax.set_title(TITLE[family])
         ax.set_xlabel("N")
-        ax.set_ylabel("CPU time per step (µs)")
+        ax.set_ylabel("CPU time per step or per collision call (µs)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8, title=f"exponent over the {TAIL} largest N", title_fontsize=8)
 

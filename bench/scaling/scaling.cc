@@ -9,8 +9,9 @@
 //   pile   N free boxes on a plane, stacked in columns of up to three on a square grid with a small
 //          gap under each, dropped and let settle; measured while resting.
 //
-// Two modes per model: "smooth" (constraints disabled: the smooth dynamics, no collision rows or
-// solver) and "full" (the model's default options). Each measurement restores the same saved state
+// Three modes per model: "smooth" (constraints disabled: the smooth dynamics, no collision rows or
+// solver), "full" (the model's default options) and "collision" (collision detection alone,
+// moreau::collision against mj_collision, at the state the full steps start from). Each measurement restores the same saved state
 // and runs a block of steps; blocks of the two engines alternate (and swap order every repetition)
 // so that both see the same machine load, and the median over the repetitions is reported. Then as many
 // blocks per engine run with the stage timers on (Moreau's Data::timing, MuJoCo's mjcb_time) for the
@@ -217,6 +218,8 @@ class Engine {
   virtual ~Engine() = default;
   virtual void reset() = 0;
   virtual void step() = 0;
+  virtual void forward() = 0;
+  virtual void collide() = 0;  // collision detection alone, at the poses of the last forward
   virtual void save() = 0;
   virtual void restore() = 0;
   virtual int ncon() const = 0;
@@ -226,12 +229,16 @@ class Engine {
   virtual void timing(bool on) = 0;
   virtual double stage_seconds(int timer) const = 0;  // accumulated since timing(true)
 
-  Block run(int steps) {
+  // `steps` steps from the saved state; with collision_only, forward once at the saved state and
+  // then `steps` calls of collision detection alone.
+  Block run(int steps, bool collision_only = false) {
     restore();
+    if (collision_only) forward();
     long long con = 0, efc = 0;
     const double w0 = now_seconds(), t0 = thread_cpu_seconds();
     for (int i = 0; i < steps; ++i) {
-      step();
+      if (collision_only) collide();
+      else step();
       con += ncon();
       efc += nefc();
     }
@@ -252,6 +259,8 @@ class MoreauEngine final : public Engine {
     else moreau::reset_data(m_, d_);
   }
   void step() override { moreau::step(m_, d_); }
+  void forward() override { moreau::forward(m_, d_); }
+  void collide() override { moreau::collision(m_, d_); }
   void save() override {
     time_ = d_.time, qpos_ = d_.qpos, qvel_ = d_.qvel, act_ = d_.act, warm_ = d_.qacc_warmstart;
   }
@@ -298,6 +307,8 @@ class MujocoEngine final : public Engine {
     else mj_resetData(m_, d_);
   }
   void step() override { mj_step(m_, d_); }
+  void forward() override { mj_forward(m_, d_); }
+  void collide() override { mj_collision(m_, d_); }
   void save() override {
     time_ = d_->time;
     qpos_.assign(d_->qpos, d_->qpos + m_->nq);
@@ -339,7 +350,7 @@ struct Options {
       {"tree", {10, 20, 50, 100, 200, 500, 1000}},
       {"pile", {1, 2, 5, 10, 20, 50, 100, 200, 500}},
   };
-  std::vector<std::string> modes = {"smooth", "full"};
+  std::vector<std::string> modes = {"smooth", "full", "collision"};
   int reps = 5;
   double block_seconds = 0.05;  // CPU time per block, at least one step
   int warmup = 50;              // chain and tree: steps from the keyframe before the measured state
@@ -397,7 +408,8 @@ Options parse(int argc, char** argv) {
     } else if (a == "--modes") {
       o.modes = parse_words(value(i));
       for (const auto& m : o.modes)
-        if (m != "smooth" && m != "full") throw std::invalid_argument("--modes: expected smooth or full, not '" + m + "'");
+        if (m != "smooth" && m != "full" && m != "collision")
+          throw std::invalid_argument("--modes: expected smooth, full or collision, not '" + m + "'");
     } else if (a == "--reps") {
       o.reps = parse_ints(value(i)).at(0);
     } else if (a == "--block-ms") {
@@ -476,13 +488,14 @@ std::vector<Row> measure(const std::string& family, int n, const std::string& mo
   // short warm-up from the keyframe.
   for (int k = 0; k < 2; ++k) {
     eng[k]->reset();
-    const int steps = family == "pile" ? (mode == "full" ? o.settle : 0) : o.warmup;
+    const int steps = family == "pile" ? (mode == "smooth" ? 0 : o.settle) : o.warmup;
     for (int i = 0; i < steps; ++i) eng[k]->step();
     eng[k]->save();
   }
   // Block length from one step of each engine (the slower sets it, so both run equal blocks).
   double per_step = 0;
-  for (auto& e : eng) per_step = std::max(per_step, e->run(1).cpu);
+  const bool collision_only = mode == "collision";
+  for (auto& e : eng) per_step = std::max(per_step, e->run(1, collision_only).cpu);
   const int steps = std::clamp(static_cast<int>(o.block_seconds / std::max(per_step, 1e-9)), 1, 2000);
 
   std::vector<double> cpu[2];
@@ -490,17 +503,17 @@ std::vector<Row> measure(const std::string& family, int n, const std::string& mo
   for (int r = 0; r < o.reps; ++r) {
     for (int j = 0; j < 2; ++j) {
       const int k = (r % 2) ? 1 - j : j;
-      last[k] = eng[k]->run(steps);
+      last[k] = eng[k]->run(steps, collision_only);
       cpu[k].push_back(last[k].cpu);
     }
   }
   // The stage breakdown: as many blocks again with the stage timers on, medians per stage.
   std::vector<double> stage[2][kNStage];
-  for (int r = 0; r < o.reps; ++r) {
+  for (int r = 0; r < (collision_only ? 0 : o.reps); ++r) {
     for (int j = 0; j < 2; ++j) {
       const int k = (r % 2) ? 1 - j : j;
       eng[k]->timing(true);
-      const Block b = eng[k]->run(steps);
+      const Block b = eng[k]->run(steps, collision_only);
       // The timers read the wall clock; on a loaded machine the thread runs only part of that
       // time, so each stage is scaled by the block's CPU/wall ratio to estimate its CPU time.
       const double cpu_share = b.wall > 0 ? b.cpu / b.wall : 1.0;
@@ -518,7 +531,7 @@ std::vector<Row> measure(const std::string& family, int n, const std::string& mo
     row.cpu_min = *std::min_element(cpu[k].begin(), cpu[k].end());
     row.cpu_max = *std::max_element(cpu[k].begin(), cpu[k].end());
     row.ncon = last[k].ncon, row.nefc = last[k].nefc;
-    for (int st = 0; st < kNStage; ++st) row.stage[st] = median(stage[k][st]);
+    for (int st = 0; st < kNStage; ++st) row.stage[st] = collision_only ? NAN : median(stage[k][st]);
     if (eng[k]->full_warning())
       std::fprintf(stderr, "warning: %s %s N=%d: contact or row storage full\n", names[k], family.c_str(), n);
     rows.push_back(row);
