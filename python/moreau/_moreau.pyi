@@ -760,9 +760,10 @@ Members:
     def value(self) -> int: ...
 
 class EnvBatch:
-    """n persistent Datas of one Model, stepped together in place by a moreau.Rollout pool
-(Rollout.step in C++): each keeps its whole state between calls, so env i's trajectory is bitwise a
-loop of step on one Data. The state of moreau.VecEnv's environments."""
+    """n whole simulation states of one Model, continued together by a moreau.Rollout pool: integration
+states run on the pool's Datas for the soft solvers, a Data per env for the hard-contact solvers
+(their warm start lives in the Data). Env i's trajectory is bitwise a loop of step on one Data.
+The state of moreau.VecEnv's environments."""
     def __init__(self, m: Model, n: int) -> None:
         ...
     def __len__(self) -> int:
