@@ -13,6 +13,19 @@
 namespace moreau::mjcf {
 namespace {
 
+// The element without its children. A spec keeps its element only to locate error messages; a
+// body's children are the rest of its subtree, and copying them into every body would make
+// loading a chain of N bodies take O(N^2) time and memory.
+Node element_only(const Node& n) {
+  Node e;
+  e.name = n.name;
+  e.file = n.file;
+  e.line = n.line;
+  e.attrs = n.attrs;
+  e.text = n.text;
+  return e;
+}
+
 struct SensorInfo {
   const char* name;
   int type, dim, stage, datatype;
@@ -551,7 +564,7 @@ class Parser {
 
   // ------------------------------------------------------------------ bodies
   void parse_body(const Node& n, BodySpec& b, int cc, bool world) {
-    b.src = n;
+    b.src = element_only(n);
     Attrs a(n);
     if (!world) {
       a.str("name", b.name);
@@ -571,13 +584,30 @@ class Parser {
   // The children of a body, or of a <frame> in it (frame: the frame's pose in the body; they
   // are placed in the body with that pose composed into theirs).
   void parse_body_children(const Node& n, BodySpec& b, int cc, bool world, const FramePose& frame) {
-    const CompilerSpec& cs = spec.compiler;
     for (const auto& c : n.children) {
-      Attrs e(c);
+      if (c.name == "body") {
+        b.children.emplace_back();
+        parse_body(c, b.children.back(), cc, false);
+        frame.apply(b.children.back().pos, b.children.back().quat);
+        continue;
+      }
       if (c.name == "frame") {
+        Attrs e(c);
         parse_frame(c, e, b, cc, world, frame);
         continue;
       }
+      parse_body_element(n, c, b, cc, world, frame);
+    }
+  }
+
+  // One child of a body other than <body> and <frame>. Kept out of line: its element specs
+  // (joint, geom, site, camera, light) would otherwise take stack in every level of the body
+  // recursion, and a chain of 1000 bodies is 1000 levels deep.
+  [[gnu::noinline]] void parse_body_element(const Node& n, const Node& c, BodySpec& b, int cc, bool world,
+                                            const FramePose& frame) {
+    const CompilerSpec& cs = spec.compiler;
+    {
+      Attrs e(c);
       if (frame.inside && (c.name == "inertial" || c.name == "composite"))
         e.error("element <" + c.name + "> inside a <frame> is not supported (the MJCF reference does not define "
                 "it): place it directly in the body");
@@ -647,15 +677,10 @@ class Parser {
         read_light(e, s);
         frame.apply(s);
         b.lights.push_back(s);
-      } else if (c.name == "body") {
-        b.children.emplace_back();
-        parse_body(c, b.children.back(), cc, false);
-        frame.apply(b.children.back().pos, b.children.back().quat);
-        continue;
       } else if (c.name == "composite") {
         if (cs.global) e.error("<composite> requires compiler coordinate=\"local\" (as in MuJoCo 2.2.2)");
         parse_composite(c, e, b, spec);
-        continue;
+        return;
       } else {
         e.error("unknown element <" + c.name + "> in <" + n.name + ">");
       }
