@@ -261,18 +261,51 @@ void sym_eigen(int n, const double* A, double* w, double* Q) {
 }
 
 double sym_inverse(int n, const double* A, double* Ainv) {
-  double w[6], Q[36];
-  sym_eigen(n, A, w, Q);
-  double lmax = 0;
-  for (int i = 0; i < n; ++i) lmax = std::max(lmax, w[i]);
+  // Cholesky factor L L' of A + eps I, eps = 0, then 1e-10 trace if a pivot is not positive (a
+  // block that does not span R^n: the rows without effect get no force, as for the 3x3 blocks)
+  double trace = 0;
+  for (int i = 0; i < n; ++i) trace += A[i * n + i];
   std::fill_n(Ainv, n * n, 0.0);
-  if (!(lmax > 0)) return 0;
-  for (int k = 0; k < n; ++k) {
-    const double inv = 1 / std::max(w[k], 1e-10 * lmax);
+  if (!(trace > 0)) return 0;
+  double L[36];
+  for (double eps : {0.0, 1e-10 * trace}) {
+    bool ok = true;
+    for (int j = 0; j < n && ok; ++j) {
+      double djj = A[j * n + j] + eps;
+      for (int k = 0; k < j; ++k) djj -= L[j * n + k] * L[j * n + k];
+      if (!(djj > 1e-14 * trace)) {
+        ok = false;
+        break;
+      }
+      const double ljj = std::sqrt(djj);
+      L[j * n + j] = ljj;
+      for (int i = j + 1; i < n; ++i) {
+        double s = A[i * n + j];
+        for (int k = 0; k < j; ++k) s -= L[i * n + k] * L[j * n + k];
+        L[i * n + j] = s / ljj;
+      }
+    }
+    if (!ok) continue;
+    // inverse of L (lower triangular), then A^-1 = L^-T L^-1
+    double Li[36];
+    std::fill_n(Li, n * n, 0.0);
+    for (int j = 0; j < n; ++j) {
+      Li[j * n + j] = 1 / L[j * n + j];
+      for (int i = j + 1; i < n; ++i) {
+        double s = 0;
+        for (int k = j; k < i; ++k) s -= L[i * n + k] * Li[k * n + j];
+        Li[i * n + j] = s / L[i * n + i];
+      }
+    }
     for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) Ainv[i * n + j] += Q[i * n + k] * inv * Q[j * n + k];
+      for (int j = 0; j <= i; ++j) {
+        double s = 0;
+        for (int k = i; k < n; ++k) s += Li[k * n + i] * Li[k * n + j];
+        Ainv[i * n + j] = Ainv[j * n + i] = s;
+      }
+    return trace;
   }
-  return lmax;
+  return 0;
 }
 
 namespace {

@@ -176,8 +176,9 @@ void sym_eigen(int n, const double* A, double* w, double* Q);
 // The paper's errors of a scaled-cone block from its impulses times scale (forces) and velocities c.
 void scaled_errors(const Contact& con, const double* lam, double scale, const double* c, double* ep,
                    double* ed, double* ec);
-// Inverse of a symmetric positive semi-definite n x n matrix (n <= 6) through its eigen-decomposition,
-// eigenvalues floored at 1e-10 lambda_max (the regularization of the 3x3 blocks); returns lambda_max.
+// Inverse of a symmetric positive semi-definite n x n matrix (n <= 6) by Cholesky, regularized by
+// 1e-10 trace(A) when A is (numerically) singular; returns the trace (0 and a zero inverse when A
+// is zero).
 double sym_inverse(int n, const double* A, double* Ainv);
 // The raisim update of a scaled-cone block (Alg. 1, lines 2-12, in z): G, Ginv the block in lambda
 // coordinates, gt = g~, lam the current impulse, eig: 6*dim doubles of per-solve cache (eig[0] = 0
