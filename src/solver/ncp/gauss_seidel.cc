@@ -30,20 +30,6 @@ namespace moreau::ncp {
 
 namespace {
 
-// a . b over n entries, four partial sums
-inline double dot(const double* a, const double* b, int n) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  int k = 0;
-  for (; k + 4 <= n; k += 4) {
-    s0 += a[k] * b[k];
-    s1 += a[k + 1] * b[k + 1];
-    s2 += a[k + 2] * b[k + 2];
-    s3 += a[k + 3] * b[k + 3];
-  }
-  for (; k < n; ++k) s0 += a[k] * b[k];
-  return (s0 + s1) + (s2 + s3);
-}
-
 inline void mul3(const double* A, const double* x, double* y) {
   for (int a = 0; a < 3; ++a) y[a] = A[3 * a] * x[0] + A[3 * a + 1] * x[1] + A[3 * a + 2] * x[2];
 }
@@ -103,7 +89,6 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
   const bool relax = solver == kSolverRaisim || solver == kSolverRaisimDS;
   const bool desaxce = solver == kSolverRaisimDS || solver == kSolverNcpPGS;
   const double h = w.h;
-  const bool dense = w.dense;
   double alpha = kAlpha0;
   int iter = 0;
   d.ncp.change = 0;
@@ -115,9 +100,7 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
       double* lam = w.lam + r;
       const double* G = w.G + 6 * r;
       double c[6] = {0, 0, 0, 0, 0, 0}, lnew[6] = {0, 0, 0, 0, 0, 0};
-      for (int a = 0; a < dim; ++a)
-        c[a] = w.g[r + a] + (dense ? dot(w.Gfull + static_cast<size_t>(r + a) * nefc, w.lam, nefc)
-                                   : constraint::dot_row(Jv, d, r + a, w.v));
+      for (int a = 0; a < dim; ++a) c[a] = w.g[r + a] + constraint::dot_row(Jv, d, r + a, w.v);
       if (kind == kCone) {
         const Contact& con = d.contact[d.efc_id[r]];
         if (scaled_cone(con)) {
@@ -162,7 +145,6 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
         if (delta == 0) continue;
         dmax = std::max(dmax, std::fabs(delta));
         lam[a] = lnew[a];
-        if (dense) continue;
         const double* col = w.MinvJT + static_cast<size_t>(r + a) * nv;
         for (int k = static_cast<int>(w.lo[r + a]), e = static_cast<int>(w.hi[r + a]); k < e; ++k)
           w.v[k] += delta * col[k];

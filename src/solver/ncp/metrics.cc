@@ -44,16 +44,7 @@ void metrics(const Model& m, Data& d, Work& w, double h) {
   NcpStat& st = d.ncp;
   st.primal = st.dual = st.complementarity = 0;
   st.nblock = 0;
-  if (w.dense) {
-    for (int r = 0; r < nefc; ++r) {
-      const double* Gr = w.Gfull + static_cast<size_t>(r) * nefc;
-      double s = w.g[r];
-      for (int q = 0; q < nefc; ++q) s += Gr[q] * w.lam[q];
-      w.c[r] = s;
-    }
-  } else {
-    for (int r = 0; r < nefc; ++r) w.c[r] = w.g[r] + constraint::dot_row(Jv, d, r, w.v);
-  }
+  for (int r = 0; r < nefc; ++r) w.c[r] = w.g[r] + constraint::dot_row(Jv, d, r, w.v);
   for (int r = 0; r < nefc;) {
     int dim;
     const Kind kind = block_kind(d, r, &dim);

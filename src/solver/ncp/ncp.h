@@ -43,7 +43,6 @@ inline constexpr double kGammaRelax = 0.99; // gamma of Alg. 1 (line 15)
 inline constexpr int kLcpDirections = 4;    // edges of the Stewart-Trinkle friction pyramid
 inline constexpr int kLcpMaxSize = 240;     // most LCP variables the lcp solver accepts
 inline constexpr int kLcpMaxRows = 240;     // most constraint rows the lcp solver accepts
-inline constexpr int kDenseRows = 128;      // most rows for which the Gauss-Seidel solvers form G
 
 // Block kinds.
 enum Kind : int { kBilateral = 0, kBox, kUnilateral, kCone };
@@ -80,13 +79,7 @@ struct Work {
   double* prev_type;  // cap
   double* prev_key;   // cap: geom1 * ngeom + geom2 for contact rows, efc_id otherwise
   double* prev_pos;   // 3 cap: contact point of contact rows
-  double* MinvJT;  // cap*nv (constraint work space, shared with PGS); dense: the columns L'^-1 J_r'
-  // Gauss-Seidel solvers with at most kDenseRows rows (dense = true): the whole Delassus matrix;
-  // a block's velocity is g + G lambda from its rows of G, and v is formed once at the end
-  double* Gfull;   // kDenseRows^2 (null for lcp): G, nefc x nefc row-major
-  double* nz;      // kDenseRows * nv: the dofs where L'^-T J_r' is not zero, row by row
-  double* nnz;     // kDenseRows: their number
-  bool dense = false;
+  double* MinvJT;  // cap*nv (constraint work space, shared with PGS)
   // lcp only (null otherwise)
   double* Gd;      // kLcpMaxRows^2: dense Delassus matrix
   double* lcpM;    // kLcpMaxSize^2
@@ -120,8 +113,6 @@ void warm_start(const Model& m, Data& d, Work& w);
 void save_solution(const Model& m, Data& d, Work& w);
 // x <- Mt^-1 x (n columns).
 void solve_mt(const Model& m, Data& d, const Work& w, double* x, int n);
-// v = Mt^-1 J' lambda after a dense solve (the sparse path keeps v up to date).
-void finish_velocity(const Model& m, Data& d, Work& w);
 
 // Solvers: fill w.lam and w.v. Return the iterations (sweeps) or pivots.
 int gauss_seidel(const Model& m, Data& d, Work& w, int solver);  // gauss_seidel.cc

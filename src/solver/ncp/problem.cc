@@ -14,8 +14,6 @@ long long work_size(const Model& m, int cap) {
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 3 * L + 6 * L + lemke_work_size(kLcpMaxSize);
-  } else {
-    n += 1LL * kDenseRows * kDenseRows + 1LL * kDenseRows * (m.nv + 1);
   }
   return n;
 }
@@ -47,13 +45,7 @@ Work carve(const Model& m, Data& d) {
   w.prev_key = p; p += cap;
   w.prev_pos = p; p += 3 * cap;
   w.MinvJT = constraint::carve(m, d).MinvJT;
-  w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpvar = w.lemke = w.Gfull = nullptr;
-  w.nz = w.nnz = nullptr;
-  if (m.opt.solver != kSolverLCP) {
-    w.Gfull = p;
-    w.nz = p + kDenseRows * kDenseRows;
-    w.nnz = w.nz + kDenseRows * nv;
-  }
+  w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpvar = w.lemke = nullptr;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     w.Gd = p; p += 1LL * kLcpMaxRows * kLcpMaxRows;
@@ -70,12 +62,6 @@ Work carve(const Model& m, Data& d) {
 void solve_mt(const Model& m, Data& d, const Work& w, double* x, int n) {
   if (w.damped) internal::solve_ld(m, d.qH.data(), d.qHDiagInv.data(), x, n);
   else solve_m(m, d, x, n);
-}
-
-void finish_velocity(const Model& m, Data& d, Work& w) {
-  if (!w.dense) return;
-  constraint::mul_JT(m, d, w.v, w.lam);
-  solve_mt(m, d, w, w.v, 1);
 }
 
 namespace {
@@ -123,67 +109,21 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
     for (int k = 0; k < nv; ++k) w.vf[k] = d.qvel[k] + h * w.tmp[k];
   }
 
-  // Gauss-Seidel solvers on up to kDenseRows rows: the whole G = J Mt^-1 J' from the first half
-  // of the L'DL solve, Y_r = L'^-T J_r' (non-zero on the ancestors of the row's dofs only), as
-  // G_rs = sum_k Y_r[k] Y_s[k] / D_k; otherwise (and for lcp) the columns Mt^-1 J_r'
-  w.dense = m.opt.solver != kSolverLCP && nefc <= kDenseRows;
+  // columns Mt^-1 J_r' and their non-zero dof range
   std::fill_n(w.MinvJT, static_cast<size_t>(nefc) * nv, 0.0);
   for (int r = 0; r < nefc; ++r) {
     const constraint::SparseRow row = constraint::row_of(d, Jv, r);
     double* col = w.MinvJT + static_cast<size_t>(r) * nv;
     for (int k = 0; k < row.nnz; ++k) col[row.col[k]] = row.val[k];
   }
-  if (w.dense) {
-    const double* qld = w.damped ? d.qH.data() : d.qLD.data();
-    const double* dinv = w.damped ? d.qHDiagInv.data() : d.qLDiagInv.data();
-    for (int k = 0; k < nv; ++k) w.tmp[k] = std::sqrt(dinv[k]);
-    for (int r = 0; r < nefc; ++r) {
-      double* y = w.MinvJT + static_cast<size_t>(r) * nv;
-      int hi = 0;
-      for (int k = nv - 1; k >= 0; --k) {
-        const double yk = y[k];
-        if (yk == 0) continue;
-        if (hi == 0) hi = k + 1;
-        const double* row = qld + m.dof_Madr[k];
-        int t = 1;
-        for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t) y[i] -= row[t] * yk;
-      }
-      double* nz = w.nz + static_cast<size_t>(r) * nv;
-      int n = 0;
-      for (int k = 0; k < hi; ++k) {
-        if (y[k] == 0) continue;
-        y[k] *= w.tmp[k];
-        nz[n++] = k;
-      }
-      w.nnz[r] = n;
-    }
-    // G_rq over the non-zeros of the sparser row (the other row is stored densely)
-    double* G = w.Gfull;
-    for (int r = 0; r < nefc; ++r) {
-      const double* yr = w.MinvJT + static_cast<size_t>(r) * nv;
-      for (int q = r; q < nefc; ++q) {
-        const double* yq = w.MinvJT + static_cast<size_t>(q) * nv;
-        const bool rshort = w.nnz[r] <= w.nnz[q];
-        const double* idx = w.nz + static_cast<size_t>(rshort ? r : q) * nv;
-        const int n = static_cast<int>(rshort ? w.nnz[r] : w.nnz[q]);
-        double s = 0;
-        for (int t = 0; t < n; ++t) {
-          const int k = static_cast<int>(idx[t]);
-          s += yr[k] * yq[k];
-        }
-        G[r * nefc + q] = G[q * nefc + r] = s;
-      }
-    }
-  } else {
-    solve_mt(m, d, w, w.MinvJT, nefc);
-    for (int r = 0; r < nefc; ++r) {
-      const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
-      int a = 0, b = nv;
-      while (a < nv && col[a] == 0) ++a;
-      while (b > a && col[b - 1] == 0) --b;
-      w.lo[r] = a;
-      w.hi[r] = b;
-    }
+  solve_mt(m, d, w, w.MinvJT, nefc);
+  for (int r = 0; r < nefc; ++r) {
+    const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
+    int a = 0, b = nv;
+    while (a < nv && col[a] == 0) ++a;
+    while (b > a && col[b - 1] == 0) --b;
+    w.lo[r] = a;
+    w.hi[r] = b;
   }
 
   // diagonal blocks of G = J Mt^-1 J', their inverse and projection step; g = J v_f + s
@@ -193,8 +133,7 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
     double* G = w.G + 6 * r;
     for (int a = 0; a < dim; ++a)
       for (int b = 0; b < dim; ++b)
-        G[a * dim + b] = w.dense ? w.Gfull[(r + a) * nefc + r + b]
-                                 : constraint::dot_row(Jv, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv);
+        G[a * dim + b] = constraint::dot_row(Jv, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv);
     if (kind == kCone) {
       for (int a = 0; a < dim; ++a)  // symmetrize (round-off)
         for (int b = a + 1; b < dim; ++b) G[a * dim + b] = G[b * dim + a] = 0.5 * (G[a * dim + b] + G[b * dim + a]);
@@ -295,7 +234,6 @@ void warm_start(const Model& m, Data& d, Work& w) {
   for (int r = 0; r < nefc; ++r) {
     const double l = w.lam[r];
     if (l == 0) continue;
-    if (w.dense) continue;  // the dense blocks read lambda directly
     const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
     for (int k = static_cast<int>(w.lo[r]), e = static_cast<int>(w.hi[r]); k < e; ++k) w.v[k] += l * col[k];
   }

@@ -121,7 +121,6 @@ void solve(const Model& m, Data& d) {
   setup(m, d, w, h, false, 0);
   if (m.opt.solver != kSolverLCP) warm_start(m, d, w);
   const int iterations = run(m, d, w);
-  finish_velocity(m, d, w);
   save_solution(m, d, w);
   metrics(m, d, w, h);
   d.ncp.iterations = d.solver_iter = iterations;
@@ -151,7 +150,6 @@ void impact(const Model& m, Data& d, double restitution) {
   ncp::Work w = ncp::carve(m, d);
   ncp::setup(m, d, w, 1, true, restitution);
   const int iterations = ncp::run(m, d, w);
-  ncp::finish_velocity(m, d, w);
   ncp::metrics(m, d, w, 1);  // impulses: lambda itself
   d.ncp.iterations = d.solver_iter = iterations;
   for (int r = 0; r < d.nefc; ++r) d.efc_force[r] = w.lam[r];
