@@ -419,7 +419,7 @@ void raisim_scaled(int dim, const double* G, const double* Ginv, const double* D
     std::fill_n(out, dim, 0.0);
     return;
   }
-  double lv0[6];
+  double lv0[6] = {0, 0, 0, 0, 0, 0};
   for (int a = 0; a < dim; ++a) {
     double s = 0;
     for (int b = 0; b < dim; ++b) s += Ginv[a * dim + b] * gt[b];
@@ -441,7 +441,7 @@ void raisim_scaled(int dim, const double* G, const double* Ginv, const double* D
   double* bt = w + n;
   double* Q = bt + n;
   if (eig[0] == 0) {
-    double A[25], beta[5];
+    double A[25] = {}, beta[5] = {};
     for (int i = 0; i < n; ++i) beta[i] = D[i + 1] * G[(i + 1) * dim] / GNN;
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j)
@@ -497,7 +497,7 @@ void raisim_scaled(int dim, const double* G, const double* Ginv, const double* D
 
 void projected_scaled(int dim, const double* D, const double* c, double rho, const double* lam,
                       bool desaxce, double* out) {
-  double x[6], cz[6], g2 = 0;
+  double x[6] = {}, cz[6] = {}, g2 = 0;
   for (int j = 0; j < dim; ++j) cz[j] = D[j] * c[j];
   for (int j = 1; j < dim; ++j) g2 += cz[j] * cz[j];
   x[0] = lam[0] - rho * (cz[0] + (desaxce ? std::sqrt(g2) : 0));
