@@ -19,7 +19,9 @@ void euler(const Model& m, Data& d) {
   for (int i = 0; i < nv; ++i)
     if (m.dof_damping[i] > 0) { damped = true; break; }
 
-  if (!damped) {
+  // the hard-contact solvers' qacc already solves (M + h B) qacc = qfrc_smooth + qfrc_constraint
+  // when they have rows (src/solver/ncp/solve.cc: qacc = (v+ - v) / h with M + h B in the problem)
+  if (!damped || (is_hard_contact_solver(m.opt.solver) && d.nefc > 0)) {
     advance(m, d, d.act_dot.data(), d.qacc.data(), nullptr);
     return;
   }
