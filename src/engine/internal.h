@@ -34,6 +34,9 @@ void acceleration_sensors(const Model& m, Data& d);
 void euler(const Model& m, Data& d);
 void runge_kutta4(const Model& m, Data& d);
 void implicit(const Model& m, Data& d);  // implicit and implicitfast (src/integrator/implicit.cc)
+// implicitcon: implicitfast with the constraint forces' velocity derivative
+// (src/integrator/implicit_constraint.cc).
+void implicit_constraint(const Model& m, Data& d);
 // Continuous acceleration of a discrete one of the implicit integrators: res = qacc_d - h M^-1 D qacc_d
 // (inverse dynamics with invdiscrete). Needs the position and velocity stages.
 void implicit_discrete_to_continuous(const Model& m, Data& d, const double* qacc_d, double* res);
