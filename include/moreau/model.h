@@ -52,7 +52,9 @@ enum GeomType : int {
   kGeomNone = 1001,
 };
 
-enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicit = 2, kIntImplicitFast = 3 };
+// kIntImplicitCon ("implicitcon") is Moreau's extension beyond MuJoCo 2.2.2: implicitfast with the
+// velocity derivative of the constraint forces (src/integrator/implicit_constraint.cc).
+enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicit = 2, kIntImplicitFast = 3, kIntImplicitCon = 4 };
 enum Cone : int { kConePyramidal = 0, kConeElliptic = 1 };
 enum JacobianType : int { kJacDense = 0, kJacSparse = 1, kJacAuto = 2 };
 // 0..2 as MuJoCo; the hard-contact solvers of the RaiSim paper / Underactuated chapter follow.

@@ -76,7 +76,7 @@ void set_keyframe(Model& m, const Data& d, int key);
 // ------------------------------------------------------------------------------------ main entry points
 
 void step(const Model& m, Data& d);      // advance by one timestep with the model's integrator
-// step1 + step2 = step for Euler, implicit and implicitfast. With RK4, step2 integrates with Euler,
+// step1 + step2 = step for Euler, implicit, implicitfast and implicitcon. With RK4, step2 integrates with Euler,
 // as the simulation chapter's mj_step2 (RK4's stages need the control: use step with
 // Data::control_callback). step1 ends with the control callback, if any.
 void step1(const Model& m, Data& d);     // position and velocity stages; set ctrl after this

@@ -10,6 +10,8 @@ namespace moreau::internal {
 void euler(const Model& m, Data& d);
 void runge_kutta4(const Model& m, Data& d);
 void implicit(const Model& m, Data& d);  // implicit and implicitfast (implicit.cc)
+// implicitcon: implicitfast with the constraint forces' velocity derivative (implicit_constraint.cc).
+void implicit_constraint(const Model& m, Data& d);
 // Continuous acceleration of a discrete one of the implicit integrators: res = qacc_d - h M^-1 D qacc_d
 // (inverse dynamics with invdiscrete). Needs the position and velocity stages.
 void implicit_discrete_to_continuous(const Model& m, Data& d, const double* qacc_d, double* res);

@@ -315,7 +315,7 @@ class Writer {
 
   void option() {
     const Option& p = m_.opt;
-    static const char* integrators[] = {"Euler", "RK4", "implicit", "implicitfast"};
+    static const char* integrators[] = {"Euler", "RK4", "implicit", "implicitfast", "implicitcon"};
     static const char* collisions[] = {"all", "predefined", "dynamic"};
     static const char* cones[] = {"pyramidal", "elliptic"};
     static const char* jacobians[] = {"dense", "sparse", "auto"};

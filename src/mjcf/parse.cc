@@ -243,7 +243,8 @@ class Parser {
     a.numvar("o_solref", o.o_solref, 1, kNREF);
     a.numvar("o_solimp", o.o_solimp, 1, kNIMP);
     a.keyword("integrator",
-              {{"Euler", kIntEuler}, {"RK4", kIntRK4}, {"implicit", kIntImplicit}, {"implicitfast", kIntImplicitFast}},
+              {{"Euler", kIntEuler}, {"RK4", kIntRK4}, {"implicit", kIntImplicit}, {"implicitfast", kIntImplicitFast},
+               {"implicitcon", kIntImplicitCon}},  // implicitcon: Moreau's extension
               o.integrator);
     a.keyword("collision", {{"all", kCollideAll}, {"predefined", kCollidePair}, {"dynamic", kCollideDynamic}},
               o.collision);

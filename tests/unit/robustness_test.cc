@@ -199,7 +199,7 @@ TEST(Robustness, ImplicitStepAllocatesNothingAfterTheFirstStep) {
       continue;
     }
     moreau::Model m = moreau::load_model(path);
-    for (int integrator : {moreau::kIntImplicit, moreau::kIntImplicitFast}) {
+    for (int integrator : {moreau::kIntImplicit, moreau::kIntImplicitFast, moreau::kIntImplicitCon}) {
       m.opt.integrator = integrator;
       moreau::Data d = moreau::make_data(m);
       start(m, d);
