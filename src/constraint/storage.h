@@ -27,7 +27,7 @@ inline bool dense_values(const Model& m) { return !use_sparse(m); }
 //   Jc:     nnz_capacity, dense jacobian only: the compressed values of efc_J's rows (the solvers
 //           read rows through efc_J_rowadr/colind in both jacobian modes; see J_values).
 //   ints:   chain (4*nv), the Newton factor's row patterns (nv*(nv+1)/2) and bookkeeping
-//           (8*nv + cap); the dual rows' columns (cap+1 + nnz_capacity).
+//           (8*nv + cap + 1); the dual rows' columns (cap+1 + nnz_capacity).
 struct Work {
   double* jac;       // 18*nv
   double* Jaref;     // cap
@@ -44,6 +44,7 @@ struct Work {
   int* pattern;      // nv*(nv+1)/2: row patterns of the Newton factor
   int* iv[8];        // 8 int vectors of nv
   int* rowlist;      // cap: active rows grouped by their largest column
+  int* tree_pattern; // 1: non-zero when the factor's pattern is M's tree pattern (hessian.cc)
   int* dualadr;      // cap+1: start of each row's u = D^-1/2 L'^-1 J' (dual solvers, dual.cc)
   int* dualcol;      // nnz_capacity: its columns (values in MinvJT)
 };
@@ -60,7 +61,7 @@ inline long long work_size(const Model& m, int cap, long long nnz) {
 }
 inline long long iwork_size(const Model& m, int cap, long long nnz) {
   const long long nv = m.nv;
-  return 4 * nv + nv * (nv + 1) / 2 + 8 * nv + cap + (cap + 1) + nnz + 16;
+  return 4 * nv + nv * (nv + 1) / 2 + 8 * nv + cap + 1 + (cap + 1) + nnz + 16;
 }
 inline Work carve(const Model& m, Data& d) {
   const int nv = m.nv, cap = capacity(d);
@@ -82,6 +83,7 @@ inline Work carve(const Model& m, Data& d) {
   w.pattern = q; q += static_cast<long long>(nv) * (nv + 1) / 2;
   for (auto& v : w.iv) { v = q; q += nv; }
   w.rowlist = q; q += cap;
+  w.tree_pattern = q; q += 1;
   w.dualadr = q; q += cap + 1;
   w.dualcol = q;
   return w;
