@@ -121,7 +121,19 @@ int add_row_dense(const Model& m, Data& d, int type, int id, const double* jrow,
 // Dofs that move body b, ascending (b's own dofs and its ancestors'); returns their number.
 int dof_chain(const Model& m, int body, int* chain);
 
-// res(nefc) = efc_J * vec(nv); res(nv) = efc_J' * vec(nefc) (compressed rows).
+// Rows from i on that share row i's columns: the rows of one frictional contact (built over the
+// same dof chains, contact_rows.cc), else 1.
+inline int shared_rows(const Data& d, int i) {
+  const int type = d.efc_type[i];
+  if (type != kCnstrContactPyramidal && type != kCnstrContactElliptic) return 1;
+  const int dim = d.contact[d.efc_id[i]].dim;
+  return type == kCnstrContactPyramidal ? 2 * (dim - 1) : dim;
+}
+
+// res(nefc) = efc_J * vec(nv); res(nv) = efc_J' * vec(nefc) (compressed rows). Both walk the rows
+// that share columns together (one gather of vec, one read-modify-write of res per column); each
+// row's sum runs in column order and each res entry adds the rows in row order, as a row-by-row
+// product does.
 void mul_J(const Model& m, const Data& d, double* res, const double* vec);
 void mul_JT(const Model& m, const Data& d, double* res, const double* vec);
 // Dot product of row i of efc_J with vec(nv).
