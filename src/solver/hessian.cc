@@ -214,8 +214,22 @@ bool eliminate(const Model& m, const Work& w, const Layout& t, bool clamp) {
     const int* p = w.pattern + t.adr[i];
     const int n = t.cnt[i];
     // H[j][k] -= H[i][j] H[i][k] / piv for k <= j in the pattern (pattern(i) below j is inside
-    // pattern(j): the symbolic step guarantees it)
-    for (int a = 0; a < n; ++a) {
+    // pattern(j): the symbolic step guarantees it); two rows j at a time share the reads of row i
+    int a = 0;
+    for (; a + 1 < n; a += 2) {
+      const int j1 = p[a], j2 = p[a + 1];
+      const double s1 = row[j1] / piv, s2 = row[j2] / piv;
+      double* r1 = H + static_cast<size_t>(j1) * nv;
+      double* r2 = H + static_cast<size_t>(j2) * nv;
+      for (int b = 0; b <= a; ++b) {
+        const int k = p[b];
+        const double x = row[k];
+        r1[k] -= s1 * x;
+        r2[k] -= s2 * x;
+      }
+      r2[j2] -= s2 * row[j2];
+    }
+    if (a < n) {
       const int j = p[a];
       const double s = row[j] / piv;
       double* rj = H + static_cast<size_t>(j) * nv;
