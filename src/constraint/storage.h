@@ -44,7 +44,7 @@ inline bool dense_values(const Model& m) { return !use_sparse(m); }
 //   Jc:     nnz_capacity, dense jacobian only: the compressed values of efc_J's rows (the solvers
 //           read rows through efc_J_rowadr/colind in both jacobian modes; see J_values).
 //   ints:   chain (4*nv), the Newton factor's row patterns (nv*(nv+1)/2) and bookkeeping
-//           (8*nv + cap); the dual rows' columns (cap+1 + nnz_capacity).
+//           (8*nv + cap + 1); the dual rows' columns (cap+1 + nnz_capacity).
 struct Work {
   double* jac;       // 18*nv
   double* Jaref;     // cap
@@ -61,6 +61,7 @@ struct Work {
   int* pattern;      // nv*(nv+1)/2: row patterns of the Newton factor
   int* iv[8];        // 8 int vectors of nv
   int* rowlist;      // cap: active rows grouped by their largest column
+  int* tree_pattern; // 1: non-zero when the factor's pattern is M's tree pattern (hessian.cc)
   int* dualadr;      // cap+1: start of each row's u = D^-1/2 L'^-1 J' (dual solvers, dual.cc)
   int* dualcol;      // nnz_capacity: its columns (values in MinvJT)
 };
@@ -76,7 +77,7 @@ inline long long work_size(const Model& m, long long cap, long long nnz) {
 }
 inline long long iwork_size(const Model& m, long long cap, long long nnz) {
   const long long nv = m.nv;
-  return 4 * nv + nv * (nv + 1) / 2 + 8 * nv + cap + (cap + 1) + nnz + 16;
+  return 4 * nv + nv * (nv + 1) / 2 + 8 * nv + cap + 1 + (cap + 1) + nnz + 16;
 }
 inline Work carve(const Model& m, Data& d) {
   const int nv = m.nv, cap = capacity(d);
@@ -98,6 +99,7 @@ inline Work carve(const Model& m, Data& d) {
   w.pattern = q; q += static_cast<long long>(nv) * (nv + 1) / 2;
   for (auto& v : w.iv) { v = q; q += nv; }
   w.rowlist = q; q += cap;
+  w.tree_pattern = q; q += 1;
   w.dualadr = q; q += cap + 1;
   w.dualcol = q;
   return w;
@@ -135,7 +137,19 @@ int add_row_dense(const Model& m, Data& d, int type, int id, const double* jrow,
 // Dofs that move body b, ascending (b's own dofs and its ancestors'); returns their number.
 int dof_chain(const Model& m, int body, int* chain);
 
-// res(nefc) = efc_J * vec(nv); res(nv) = efc_J' * vec(nefc) (compressed rows).
+// Rows from i on that share row i's columns: the rows of one frictional contact (built over the
+// same dof chains, contact_rows.cc), else 1.
+inline int shared_rows(const Data& d, int i) {
+  const int type = d.efc_type[i];
+  if (type != kCnstrContactPyramidal && type != kCnstrContactElliptic) return 1;
+  const int dim = d.contact[d.efc_id[i]].dim;
+  return type == kCnstrContactPyramidal ? 2 * (dim - 1) : dim;
+}
+
+// res(nefc) = efc_J * vec(nv); res(nv) = efc_J' * vec(nefc) (compressed rows). Both walk the rows
+// that share columns together (one gather of vec, one read-modify-write of res per column); each
+// row's sum runs in column order and each res entry adds the rows in row order, as a row-by-row
+// product does.
 void mul_J(const Model& m, const Data& d, double* res, const double* vec);
 void mul_JT(const Model& m, const Data& d, double* res, const double* vec);
 // Dot product of row i of efc_J with vec(nv).
