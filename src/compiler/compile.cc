@@ -27,7 +27,7 @@ Model Compiler::run() {
   m_.modelname = s_.modelname;
   m_.model_file = s_.file;
   m_.opt = s_.opt;
-  m_.stat = s_.stat;
+  m_.stat = Statistic{};  // set_const computes the statistics; the loader applies <statistic>'s
   m_.vis = s_.vis;
   m_.nconmax = s_.nconmax;
   m_.njmax = s_.njmax;
@@ -123,10 +123,13 @@ Model compile_arrays(const mjcf::Spec& spec, std::vector<double>* springdamper) 
 // reference configuration qpos_spring (as MuJoCo 2.2.2), and the actuator length ranges
 // (compiler/lengthrange).
 Model finish(Model m, const std::vector<double>& springdamper, const mjcf::Spec& spec) {
-  const Statistic given = m.stat;  // NaN where <statistic> does not set the value
+  const Statistic& given = spec.stat;  // NaN where <statistic> does not set the value
   set_const(m);
   if (!std::isnan(given.meaninertia)) m.stat.meaninertia = given.meaninertia;  // as 2.2.2
   if (!std::isnan(given.meanmass)) m.stat.meanmass = given.meanmass;
+  if (!std::isnan(given.meansize)) m.stat.meansize = given.meansize;
+  if (!std::isnan(given.extent)) m.stat.extent = given.extent;
+  if (!std::isnan(given.center[0])) std::copy(given.center, given.center + 3, m.stat.center);
   // springdamper (time constant T, damping ratio z): a mass-spring-damper with the joint's
   // effective mass 1/dof_invweight0 at qpos0: stiffness = M/(T z)^2, damping = 2 M / T.
   for (int j = 0; j < m.njnt; ++j) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mjcf/spec.h"
+#include "moreau/model.h"
 
 namespace moreau::compiler {
 
@@ -33,6 +34,10 @@ struct HFieldInfo {
   std::vector<float> data;
 };
 HFieldInfo load_hfield(const mjcf::HFieldSpec& hs, const mjcf::Spec& spec);
+
+// The texture fields of `m` (all but tex_names) from spec.textures: the description of each and
+// its pixels (texture.cc).
+void compile_textures(const mjcf::Spec& spec, Model& m);
 
 // Mass properties of one geom in its own frame.
 struct GeomMass {

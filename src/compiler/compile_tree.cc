@@ -49,29 +49,25 @@ void Compiler::compile_mesh_graphs() {
 void Compiler::compile_assets() {
   for (size_t i = 0; i < s_.materials.size(); ++i)
     if (!s_.materials[i].name.empty()) mat_names_.ids.emplace(s_.materials[i].name, static_cast<int>(i));
-  for (size_t i = 0; i < s_.textures.size(); ++i)
-    if (!s_.textures[i].name.empty()) tex_names_.ids.emplace(s_.textures[i].name, static_cast<int>(i));
+  // Unnamed textures take their file's name without directory and extension (as 2.2.2).
+  std::vector<std::string> tex_names;
+  for (const auto& t : s_.textures) {
+    std::string name = t.name.empty() ? t.file : t.name;
+    if (t.name.empty()) {
+      const auto sl = name.find_last_of('/');
+      if (sl != std::string::npos) name = name.substr(sl + 1);
+      const auto dot = name.find_last_of('.');
+      if (dot != std::string::npos) name = name.substr(0, dot);
+    }
+    tex_names.push_back(name);
+  }
+  for (size_t i = 0; i < tex_names.size(); ++i)
+    if (!tex_names[i].empty()) tex_names_.ids.emplace(tex_names[i], static_cast<int>(i));
   m_.nmat = static_cast<int>(s_.materials.size());
   m_.ntex = static_cast<int>(s_.textures.size());
   m_.nskin = static_cast<int>(s_.skins.size());
-  for (const auto& t : s_.textures) {
-    m_.tex_names.push_back(t.name);
-    m_.tex_type.push_back(t.type);
-    // A builtin's image size as 2.2.2 makes it: cube and skybox stack six square faces; an image
-    // file is not decoded, so its size is unknown here (0).
-    const bool builtin = t.builtin != kBuiltinNone;
-    m_.tex_width.push_back(builtin ? t.width : 0);
-    m_.tex_height.push_back(!builtin ? 0 : t.type == kTex2D ? t.height : 6 * t.width);
-    m_.tex_builtin.push_back(t.builtin);
-    m_.tex_mark.push_back(t.mark);
-    for (int k = 0; k < 3; ++k) {
-      m_.tex_rgb1.push_back(static_cast<float>(t.rgb1[k]));
-      m_.tex_rgb2.push_back(static_cast<float>(t.rgb2[k]));
-      m_.tex_markrgb.push_back(static_cast<float>(t.markrgb[k]));
-    }
-    m_.tex_random.push_back(static_cast<float>(t.random));
-    m_.tex_file.push_back(t.file);
-  }
+  m_.tex_names = tex_names;
+  compile_textures(s_, m_);
   for (const auto& mt : s_.materials) {
     m_.mat_names.push_back(mt.name);
     m_.mat_texid.push_back(mt.texture.empty() ? -1 : tex_names_.get(mt.texture, mt.src, "texture"));

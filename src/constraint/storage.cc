@@ -18,7 +18,6 @@
 #include "constraint/storage.h"
 #include "engine/checks.h"
 #include "moreau/messages.h"
-#include "solver/ncp/ncp.h"
 
 namespace moreau {
 
@@ -109,12 +108,10 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   d.efc_J_rownnz.assign(n, 0);
   d.efc_J_rowadr.assign(n, 0);
   d.efc_J_colind.assign(static_cast<size_t>(nnz), 0);
-  d.efc_work.assign(static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap), nnz)), 0.0);
-  d.efc_iwork.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
+  d.work.efc.assign(static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap), nnz)), 0.0);
+  d.work.efc_int.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
   if (d.solver.size() < static_cast<size_t>(kNSolverStat)) d.solver.resize(kNSolverStat);
   if (static_cast<int>(d.qfrc_constraint.size()) < nv) d.qfrc_constraint.assign(nv, 0.0);
-  // hard-contact solvers: their work space, only when one of them is selected
-  if (is_hard_contact_solver(m.opt.solver)) ncp::ensure_storage(m, d);
   d.ne = d.nf = d.nefc = 0;
 }
 
@@ -233,19 +230,93 @@ int dof_chain(const Model& m, int body, int* chain) {
   return n;
 }
 
+namespace {
+
+// Number of rows from i on (at most shared_rows) whose columns are row i's: all of them unless a
+// row was cut short by a full storage (fits).
+int block_rows(const Data& d, int i) {
+  const int g = shared_rows(d, i);
+  if (g == 1 || i + g > d.nefc) return 1;
+  const int n = d.efc_J_rownnz[i];
+  for (int q = 1; q < g; ++q)
+    if (d.efc_J_rownnz[i + q] != n) return 1;
+  return g;
+}
+
+// res[i + q] = row (i + q) . vec for the G rows of a block (values of row q at val + q*n).
+template <int G>
+void dot_block(const double* val, const int* col, int n, const double* vec, double* res) {
+  double s[G] = {};
+  for (int k = 0; k < n; ++k) {
+    const double x = vec[col[k]];
+    for (int q = 0; q < G; ++q) s[q] += val[q * n + k] * x;
+  }
+  for (int q = 0; q < G; ++q) res[q] = s[q];
+}
+
+// res[col[k]] += sum over the NA rows q (in order) of val[q][k] * f[q].
+template <int NA>
+void axpy_block(const double* const* val, const double* f, const int* col, int n, double* res) {
+  for (int k = 0; k < n; ++k) {
+    double x = res[col[k]];
+    for (int q = 0; q < NA; ++q) x += val[q][k] * f[q];
+    res[col[k]] = x;
+  }
+}
+
+}  // namespace
+
 void mul_J(const Model& m, const Data& d, double* res, const double* vec) {
   const double* J = J_values(m, d);
-  for (int i = 0; i < d.nefc; ++i) res[i] = dot_row(J, d, i, vec);
+  for (int i = 0; i < d.nefc;) {
+    const int g = block_rows(d, i);
+    const int a = d.efc_J_rowadr[i], n = d.efc_J_rownnz[i];
+    const int* col = d.efc_J_colind.data() + a;
+    switch (g) {
+      case 2: dot_block<2>(J + a, col, n, vec, res + i); break;
+      case 3: dot_block<3>(J + a, col, n, vec, res + i); break;
+      case 4: dot_block<4>(J + a, col, n, vec, res + i); break;
+      case 6: dot_block<6>(J + a, col, n, vec, res + i); break;
+      default:
+        for (int q = 0; q < g; ++q) res[i + q] = dot_row(J, d, i + q, vec);
+        break;
+    }
+    i += g;
+  }
 }
 
 void mul_JT(const Model& m, const Data& d, double* res, const double* vec) {
   const double* J = J_values(m, d);
   std::fill_n(res, m.nv, 0.0);
-  for (int i = 0; i < d.nefc; ++i) {
-    const double f = vec[i];
-    if (f == 0) continue;
-    const SparseRow r = row_of(d, J, i);
-    for (int k = 0; k < r.nnz; ++k) res[r.col[k]] += r.val[k] * f;
+  for (int i = 0; i < d.nefc;) {
+    const int g = block_rows(d, i);
+    const int a = d.efc_J_rowadr[i], n = d.efc_J_rownnz[i];
+    // the rows of the block with a non-zero force (the others add nothing)
+    const double* val[10];
+    double f[10];
+    int na = 0;
+    for (int q = 0; q < g && g <= 10; ++q) {
+      if (vec[i + q] == 0) continue;
+      val[na] = J + a + q * n;
+      f[na++] = vec[i + q];
+    }
+    const int* col = d.efc_J_colind.data() + a;
+    switch (g <= 10 ? na : -1) {
+      case 0: break;
+      case 1: axpy_block<1>(val, f, col, n, res); break;
+      case 2: axpy_block<2>(val, f, col, n, res); break;
+      case 3: axpy_block<3>(val, f, col, n, res); break;
+      case 4: axpy_block<4>(val, f, col, n, res); break;
+      default:
+        for (int q = 0; q < g; ++q) {
+          const double fq = vec[i + q];
+          if (fq == 0) continue;
+          const SparseRow r = row_of(d, J, i + q);
+          for (int k = 0; k < r.nnz; ++k) res[r.col[k]] += r.val[k] * fq;
+        }
+        break;
+    }
+    i += g;
   }
 }
 

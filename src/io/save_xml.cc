@@ -315,7 +315,7 @@ class Writer {
 
   void option() {
     const Option& p = m_.opt;
-    static const char* integrators[] = {"Euler", "RK4", "implicit", "implicitfast"};
+    static const char* integrators[] = {"Euler", "RK4", "implicit", "implicitfast", "implicitcon"};
     static const char* collisions[] = {"all", "predefined", "dynamic"};
     static const char* cones[] = {"pyramidal", "elliptic"};
     static const char* jacobians[] = {"dense", "sparse", "auto"};
@@ -492,7 +492,16 @@ class Writer {
       if (b != kBuiltinNone)
         o_ << " width=\"" << m_.tex_width[t] << "\" height=\""
            << (m_.tex_type[t] == kTex2D ? m_.tex_height[t] : m_.tex_width[t]) << "\"";
+      // image files: names relative to the model's folder (texturedir included), as the saved
+      // file sits beside it, with the grid and flips that place the pixels
       if (!m_.tex_file[t].empty()) o_ << " file=\"" << esc(m_.tex_file[t]) << "\"";
+      static const char* faces[6] = {"fileright", "fileleft", "fileup", "filedown", "filefront", "fileback"};
+      for (int f = 0; f < 6; ++f)
+        if (!m_.tex_cubefile[6 * t + f].empty()) o_ << " " << faces[f] << "=\"" << esc(m_.tex_cubefile[6 * t + f]) << "\"";
+      if (b == kBuiltinNone)
+        o_ << " gridsize=\"" << m_.tex_gridsize[2 * t] << " " << m_.tex_gridsize[2 * t + 1] << "\" gridlayout=\""
+           << esc(m_.tex_gridlayout[t]) << "\" hflip=\"" << boolstr(m_.tex_hflip[t]) << "\" vflip=\""
+           << boolstr(m_.tex_vflip[t]) << "\"";
       o_ << "/>\n";
     }
     for (int t = 0; t < m_.nskin; ++t) o_ << "    <skin/>\n";

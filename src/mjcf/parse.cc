@@ -13,6 +13,19 @@
 namespace moreau::mjcf {
 namespace {
 
+// The element without its children. A spec keeps its element only to locate error messages; a
+// body's children are the rest of its subtree, and copying them into every body would make
+// loading a chain of N bodies take O(N^2) time and memory.
+Node element_only(const Node& n) {
+  Node e;
+  e.name = n.name;
+  e.file = n.file;
+  e.line = n.line;
+  e.attrs = n.attrs;
+  e.text = n.text;
+  return e;
+}
+
 struct SensorInfo {
   const char* name;
   int type, dim, stage, datatype;
@@ -230,7 +243,8 @@ class Parser {
     a.numvar("o_solref", o.o_solref, 1, kNREF);
     a.numvar("o_solimp", o.o_solimp, 1, kNIMP);
     a.keyword("integrator",
-              {{"Euler", kIntEuler}, {"RK4", kIntRK4}, {"implicit", kIntImplicit}, {"implicitfast", kIntImplicitFast}},
+              {{"Euler", kIntEuler}, {"RK4", kIntRK4}, {"implicit", kIntImplicit}, {"implicitfast", kIntImplicitFast},
+               {"implicitcon", kIntImplicitCon}},  // implicitcon: Moreau's extension
               o.integrator);
     a.keyword("collision", {{"all", kCollideAll}, {"predefined", kCollidePair}, {"dynamic", kCollideDynamic}},
               o.collision);
@@ -417,16 +431,17 @@ class Parser {
     a.integer("width", t.width);
     a.integer("height", t.height);
     a.str("file", t.file);
-    // Cube faces from separate files: the first one given names the texture's image.
-    for (const char* k : {"fileright", "fileleft", "fileup", "filedown", "filefront", "fileback"}) {
-      std::string f;
-      if (a.str(k, f) && t.file.empty()) t.file = f;
-    }
-    a.accept({"gridsize", "gridlayout", "hflip", "vflip"});
+    const char* faces[6] = {"fileright", "fileleft", "fileup", "filedown", "filefront", "fileback"};
+    bool any_face = false;
+    for (int i = 0; i < 6; ++i) any_face = a.str(faces[i], t.cubefile[i]) || any_face;
+    a.ints("gridsize", t.gridsize, 2);
+    a.str("gridlayout", t.gridlayout);
+    a.boolean("hflip", t.hflip);
+    a.boolean("vflip", t.vflip);
     if (t.builtin != kBuiltinNone && (t.width <= 0 || t.height <= 0))
       a.error("builtin texture '" + t.name + "' needs positive 'width' and 'height'");
-    if (t.builtin == kBuiltinNone && t.file.empty())
-      a.error("texture '" + t.name + "' needs a 'builtin' kind or a 'file'");
+    if (t.builtin == kBuiltinNone && t.file.empty() && !any_face)
+      a.error("texture '" + t.name + "' needs a 'builtin' kind, a 'file' or cube face files ('fileright', ...)");
     return t;
   }
 
@@ -550,7 +565,7 @@ class Parser {
 
   // ------------------------------------------------------------------ bodies
   void parse_body(const Node& n, BodySpec& b, int cc, bool world) {
-    b.src = n;
+    b.src = element_only(n);
     Attrs a(n);
     if (!world) {
       a.str("name", b.name);
@@ -570,13 +585,30 @@ class Parser {
   // The children of a body, or of a <frame> in it (frame: the frame's pose in the body; they
   // are placed in the body with that pose composed into theirs).
   void parse_body_children(const Node& n, BodySpec& b, int cc, bool world, const FramePose& frame) {
-    const CompilerSpec& cs = spec.compiler;
     for (const auto& c : n.children) {
-      Attrs e(c);
+      if (c.name == "body") {
+        b.children.emplace_back();
+        parse_body(c, b.children.back(), cc, false);
+        frame.apply(b.children.back().pos, b.children.back().quat);
+        continue;
+      }
       if (c.name == "frame") {
+        Attrs e(c);
         parse_frame(c, e, b, cc, world, frame);
         continue;
       }
+      parse_body_element(n, c, b, cc, world, frame);
+    }
+  }
+
+  // One child of a body other than <body> and <frame>. Kept out of line: its element specs
+  // (joint, geom, site, camera, light) would otherwise take stack in every level of the body
+  // recursion, and a chain of 1000 bodies is 1000 levels deep.
+  [[gnu::noinline]] void parse_body_element(const Node& n, const Node& c, BodySpec& b, int cc, bool world,
+                                            const FramePose& frame) {
+    const CompilerSpec& cs = spec.compiler;
+    {
+      Attrs e(c);
       if (frame.inside && (c.name == "inertial" || c.name == "composite"))
         e.error("element <" + c.name + "> inside a <frame> is not supported (the MJCF reference does not define "
                 "it): place it directly in the body");
@@ -646,15 +678,10 @@ class Parser {
         read_light(e, s);
         frame.apply(s);
         b.lights.push_back(s);
-      } else if (c.name == "body") {
-        b.children.emplace_back();
-        parse_body(c, b.children.back(), cc, false);
-        frame.apply(b.children.back().pos, b.children.back().quat);
-        continue;
       } else if (c.name == "composite") {
         if (cs.global) e.error("<composite> requires compiler coordinate=\"local\" (as in MuJoCo 2.2.2)");
         parse_composite(c, e, b, spec);
-        continue;
+        return;
       } else {
         e.error("unknown element <" + c.name + "> in <" + n.name + ">");
       }

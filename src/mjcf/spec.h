@@ -192,10 +192,14 @@ struct MeshSpec {
   bool smoothnormal = false;
 };
 
-// <texture>: a builtin's parameters or an image file's name (defaults as 2.2.2).
+// <texture>: a builtin's parameters or image files (defaults as 2.2.2).
 struct TextureSpec {
   Node src;
   std::string name, file;
+  std::string cubefile[6];  // fileright, fileleft, fileup, filedown, filefront, fileback
+  int gridsize[2] = {1, 1};
+  std::string gridlayout = "............";
+  bool hflip = false, vflip = false;
   int type = kTexCube, builtin = kBuiltinNone, mark = kMarkNone;
   double rgb1[3] = {0.8, 0.8, 0.8}, rgb2[3] = {0.5, 0.5, 0.5}, markrgb[3] = {0, 0, 0};
   double random = 0.01;
@@ -295,10 +299,13 @@ struct Spec {
   std::string modelname = "MuJoCo Model";
   CompilerSpec compiler;
   Option opt;
-  // meaninertia and meanmass are NaN unless <statistic> gives them: set_const computes them, and a
-  // given value replaces the computed one at load (as 2.2.2; its mj_setConst recomputes both).
+  // NaN unless <statistic> gives them: set_const computes every statistic, and a given value
+  // replaces the computed one at load (as 2.2.2; its mj_setConst recomputes them all).
   Statistic stat{.meaninertia = std::numeric_limits<double>::quiet_NaN(),
-                 .meanmass = std::numeric_limits<double>::quiet_NaN()};
+                 .meanmass = std::numeric_limits<double>::quiet_NaN(),
+                 .meansize = std::numeric_limits<double>::quiet_NaN(),
+                 .extent = std::numeric_limits<double>::quiet_NaN(),
+                 .center = {std::numeric_limits<double>::quiet_NaN(), 0, 0}};
   int nconmax = -1, njmax = -1, nuserdata = 0, nkey = 0;
   long long nstack = -1, memory = -1;
   Node size_src;  // the last <size> element, for errors about its attributes
