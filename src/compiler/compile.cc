@@ -9,10 +9,10 @@
 
 #include "compiler/compile.h"
 #include "compiler/compiler.h"
-#include "compiler/lengthrange.h"
-#include "constraint/storage.h"
 #include "compiler/fuse_static.h"
 #include "compiler/global_coordinates.h"
+#include "compiler/lengthrange.h"
+#include "constraint/storage.h"
 #include "math/vec.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
@@ -184,7 +184,7 @@ void check_arena(const Model& m, const mjcf::Spec& spec) {
   const long long limit = physical_memory();
   const long long ncon = constraint::contact_capacity(m);
   const long long rows = constraint::row_capacity(m, ncon);
-  std::string why = constraint::arena_problem(m, ncon, rows, limit);
+  const std::string why = constraint::arena_problem(m, ncon, rows, limit);
   if (why.empty()) return;
   const mjcf::Node& n = spec.size_src;
   auto given = [&](const char* attr) {

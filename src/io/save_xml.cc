@@ -4,9 +4,10 @@
 // default class or compiler option changes a value on reload: compiler angle="radian",
 // inertiafromgeom="false" with an <inertial> per body, lengthrange mode="none" with the compiled
 // length ranges, actuators as <general>, every joint/tendon/actuator limit flag explicit, meshes
-// and height fields inline. Doubles are written with 17 significant digits and floats with 9, which
-// read back to the same bits. Objects that are referenced (by a pair, a tendon, an actuator, ...)
-// but unnamed get a name "moreau_<kind><id>", the only way MJCF can refer to them.
+// (from their source vertices, refpos, refquat and scale) and height fields inline. Doubles are
+// written with 17 significant digits and floats with 9, which read back to the same bits. Objects
+// that are referenced (by a pair, a tendon, an actuator, ...) but unnamed get a name
+// "moreau_<kind><id>", the only way MJCF can refer to them.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -128,11 +129,10 @@ const char* boolstr(bool b) { return b ? "true" : "false"; }
 // arithmetic (src/compiler/mesh_compile.cc): then writing the source reloads to the same bits.
 // False for a Model whose mesh was changed after compiling (or one without the source).
 bool mesh_source_current(const Model& m, int i) {
-  const size_t nvert = m.mesh_vert.size() / 3;
-  if (m.mesh_srcvert.size() != 3 * nvert || m.mesh_refpos.size() != 3 * static_cast<size_t>(m.nmesh) ||
-      m.mesh_refquat.size() != 4 * static_cast<size_t>(m.nmesh) || m.mesh_scale.size() != 3 * static_cast<size_t>(m.nmesh) ||
-      m.mesh_pos.size() != 3 * static_cast<size_t>(m.nmesh) || m.mesh_quat.size() != 4 * static_cast<size_t>(m.nmesh) ||
-      m.mesh_hullface.size() != static_cast<size_t>(m.nmesh))
+  const size_t nmesh = static_cast<size_t>(m.nmesh);
+  if (m.mesh_srcvert.size() != m.mesh_vert.size() || m.mesh_refpos.size() != 3 * nmesh ||
+      m.mesh_refquat.size() != 4 * nmesh || m.mesh_scale.size() != 3 * nmesh || m.mesh_pos.size() != 3 * nmesh ||
+      m.mesh_quat.size() != 4 * nmesh || m.mesh_hullface.size() != nmesh)
     return false;
   double rq[4], rqinv[4], qinv[4];
   math::copy4(rq, &m.mesh_refquat[4 * i]);
