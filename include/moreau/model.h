@@ -52,7 +52,9 @@ enum GeomType : int {
   kGeomNone = 1001,
 };
 
-enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicit = 2, kIntImplicitFast = 3 };
+// kIntImplicitCon ("implicitcon") is Moreau's extension beyond MuJoCo 2.2.2: implicitfast with the
+// velocity derivative of the constraint forces (src/integrator/implicit_constraint.cc).
+enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicit = 2, kIntImplicitFast = 3, kIntImplicitCon = 4 };
 enum Cone : int { kConePyramidal = 0, kConeElliptic = 1 };
 enum JacobianType : int { kJacDense = 0, kJacSparse = 1, kJacAuto = 2 };
 // 0..2 as MuJoCo; the hard-contact solvers of the RaiSim paper / Underactuated chapter follow.
@@ -356,6 +358,11 @@ struct Model {
   std::vector<double> geom_rbound;
   std::vector<double> geom_pos;       // 3: relative to body frame
   std::vector<double> geom_quat;      // 4
+  // A mesh geom's frame as the MJCF gives it, before the compiler offsets it by its mesh's
+  // inertial frame (mesh_pos, mesh_quat) and normalizes the quaternion (save_xml writes it); for
+  // the other types geom_pos and geom_quat.
+  std::vector<double> geom_srcpos;    // 3
+  std::vector<double> geom_srcquat;   // 4
   std::vector<double> geom_friction;  // 3: slide, spin, roll
   std::vector<double> geom_margin, geom_gap;
   std::vector<double> geom_fluid;     // kNFLUID
@@ -382,6 +389,17 @@ struct Model {
   std::vector<float> mesh_vert;       // 3 per vertex, in the mesh's (inertial) frame
   std::vector<int> mesh_face;         // 3 per face
   std::vector<int> mesh_graph;        // convex hull graph (qhull; layout as 2.2.2: src/mesh/mesh.h hull_graph)
+  // The mesh as the MJCF gives it, which save_xml writes so that it reloads to the same bits: the
+  // vertices as read (before refpos, refquat, scale), its reference frame and scale, and whether
+  // its faces are its convex hull's (none were given); mesh_pos/mesh_quat: the inertial frame
+  // that mesh_vert is expressed in, in the coordinates after refpos, refquat and scale.
+  std::vector<double> mesh_srcvert;   // 3 per vertex (nmeshvert)
+  std::vector<double> mesh_refpos;    // 3
+  std::vector<double> mesh_refquat;   // 4, as given (the compiler normalizes it)
+  std::vector<double> mesh_scale;     // 3
+  std::vector<double> mesh_pos;       // 3
+  std::vector<double> mesh_quat;      // 4
+  std::vector<int> mesh_hullface;     // 1 if the faces are the convex hull's
 
   // ------------------------------------------------------------------ height fields
   std::vector<double> hfield_size;    // 4: x, y, z_top, z_bottom

@@ -826,11 +826,14 @@ Members:
 
   IMPLICIT
 
-  IMPLICITFAST"""
+  IMPLICITFAST
+
+  IMPLICITCON"""
     EULER: typing.ClassVar[Integrator]
     RK4: typing.ClassVar[Integrator]
     IMPLICIT: typing.ClassVar[Integrator]
     IMPLICITFAST: typing.ClassVar[Integrator]
+    IMPLICITCON: typing.ClassVar[Integrator]
     def __int__(self) -> int: ...
     def __or__(self, other: typing.Any) -> int: ...
     def __init__(self, value: int) -> None: ...
@@ -2599,7 +2602,7 @@ class Option:
     def impratio(self, value: typing.Any) -> None: ...
     @property
     def integrator(self) -> Integrator:
-        """moreau.Integrator; set by enum, int or name: Euler, RK4, implicit, implicitfast"""
+        """moreau.Integrator; set by enum, int or name: Euler, RK4, implicit, implicitfast, implicitcon"""
         ...
     @integrator.setter
     def integrator(self, value: typing.Any) -> None: ...

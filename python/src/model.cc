@@ -65,7 +65,7 @@ int option_value(const char* what, py::handle value, const std::vector<std::stri
 
 const std::vector<std::string> kSolverNames = {"PGS", "CG", "Newton", "raisim", "raisim-ds",
                                                "ncp-pgs", "ccp", "lcp"};
-const std::vector<std::string> kIntegratorNames = {"Euler", "RK4", "implicit", "implicitfast"};
+const std::vector<std::string> kIntegratorNames = {"Euler", "RK4", "implicit", "implicitfast", "implicitcon"};
 const std::vector<std::string> kConeNames = {"pyramidal", "elliptic"};
 const std::vector<std::string> kJacobianNames = {"dense", "sparse", "auto"};
 
@@ -120,7 +120,7 @@ void bind_option(py::module_& mod) {
                                 solver_name(o.solver) + "' needs the Euler integrator");
         o.integrator = i;
       },
-      "moreau.Integrator; set by enum, int or name: Euler, RK4, implicit, implicitfast");
+      "moreau.Integrator; set by enum, int or name: Euler, RK4, implicit, implicitfast, implicitcon");
   c.def_property(
       "cone", [](const Option& o) { return static_cast<Cone>(o.cone); },
       [](Option& o, py::handle v) { o.cone = option_value("cone", v, kConeNames); },

@@ -62,6 +62,7 @@
   X(geom_sameframe, m.ngeom) X(geom_solmix, m.ngeom) X(geom_solref, kNREF * m.ngeom)       \
   X(geom_solimp, kNIMP * m.ngeom) X(geom_size, 3 * m.ngeom) X(geom_rbound, m.ngeom)        \
   X(geom_pos, 3 * m.ngeom) X(geom_quat, 4 * m.ngeom) X(geom_friction, 3 * m.ngeom)         \
+  X(geom_srcpos, 3 * m.ngeom) X(geom_srcquat, 4 * m.ngeom)                                 \
   X(geom_margin, m.ngeom) X(geom_gap, m.ngeom) X(geom_fluid, kNFLUID * m.ngeom)            \
   X(geom_user, m.nuser_geom * m.ngeom) X(geom_rgba, 4 * m.ngeom)                           \
   /* sites */                                                                              \
@@ -82,6 +83,9 @@
   X(mesh_vertadr, m.nmesh) X(mesh_vertnum, m.nmesh) X(mesh_faceadr, m.nmesh)               \
   X(mesh_facenum, m.nmesh) X(mesh_graphadr, m.nmesh) X(mesh_vert, 3 * m.nmeshvert)         \
   X(mesh_face, 3 * m.nmeshface) X(mesh_graph, -1)                                          \
+  X(mesh_srcvert, 3 * m.nmeshvert) X(mesh_refpos, 3 * m.nmesh)                             \
+  X(mesh_refquat, 4 * m.nmesh) X(mesh_scale, 3 * m.nmesh) X(mesh_pos, 3 * m.nmesh)         \
+  X(mesh_quat, 4 * m.nmesh) X(mesh_hullface, m.nmesh)                                      \
   /* height fields */                                                                      \
   X(hfield_size, 4 * m.nhfield) X(hfield_nrow, m.nhfield) X(hfield_ncol, m.nhfield)        \
   X(hfield_adr, m.nhfield) X(hfield_data, m.nhfielddata)                                   \

@@ -1,5 +1,9 @@
-// The parsed MJCF tree (Spec): what the XML says, with default classes already applied and
-// orientations already converted to quaternions. The compiler turns it into a Model.
+// Entry of mjcf/: the parsed MJCF tree (Spec), what the XML says, with default classes already
+// applied and orientations already converted to quaternions, and parse_spec that makes it from
+// the element tree of mjcf/xml_reader.h.
+//
+// Layering: mjcf/ includes nothing from compiler/. The compiler (compiler/compile.h) sits above
+// and turns a Spec into a Model; geometry both need is in model_geometry/, below both.
 #pragma once
 
 #include <memory>
@@ -7,11 +11,25 @@
 #include <string>
 #include <vector>
 
-#include "compiler/lengthrange.h"
 #include "mjcf/xml_reader.h"
 #include "moreau/model.h"
 
 namespace moreau::mjcf {
+
+// <compiler><lengthrange>: how the compiler computes actuator length ranges (names and defaults
+// of the MJCF reference).
+struct LengthRangeOptions {
+  int mode = 1;  // 0 none, 1 muscle, 2 muscleuser, 3 all
+  bool useexisting = true;
+  bool uselimit = false;
+  double accel = 20;      // target acceleration of the pushing force
+  double maxforce = 0;    // cap on the force norm; 0: none
+  double timeconst = 1;   // velocity damping time constant (at least 0.01)
+  double timestep = 0.01; // 0: the model's timestep
+  double inttotal = 10;   // simulated time per side
+  double inteval = 2;     // evaluation interval at the end
+  double tolrange = 0.05; // convergence tolerance, relative to the range
+};
 
 struct CompilerSpec {
   bool degree = true;          // angle="degree" (MJCF default)
@@ -290,6 +308,7 @@ struct Spec {
                  .center = {std::numeric_limits<double>::quiet_NaN(), 0, 0}};
   int nconmax = -1, njmax = -1, nuserdata = 0, nkey = 0;
   long long nstack = -1, memory = -1;
+  Node size_src;  // the last <size> element, for errors about its attributes
   int nuser_body = -1, nuser_jnt = -1, nuser_geom = -1, nuser_site = -1, nuser_cam = -1,
       nuser_tendon = -1, nuser_actuator = -1, nuser_sensor = -1;
   BodySpec world;
@@ -316,9 +335,3 @@ struct Spec {
 Spec parse_spec(const Node& root);
 
 }  // namespace moreau::mjcf
-
-namespace moreau::compiler {
-// springdamper (optional out): 2 per joint, the joints' springdamper values; they need
-// dof_invweight0 and are applied after set_const.
-Model compile(const mjcf::Spec& spec, std::vector<double>* springdamper = nullptr);
-}
