@@ -36,7 +36,11 @@ uint8_t byte_of(double x) { return static_cast<uint8_t>(static_cast<int>(255 * x
 Image decode_png(const std::string& bytes, const std::string& path) {
   if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8))
     throw std::runtime_error("texture file '" + path + "' is not a PNG file");
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  // libpng's messages are not printed (the library writes nothing to stderr): warnings (e.g. about
+  // colour profiles, which the pixels do not use) are dropped, errors jump to the handler below
+  png_structp png = png_create_read_struct(
+      PNG_LIBPNG_VER_STRING, nullptr, [](png_structp p, png_const_charp) { png_longjmp(p, 1); },
+      [](png_structp, png_const_charp) {});
   if (!png) throw std::runtime_error("libpng: out of memory");
   png_infop info = png_create_info_struct(png);
   if (!info) {
