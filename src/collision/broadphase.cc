@@ -26,15 +26,15 @@ void collision_reserve(const Model& m, Data& d) {
   internal::check_data(m, d, "collision_reserve");
   const size_t nb = static_cast<size_t>(m.nbody);
   // Body boxes by body id (6*nbody), then the same boxes in sweep order (6*nbody).
-  if (d.col_bound.size() < 12 * nb) d.col_bound.resize(12 * nb);
+  if (d.work.col_bound.size() < 12 * nb) d.work.col_bound.resize(12 * nb);
   // work: body list (nbody) + per-body contype/conaffinity unions (2*nbody) + candidate body pairs.
   // The pair list holds the worst case nbody*(nbody-1)/2 up to 4M entries (16 MB; every model
   // with fewer than ~2900 bodies), so that collision() never allocates inside a step; only larger
   // models may still grow it when more bodies overlap than that.
   const size_t worst_pairs = nb * (nb > 0 ? nb - 1 : 0) / 2;
   const size_t need = 3 * nb + std::max<size_t>(8 * nb, std::min<size_t>(worst_pairs, size_t{1} << 22)) + 64;
-  if (d.col_work.size() < need) d.col_work.resize(need);
-  if (d.col_bvh_adr.size() != nb) col::midphase_build(m, d);
+  if (d.work.col_broad.size() < need) d.work.col_broad.resize(need);
+  if (d.work.col_bvh_adr.size() != nb) col::midphase_build(m, d);
 }
 
 }  // namespace moreau
@@ -43,14 +43,14 @@ namespace moreau::col {
 
 const int* broadphase(const Model& m, Data& d, int* npairs) {
   const int nb = m.nbody;
-  if (d.col_bound.size() < 12 * static_cast<size_t>(nb) || d.col_work.size() < 12 * static_cast<size_t>(nb) + 64)
+  if (d.work.col_bound.size() < 12 * static_cast<size_t>(nb) || d.work.col_broad.size() < 12 * static_cast<size_t>(nb) + 64)
     collision_reserve(m, d);
   const bool override_margin = m.opt.enableflags & kEnblOverride;
   constexpr double kInf = std::numeric_limits<double>::infinity();
 
   // Per body: box, contype/conaffinity unions; list of bodies with collidable geoms.
-  double* box = d.col_bound.data();
-  int* list = d.col_work.data();          // nb
+  double* box = d.work.col_bound.data();
+  int* list = d.work.col_broad.data();          // nb
   int* ctype = list + nb;                 // nb
   int* caff = ctype + nb;                 // nb
   int nlist = 0;
@@ -117,21 +117,21 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
       if (bxj[0] > bxi[3] || bxi[0] > bxj[3] || bxj[1] > bxi[4] || bxi[1] > bxj[4] ||
           bxj[2] > bxi[5] || bxi[2] > bxj[5])
         continue;
-      const int* w = d.col_work.data();  // (not list: the buffer may have grown)
+      const int* w = d.work.col_broad.data();  // (not list: the buffer may have grown)
       const int bi = w[i], bj = w[j];
       if (!compatible(w[nb + bi], w[2 * nb + bi], w[nb + bj], w[2 * nb + bj])) continue;
       const int b1 = std::min(bi, bj), b2 = std::max(bi, bj);
       if (body_pair_filtered(m, b1, b2)) continue;
-      if (base + n >= d.col_work.size()) d.col_work.resize(2 * d.col_work.size());  // rare growth
-      d.col_work[base + n++] = (b1 << 16) + b2;
+      if (base + n >= d.work.col_broad.size()) d.work.col_broad.resize(2 * d.work.col_broad.size());  // rare growth
+      d.work.col_broad[base + n++] = (b1 << 16) + b2;
     }
   }
-  int* pairs = d.col_work.data() + base;
-  if (n >= 64 && 4 * n >= static_cast<size_t>(nb) && base + 2 * n <= d.col_work.size()) {
+  int* pairs = d.work.col_broad.data() + base;
+  if (n >= 64 && 4 * n >= static_cast<size_t>(nb) && base + 2 * n <= d.work.col_broad.size()) {
     // Keys are unique with both bodies < nb: a stable counting sort by the second body, then by
     // the first, orders them as std::sort would, in O(n + nbody). The per-body arrays (3 * nbody,
     // done with) hold the counts; the keys pass through the space after them.
-    int* count = d.col_work.data();
+    int* count = d.work.col_broad.data();
     int* tmp = pairs + n;
     auto pass = [&](const int* from, int* to, int shift, int mask) {
       std::fill(count, count + nb + 1, 0);

@@ -13,6 +13,10 @@
 // contacts between trees add the columns of the other tree. The cost of a factorization is the
 // sum over rows of |pattern(i)|^2, that of a solve 2 sum |pattern(i)|.
 //
+// When no active row adds fill (contacts with the world, within one tree), the pattern is M's tree
+// pattern: it is kept from one factorization to the next (hessian_factor, same_tree) instead of
+// being rebuilt.
+//
 // Storage: the entries of H and L are addressed densely (row i at H + i*nv) but only the pattern
 // is written or read, so the nv*nv array is touched where the factor is non-zero.
 #include <algorithm>
@@ -102,19 +106,42 @@ long long symbolic(const Model& m, const Data& d, const Work& w, const Layout& t
       t.child[t.parent[i]] = i;
     }
   }
+  // pattern(i) always holds i's ancestors (nM - nv entries in all): no more means no fill
+  *w.tree_pattern = top == m.nM - nv;
   return top;
 }
 
-// H on the pattern: M plus the active rows' J' D J (lower triangle: H[r][c], c <= r).
+// H[r][c] += sum_q D_q J_q[r] J_q[c] (c <= r) for rows q = 0..nq) that share the columns of r0:
+// NQ of them (unrolled, the common pyramidal blocks) or, with NQ = 0, nq. The sum runs over q in
+// order in both forms.
+template <int NQ>
+void add_rows(double* H, int nv, const constraint::SparseRow& r0, const double* const* val,
+              const double* D, int nq = NQ) {
+  if constexpr (NQ > 0) nq = NQ;
+  for (int a = 0; a < r0.nnz; ++a) {
+    double* row = H + static_cast<size_t>(r0.col[a]) * nv;
+    double sa[10];
+    for (int q = 0; q < nq; ++q) sa[q] = D[q] * val[q][a];
+    for (int b = 0; b <= a; ++b) {
+      double h = sa[0] * val[0][b];
+      for (int q = 1; q < nq; ++q) h += sa[q] * val[q][b];
+      row[r0.col[b]] += h;
+    }
+  }
+}
+
+// H on the pattern: M plus the active rows' J' D J (lower triangle: H[r][c], c <= r). With base
+// (nM values in qM's layout) in place of qM and rowscale (nefc) multiplying each row's D (an
+// elliptic block by its first row's scale), the matrix of hessian_factor_scaled.
 void assemble(const Model& m, const Data& d, const Work& w, const Layout& t, const double* J,
-              double regularize) {
+              double regularize, const double* base = nullptr, const double* rowscale = nullptr) {
   const int nv = m.nv;
   double* H = w.L;
   for (int i = 0; i < nv; ++i) {
     double* row = H + static_cast<size_t>(i) * nv;
     const int* p = w.pattern + t.adr[i];
     for (int k = 0, n = t.cnt[i]; k < n; ++k) row[p[k]] = 0;
-    const double* q = d.qM.data() + m.dof_Madr[i];
+    const double* q = (base ? base : d.qM.data()) + m.dof_Madr[i];
     row[i] = q[0];
     int k = 1;
     for (int a = m.dof_parentid[i]; a >= 0; a = m.dof_parentid[a], ++k) row[a] = q[k];
@@ -130,17 +157,14 @@ void assemble(const Model& m, const Data& d, const Work& w, const Layout& t, con
       for (int r = i, e = i + group_rows(d, i); r < e; ++r) {
         if (d.efc_state[r] != kCnstrQuadratic) continue;
         val[nq] = constraint::row_of(d, J, r).val;
-        D[nq++] = d.efc_D[r];
+        D[nq++] = d.efc_D[r] * (rowscale ? rowscale[r] : 1.0);
       }
-      for (int a = 0; a < r0.nnz; ++a) {
-        double* row = H + static_cast<size_t>(r0.col[a]) * nv;
-        double sa[10];
-        for (int q = 0; q < nq; ++q) sa[q] = D[q] * val[q][a];
-        for (int b = 0; b <= a; ++b) {
-          double h = 0;
-          for (int q = 0; q < nq; ++q) h += sa[q] * val[q][b];
-          row[r0.col[b]] += h;
-        }
+      switch (nq) {
+        case 1: add_rows<1>(H, nv, r0, val, D); break;
+        case 2: add_rows<2>(H, nv, r0, val, D); break;
+        case 3: add_rows<3>(H, nv, r0, val, D); break;
+        case 4: add_rows<4>(H, nv, r0, val, D); break;
+        default: add_rows<0>(H, nv, r0, val, D, nq); break;
       }
       continue;
     }
@@ -153,11 +177,12 @@ void assemble(const Model& m, const Data& d, const Work& w, const Layout& t, con
     const double* val[6];
     for (int a = 0; a < dim; ++a) val[a] = constraint::row_of(d, J, i + a).val;
     double* T = w.jac;
+    const double scale = rowscale ? rowscale[i] : 1.0;
     for (int a = 0; a < dim; ++a)
       for (int y = 0; y < n; ++y) {
         double s = 0;
         for (int b = 0; b < dim; ++b) s += con.H[a * dim + b] * val[b][y];
-        T[a * n + y] = s;
+        T[a * n + y] = scale * s;
       }
     for (int x = 0; x < n; ++x) {
       double* row = H + static_cast<size_t>(r0.col[x]) * nv;
@@ -192,8 +217,22 @@ bool eliminate(const Model& m, const Work& w, const Layout& t, bool clamp) {
     const int* p = w.pattern + t.adr[i];
     const int n = t.cnt[i];
     // H[j][k] -= H[i][j] H[i][k] / piv for k <= j in the pattern (pattern(i) below j is inside
-    // pattern(j): the symbolic step guarantees it)
-    for (int a = 0; a < n; ++a) {
+    // pattern(j): the symbolic step guarantees it); two rows j at a time share the reads of row i
+    int a = 0;
+    for (; a + 1 < n; a += 2) {
+      const int j1 = p[a], j2 = p[a + 1];
+      const double s1 = row[j1] / piv, s2 = row[j2] / piv;
+      double* r1 = H + static_cast<size_t>(j1) * nv;
+      double* r2 = H + static_cast<size_t>(j2) * nv;
+      for (int b = 0; b <= a; ++b) {
+        const int k = p[b];
+        const double x = row[k];
+        r1[k] -= s1 * x;
+        r2[k] -= s2 * x;
+      }
+      r2[j2] -= s2 * row[j2];
+    }
+    if (a < n) {
       const int j = p[a];
       const double s = row[j] / piv;
       double* rj = H + static_cast<size_t>(j) * nv;
@@ -227,13 +266,24 @@ bool pattern_holds(const Data& d, const Work& w, const Layout& t) {
   return true;
 }
 
+// Whether the stored pattern is the tree pattern of this model's M.
+bool same_tree(const Model& m, const Work& w, const Layout& t) {
+  if (!*w.tree_pattern) return false;
+  for (int i = 0; i < m.nv; ++i)
+    if (t.parent[i] != m.dof_parentid[i]) return false;
+  return true;
+}
+
 }  // namespace
 
 int hessian_factor(const Model& m, Data& d, const Work& w, bool reuse_pattern) {
   const double* J = constraint::J_values(m, d);
   const Layout t = layout(w);
   long long nnz = 0;
-  if (reuse_pattern && pattern_holds(d, w, t)) {
+  // the first factorization of a solve may reuse the pattern only when it is M's tree pattern
+  // (for this model: the elimination tree is the dof tree), the pattern every factorization
+  // without fill has; otherwise a pattern with fill from an earlier solve would be kept
+  if ((reuse_pattern || same_tree(m, w, t)) && pattern_holds(d, w, t)) {
     for (int i = 0; i < m.nv; ++i) nnz += t.cnt[i];
   } else {
     nnz = symbolic(m, d, w, t, J);
@@ -245,6 +295,17 @@ int hessian_factor(const Model& m, Data& d, const Work& w, bool reuse_pattern) {
     eliminate(m, w, t, true);
   }
   return static_cast<int>(std::min<long long>(m.nv + 2 * nnz, 0x7fffffff));
+}
+
+void hessian_factor_scaled(const Model& m, Data& d, const Work& w, const double* base, const double* rowscale) {
+  const double* J = constraint::J_values(m, d);
+  const Layout t = layout(w);
+  symbolic(m, d, w, t, J);
+  assemble(m, d, w, t, J, 0, base, rowscale);
+  if (!eliminate(m, w, t, false)) {
+    assemble(m, d, w, t, J, 1e-10, base, rowscale);
+    eliminate(m, w, t, true);
+  }
 }
 
 bool hessian_update(const Model& m, const Data& d, const Work& w, int i, double sigma) {

@@ -84,7 +84,7 @@ TEST(LoaderErrors, UnparsableNumber) {
 
 TEST(LoaderErrors, InvalidKeyword) {
   expect_error("<mujoco>\n<option integrator=\"leapfrog\"/>\n</mujoco>", 2, "option",
-               "attribute 'integrator' expects one of 'Euler', 'RK4', 'implicit', 'implicitfast', got 'leapfrog'");
+               "attribute 'integrator' expects one of 'Euler', 'RK4', 'implicit', 'implicitfast', 'implicitcon', got 'leapfrog'");
   expect_error("<mujoco>\n<worldbody>\n<geom type=\"blob\" size=\"1\"/>\n</worldbody>\n</mujoco>", 3, "geom",
                "attribute 'type' expects one of");
   expect_error("<mujoco>\n<compiler angle=\"gradian\"/>\n</mujoco>", 2, "compiler", "attribute 'angle'");
