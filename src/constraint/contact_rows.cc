@@ -34,6 +34,7 @@ namespace {
 // column of the relative velocity is exactly zero and is left out. Returns n.
 int contact_frame_rows(const Model& m, const Data& d, const Contact& con, int nS, int* chain,
                        int* cols, double* S) {
+  const int nv = m.nv;
   const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
   int* c1 = chain;
   int* c2 = chain + m.nv;
@@ -58,16 +59,23 @@ int contact_frame_rows(const Model& m, const Data& d, const Contact& con, int nS
     const int dof = on2 ? c2[b++] : c1[a++];
     const double* r = on2 ? r2 : r1;
     const double* cdof = &d.cdof[6 * dof];
-    double t[3], jp[3], jr[3];
+    const double* f = con.frame;  // rows: normal, tangent1, tangent2
+    double t[3], jp[3];
     cross3(t, cdof, r);
-    for (int c = 0; c < 3; ++c) {
-      jp[c] = on2 ? cdof[3 + c] + t[c] : 0 - (cdof[3 + c] + t[c]);
-      jr[c] = on2 ? cdof[c] : 0 - cdof[c];
+    for (int c = 0; c < 3; ++c) jp[c] = on2 ? cdof[3 + c] + t[c] : 0 - (cdof[3 + c] + t[c]);
+    // nS is 1 (frictionless), 3 (translation) or 6 (and rotation)
+    double* col = S + n;
+    col[0] = f[0] * jp[0] + f[1] * jp[1] + f[2] * jp[2];
+    if (nS > 1) {
+      col[nv] = f[3] * jp[0] + f[4] * jp[1] + f[5] * jp[2];
+      col[2 * nv] = f[6] * jp[0] + f[7] * jp[1] + f[8] * jp[2];
     }
-    for (int row = 0; row < nS; ++row) {
-      const double* axis = con.frame + 3 * (row % 3);
-      const double* j = row < 3 ? jp : jr;
-      S[row * m.nv + n] = axis[0] * j[0] + axis[1] * j[1] + axis[2] * j[2];
+    if (nS > 3) {
+      double jr[3];
+      for (int c = 0; c < 3; ++c) jr[c] = on2 ? cdof[c] : 0 - cdof[c];
+      col[3 * nv] = f[0] * jr[0] + f[1] * jr[1] + f[2] * jr[2];
+      col[4 * nv] = f[3] * jr[0] + f[4] * jr[1] + f[5] * jr[2];
+      col[5 * nv] = f[6] * jr[0] + f[7] * jr[1] + f[8] * jr[2];
     }
     cols[n++] = dof;
   }

@@ -77,58 +77,65 @@ void row_params(const Model& m, const Data& d, int i, const double** solref, con
 
 void make_impedance(const Model& m, Data& d) {
   const bool refsafe = !(m.opt.disableflags & kDsblRefsafe);
+  // The rows of one contact share solref, solimp and the distance the impedance reads (pyramidal
+  // edges carry the contact's dist; elliptic friction rows take the normal row's), so imp, impP, K
+  // and B are computed once per contact and reused for its other rows.
+  int cached = -1;  // contact whose values imp, impP, K, B hold
+  double imp = 0, impP = 0, K = 0, B = 0;
   for (int i = 0; i < d.nefc; ++i) {
-    const double *solref, *solimp;
-    row_params(m, d, i, &solref, &solimp);
-    double impP;
-    double pos = d.efc_pos[i], margin = d.efc_margin[i];
-    // elliptic friction rows: the impedance of the contact's distance (normal row)
-    if (d.efc_type[i] == kCnstrContactElliptic) {
-      const int i0 = d.contact[d.efc_id[i]].efc_address;
-      pos = d.efc_pos[i0];
-      margin = d.efc_margin[i0];
-    }
-    if (d.efc_type[i] == kCnstrEquality) {
-      // equality: every row of the constraint takes the impedance of its whole residual, as
-      // MuJoCo 2.2.2 does (checked in the tests): a single row its signed residual; connect the
-      // norm of its 3 rows; weld the norm of (position, torquescale * orientation)
-      int first = i, last = i;
-      while (first > 0 && d.efc_type[first - 1] == kCnstrEquality && d.efc_id[first - 1] == d.efc_id[i]) --first;
-      while (last + 1 < d.nefc && d.efc_type[last + 1] == kCnstrEquality && d.efc_id[last + 1] == d.efc_id[i]) ++last;
-      if (last > first) {
-        const int e = d.efc_id[i];
-        const double ts = m.eq_type[e] == kEqWeld ? m.eq_data[kNEQDATA * e + 10] : 1.0;
-        double n2 = 0;
-        for (int k = first; k <= last; ++k) {
-          const double r = (k - first < 3 ? 1.0 : ts) * d.efc_pos[k];
-          n2 += r * r;
-        }
-        pos = std::sqrt(n2);
+    const int type = d.efc_type[i];
+    const bool contact = type == kCnstrContactFrictionless || type == kCnstrContactPyramidal ||
+                         type == kCnstrContactElliptic;
+    if (!contact || d.efc_id[i] != cached) {
+      cached = contact ? d.efc_id[i] : -1;
+      const double *solref, *solimp;
+      row_params(m, d, i, &solref, &solimp);
+      double pos = d.efc_pos[i], margin = d.efc_margin[i];
+      // elliptic friction rows: the impedance of the contact's distance (normal row)
+      if (type == kCnstrContactElliptic) {
+        const int i0 = d.contact[d.efc_id[i]].efc_address;
+        pos = d.efc_pos[i0];
+        margin = d.efc_margin[i0];
       }
-    }
-    const double imp = impedance(solimp, pos, margin, &impP);
-    const double dmax = clampd(solimp[1], kMinImp, kMaxImp);
-    double K, B;
-    if (solref[0] > 0) {
-      const double timeconst = refsafe ? std::max(solref[0], 2 * m.opt.timestep) : solref[0];
-      const double dampratio = solref[1];
-      K = 1 / (dmax * dmax * timeconst * timeconst * dampratio * dampratio);
-      B = 2 / (dmax * timeconst);
-    } else {
-      K = -solref[0] / (dmax * dmax);
-      B = -solref[1] / dmax;
+      if (type == kCnstrEquality) {
+        // equality: every row of the constraint takes the impedance of its whole residual, as
+        // MuJoCo 2.2.2 does (checked in the tests): a single row its signed residual; connect the
+        // norm of its 3 rows; weld the norm of (position, torquescale * orientation)
+        int first = i, last = i;
+        while (first > 0 && d.efc_type[first - 1] == kCnstrEquality && d.efc_id[first - 1] == d.efc_id[i]) --first;
+        while (last + 1 < d.nefc && d.efc_type[last + 1] == kCnstrEquality && d.efc_id[last + 1] == d.efc_id[i]) ++last;
+        if (last > first) {
+          const int e = d.efc_id[i];
+          const double ts = m.eq_type[e] == kEqWeld ? m.eq_data[kNEQDATA * e + 10] : 1.0;
+          double n2 = 0;
+          for (int k = first; k <= last; ++k) {
+            const double r = (k - first < 3 ? 1.0 : ts) * d.efc_pos[k];
+            n2 += r * r;
+          }
+          pos = std::sqrt(n2);
+        }
+      }
+      imp = impedance(solimp, pos, margin, &impP);
+      const double dmax = clampd(solimp[1], kMinImp, kMaxImp);
+      if (solref[0] > 0) {
+        const double timeconst = refsafe ? std::max(solref[0], 2 * m.opt.timestep) : solref[0];
+        const double dampratio = solref[1];
+        K = 1 / (dmax * dmax * timeconst * timeconst * dampratio * dampratio);
+        B = 2 / (dmax * timeconst);
+      } else {
+        K = -solref[0] / (dmax * dmax);
+        B = -solref[1] / dmax;
+      }
     }
     // friction loss and elliptic friction rows have no position residual: no stiffness (as 2.2.2
     // reports it)
-    if (d.efc_type[i] == kCnstrFrictionDof || d.efc_type[i] == kCnstrFrictionTendon ||
-        (d.efc_type[i] == kCnstrContactElliptic && d.contact[d.efc_id[i]].efc_address != i))
-      K = 0;
+    const bool no_position = type == kCnstrFrictionDof || type == kCnstrFrictionTendon ||
+                             (type == kCnstrContactElliptic && d.contact[d.efc_id[i]].efc_address != i);
     double* kbip = &d.efc_KBIP[4 * i];
-    kbip[0] = K; kbip[1] = B; kbip[2] = imp; kbip[3] = impP;
+    kbip[0] = no_position ? 0 : K; kbip[1] = B; kbip[2] = imp; kbip[3] = impP;
     d.efc_R[i] = std::max(kMinVal, (1 - imp) * d.efc_diagApprox[i] / imp);
     // frictional contacts: scale from the normal's regularizer (contact_rows.cc), then report
     // the diagApprox that R stands for
-    const int type = d.efc_type[i];
     if (type == kCnstrContactPyramidal || type == kCnstrContactElliptic) {
       const Contact& con = d.contact[d.efc_id[i]];
       const double impratio = std::max(kMinVal, m.opt.impratio);

@@ -1,25 +1,41 @@
 // Constraint storage: efc_* capacity, row appending, products with efc_J.
 //
-// Capacity rule when Model::njmax <= 0: every equality, friction-loss and limit row the model can
-// produce at once (connect 3, weld 6, joint/tendon 1; one friction row per dof/tendon with
+// Contact capacity (d.contact.size(), make_data): Model::nconmax if > 0; else, if Model::memory
+// > 0 (MuJoCo 3.x's arena bytes), as many contacts as fit in `memory` bytes with their constraint
+// rows: a contact takes sizeof(Contact) and up to 6 rows of nv + 16 doubles (dense efc_J and the
+// per-row arrays), between 1 and 2^30; else max(100, 4*ngeom), at most 10000.
+//
+// Row capacity rule when Model::njmax <= 0: every equality, friction-loss and limit row the model
+// can produce at once (connect 3, weld 6, joint/tendon 1; one friction row per dof/tendon with
 // frictionloss > 0; two limit rows per limited scalar joint/tendon, one per ball joint) plus
 // rows for the contact capacity (d.contact.size(), else nconmax, else 1000 contacts) times the most
 // rows one contact can take under either cone (pyramidal 2(condim-1), elliptic condim).
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <string>
 
 #include "constraint/storage.h"
 #include "engine/checks.h"
 #include "moreau/messages.h"
-#include "solver/ncp/ncp.h"
 
 namespace moreau {
 
 using constraint::capacity;
 
-void allocate_constraint_storage(const Model& m, Data& d) {
-  internal::check_data(m, d, "allocate_constraint_storage");
-  const int nv = m.nv;
+namespace constraint {
+
+long long memory_per_contact(const Model& m) {
+  return static_cast<long long>(sizeof(Contact)) + 6LL * 8 * (m.nv + 16);
+}
+
+long long contact_capacity(const Model& m) {
+  if (m.nconmax > 0) return m.nconmax;
+  if (m.memory > 0) return std::clamp<long long>(m.memory / memory_per_contact(m), 1, 1LL << 30);
+  return std::min(10000, std::max(100, 4 * m.ngeom));
+}
+
+long long row_capacity(const Model& m, long long ncon) {
   long long cap = 0;
   if (m.njmax > 0) {
     cap = m.njmax;
@@ -28,7 +44,7 @@ void allocate_constraint_storage(const Model& m, Data& d) {
       const int t = m.eq_type[i];
       cap += t == kEqConnect ? 3 : t == kEqWeld ? 6 : 1;
     }
-    for (int i = 0; i < nv; ++i) cap += m.dof_frictionloss[i] > 0;
+    for (int i = 0; i < m.nv; ++i) cap += m.dof_frictionloss[i] > 0;
     for (int i = 0; i < m.ntendon; ++i) cap += m.tendon_frictionloss[i] > 0;
     for (int j = 0; j < m.njnt; ++j)
       if (m.jnt_limited[j]) cap += m.jnt_type[j] == kJointBall ? 1 : 2;
@@ -37,11 +53,48 @@ void allocate_constraint_storage(const Model& m, Data& d) {
     for (int g = 0; g < m.ngeom; ++g) maxdim = std::max(maxdim, m.geom_condim[g]);
     for (int p = 0; p < m.npair; ++p) maxdim = std::max(maxdim, m.pair_dim[p]);
     const int rows_per_contact = std::max(maxdim, std::max(1, 2 * (maxdim - 1)));
-    long long ncon = static_cast<long long>(d.contact.size());
-    if (ncon == 0) ncon = m.nconmax > 0 ? m.nconmax : 1000;
     cap += ncon * rows_per_contact;
   }
-  cap = std::max<long long>(cap, 1);
+  return std::max<long long>(cap, 1);
+}
+
+long long arena_bytes(const Model& m, long long ncon, long long rows) {
+  const long long nnz = nnz_bound(m, rows);
+  const long long jacobian = dense_values(m) ? rows * m.nv : nnz;
+  const long long work = work_size(m, rows, nnz), iwork = iwork_size(m, rows, nnz);
+  const long long per_row = 14 * static_cast<long long>(sizeof(double)) + 5 * static_cast<long long>(sizeof(int));
+  return ncon * static_cast<long long>(sizeof(Contact)) + rows * per_row +
+         (jacobian + work) * static_cast<long long>(sizeof(double)) +
+         (nnz + iwork) * static_cast<long long>(sizeof(int));
+}
+
+std::string arena_problem(const Model& m, long long ncon, long long rows, long long memory_limit) {
+  constexpr long long kMaxIndex = std::numeric_limits<int>::max();
+  if (ncon > kMaxIndex)
+    return std::to_string(ncon) + " contacts, more than the " + std::to_string(kMaxIndex) + " that Moreau indexes";
+  if (rows > kMaxIndex)
+    return std::to_string(ncon) + " contacts with " + std::to_string(rows) + " constraint rows, more than the " +
+           std::to_string(kMaxIndex) + " rows that Moreau indexes";
+  const long long nnz = nnz_bound(m, rows);
+  if (nnz > kMaxIndex)
+    return std::to_string(rows) + " constraint rows with up to " + std::to_string(nnz) +
+           " Jacobian entries, more than the " + std::to_string(kMaxIndex) + " that Moreau indexes";
+  const long long bytes = arena_bytes(m, ncon, rows);
+  if (memory_limit > 0 && bytes > memory_limit)
+    return std::to_string(ncon) + " contacts and " + std::to_string(rows) + " constraint rows taking " +
+           std::to_string(bytes) + " bytes, more than this machine's memory (" + std::to_string(memory_limit) +
+           " bytes)";
+  return {};
+}
+
+}  // namespace constraint
+
+void allocate_constraint_storage(const Model& m, Data& d) {
+  internal::check_data(m, d, "allocate_constraint_storage");
+  const int nv = m.nv;
+  long long ncon = static_cast<long long>(d.contact.size());
+  if (ncon == 0) ncon = m.nconmax > 0 ? m.nconmax : 1000;
+  const long long cap = constraint::row_capacity(m, ncon);
   const size_t n = static_cast<size_t>(cap);
   const long long nnz = constraint::nnz_bound(m, cap);
   d.efc_type.assign(n, 0);
@@ -55,12 +108,10 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   d.efc_J_rownnz.assign(n, 0);
   d.efc_J_rowadr.assign(n, 0);
   d.efc_J_colind.assign(static_cast<size_t>(nnz), 0);
-  d.efc_work.assign(static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap), nnz)), 0.0);
-  d.efc_iwork.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
+  d.work.efc.assign(static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap), nnz)), 0.0);
+  d.work.efc_int.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
   if (d.solver.size() < static_cast<size_t>(kNSolverStat)) d.solver.resize(kNSolverStat);
   if (static_cast<int>(d.qfrc_constraint.size()) < nv) d.qfrc_constraint.assign(nv, 0.0);
-  // hard-contact solvers: their work space, only when one of them is selected
-  if (is_hard_contact_solver(m.opt.solver)) ncp::ensure_storage(m, d);
   d.ne = d.nf = d.nefc = 0;
 }
 
@@ -179,19 +230,93 @@ int dof_chain(const Model& m, int body, int* chain) {
   return n;
 }
 
+namespace {
+
+// Number of rows from i on (at most shared_rows) whose columns are row i's: all of them unless a
+// row was cut short by a full storage (fits).
+int block_rows(const Data& d, int i) {
+  const int g = shared_rows(d, i);
+  if (g == 1 || i + g > d.nefc) return 1;
+  const int n = d.efc_J_rownnz[i];
+  for (int q = 1; q < g; ++q)
+    if (d.efc_J_rownnz[i + q] != n) return 1;
+  return g;
+}
+
+// res[i + q] = row (i + q) . vec for the G rows of a block (values of row q at val + q*n).
+template <int G>
+void dot_block(const double* val, const int* col, int n, const double* vec, double* res) {
+  double s[G] = {};
+  for (int k = 0; k < n; ++k) {
+    const double x = vec[col[k]];
+    for (int q = 0; q < G; ++q) s[q] += val[q * n + k] * x;
+  }
+  for (int q = 0; q < G; ++q) res[q] = s[q];
+}
+
+// res[col[k]] += sum over the NA rows q (in order) of val[q][k] * f[q].
+template <int NA>
+void axpy_block(const double* const* val, const double* f, const int* col, int n, double* res) {
+  for (int k = 0; k < n; ++k) {
+    double x = res[col[k]];
+    for (int q = 0; q < NA; ++q) x += val[q][k] * f[q];
+    res[col[k]] = x;
+  }
+}
+
+}  // namespace
+
 void mul_J(const Model& m, const Data& d, double* res, const double* vec) {
   const double* J = J_values(m, d);
-  for (int i = 0; i < d.nefc; ++i) res[i] = dot_row(J, d, i, vec);
+  for (int i = 0; i < d.nefc;) {
+    const int g = block_rows(d, i);
+    const int a = d.efc_J_rowadr[i], n = d.efc_J_rownnz[i];
+    const int* col = d.efc_J_colind.data() + a;
+    switch (g) {
+      case 2: dot_block<2>(J + a, col, n, vec, res + i); break;
+      case 3: dot_block<3>(J + a, col, n, vec, res + i); break;
+      case 4: dot_block<4>(J + a, col, n, vec, res + i); break;
+      case 6: dot_block<6>(J + a, col, n, vec, res + i); break;
+      default:
+        for (int q = 0; q < g; ++q) res[i + q] = dot_row(J, d, i + q, vec);
+        break;
+    }
+    i += g;
+  }
 }
 
 void mul_JT(const Model& m, const Data& d, double* res, const double* vec) {
   const double* J = J_values(m, d);
   std::fill_n(res, m.nv, 0.0);
-  for (int i = 0; i < d.nefc; ++i) {
-    const double f = vec[i];
-    if (f == 0) continue;
-    const SparseRow r = row_of(d, J, i);
-    for (int k = 0; k < r.nnz; ++k) res[r.col[k]] += r.val[k] * f;
+  for (int i = 0; i < d.nefc;) {
+    const int g = block_rows(d, i);
+    const int a = d.efc_J_rowadr[i], n = d.efc_J_rownnz[i];
+    // the rows of the block with a non-zero force (the others add nothing)
+    const double* val[10];
+    double f[10];
+    int na = 0;
+    for (int q = 0; q < g && g <= 10; ++q) {
+      if (vec[i + q] == 0) continue;
+      val[na] = J + a + q * n;
+      f[na++] = vec[i + q];
+    }
+    const int* col = d.efc_J_colind.data() + a;
+    switch (g <= 10 ? na : -1) {
+      case 0: break;
+      case 1: axpy_block<1>(val, f, col, n, res); break;
+      case 2: axpy_block<2>(val, f, col, n, res); break;
+      case 3: axpy_block<3>(val, f, col, n, res); break;
+      case 4: axpy_block<4>(val, f, col, n, res); break;
+      default:
+        for (int q = 0; q < g; ++q) {
+          const double fq = vec[i + q];
+          if (fq == 0) continue;
+          const SparseRow r = row_of(d, J, i + q);
+          for (int k = 0; k < r.nnz; ++k) res[r.col[k]] += r.val[k] * fq;
+        }
+        break;
+    }
+    i += g;
   }
 }
 

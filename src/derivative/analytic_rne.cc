@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "derivative/recycling.h"
-#include "engine/internal.h"
 #include "math/spatial.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/moreau.h"

@@ -24,6 +24,7 @@
 #include "derivative/work.h"
 #include "engine/internal.h"
 #include "integrator/implicit.h"
+#include "integrator/integrator.h"
 #include "moreau/moreau.h"
 #include "solver/solver.h"
 

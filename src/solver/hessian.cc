@@ -13,6 +13,10 @@
 // contacts between trees add the columns of the other tree. The cost of a factorization is the
 // sum over rows of |pattern(i)|^2, that of a solve 2 sum |pattern(i)|.
 //
+// When no active row adds fill (contacts with the world, within one tree), the pattern is M's tree
+// pattern: it is kept from one factorization to the next (hessian_factor, same_tree) instead of
+// being rebuilt.
+//
 // Storage: the entries of H and L are addressed densely (row i at H + i*nv) but only the pattern
 // is written or read, so the nv*nv array is touched where the factor is non-zero.
 #include <algorithm>
@@ -102,7 +106,28 @@ long long symbolic(const Model& m, const Data& d, const Work& w, const Layout& t
       t.child[t.parent[i]] = i;
     }
   }
+  // pattern(i) always holds i's ancestors (nM - nv entries in all): no more means no fill
+  *w.tree_pattern = top == m.nM - nv;
   return top;
+}
+
+// H[r][c] += sum_q D_q J_q[r] J_q[c] (c <= r) for rows q = 0..nq) that share the columns of r0:
+// NQ of them (unrolled, the common pyramidal blocks) or, with NQ = 0, nq. The sum runs over q in
+// order in both forms.
+template <int NQ>
+void add_rows(double* H, int nv, const constraint::SparseRow& r0, const double* const* val,
+              const double* D, int nq = NQ) {
+  if constexpr (NQ > 0) nq = NQ;
+  for (int a = 0; a < r0.nnz; ++a) {
+    double* row = H + static_cast<size_t>(r0.col[a]) * nv;
+    double sa[10];
+    for (int q = 0; q < nq; ++q) sa[q] = D[q] * val[q][a];
+    for (int b = 0; b <= a; ++b) {
+      double h = sa[0] * val[0][b];
+      for (int q = 1; q < nq; ++q) h += sa[q] * val[q][b];
+      row[r0.col[b]] += h;
+    }
+  }
 }
 
 // H on the pattern: M plus the active rows' J' D J (lower triangle: H[r][c], c <= r). With base
@@ -134,15 +159,12 @@ void assemble(const Model& m, const Data& d, const Work& w, const Layout& t, con
         val[nq] = constraint::row_of(d, J, r).val;
         D[nq++] = d.efc_D[r] * (rowscale ? rowscale[r] : 1.0);
       }
-      for (int a = 0; a < r0.nnz; ++a) {
-        double* row = H + static_cast<size_t>(r0.col[a]) * nv;
-        double sa[10];
-        for (int q = 0; q < nq; ++q) sa[q] = D[q] * val[q][a];
-        for (int b = 0; b <= a; ++b) {
-          double h = 0;
-          for (int q = 0; q < nq; ++q) h += sa[q] * val[q][b];
-          row[r0.col[b]] += h;
-        }
+      switch (nq) {
+        case 1: add_rows<1>(H, nv, r0, val, D); break;
+        case 2: add_rows<2>(H, nv, r0, val, D); break;
+        case 3: add_rows<3>(H, nv, r0, val, D); break;
+        case 4: add_rows<4>(H, nv, r0, val, D); break;
+        default: add_rows<0>(H, nv, r0, val, D, nq); break;
       }
       continue;
     }
@@ -195,8 +217,22 @@ bool eliminate(const Model& m, const Work& w, const Layout& t, bool clamp) {
     const int* p = w.pattern + t.adr[i];
     const int n = t.cnt[i];
     // H[j][k] -= H[i][j] H[i][k] / piv for k <= j in the pattern (pattern(i) below j is inside
-    // pattern(j): the symbolic step guarantees it)
-    for (int a = 0; a < n; ++a) {
+    // pattern(j): the symbolic step guarantees it); two rows j at a time share the reads of row i
+    int a = 0;
+    for (; a + 1 < n; a += 2) {
+      const int j1 = p[a], j2 = p[a + 1];
+      const double s1 = row[j1] / piv, s2 = row[j2] / piv;
+      double* r1 = H + static_cast<size_t>(j1) * nv;
+      double* r2 = H + static_cast<size_t>(j2) * nv;
+      for (int b = 0; b <= a; ++b) {
+        const int k = p[b];
+        const double x = row[k];
+        r1[k] -= s1 * x;
+        r2[k] -= s2 * x;
+      }
+      r2[j2] -= s2 * row[j2];
+    }
+    if (a < n) {
       const int j = p[a];
       const double s = row[j] / piv;
       double* rj = H + static_cast<size_t>(j) * nv;
@@ -230,13 +266,24 @@ bool pattern_holds(const Data& d, const Work& w, const Layout& t) {
   return true;
 }
 
+// Whether the stored pattern is the tree pattern of this model's M.
+bool same_tree(const Model& m, const Work& w, const Layout& t) {
+  if (!*w.tree_pattern) return false;
+  for (int i = 0; i < m.nv; ++i)
+    if (t.parent[i] != m.dof_parentid[i]) return false;
+  return true;
+}
+
 }  // namespace
 
 int hessian_factor(const Model& m, Data& d, const Work& w, bool reuse_pattern) {
   const double* J = constraint::J_values(m, d);
   const Layout t = layout(w);
   long long nnz = 0;
-  if (reuse_pattern && pattern_holds(d, w, t)) {
+  // the first factorization of a solve may reuse the pattern only when it is M's tree pattern
+  // (for this model: the elimination tree is the dof tree), the pattern every factorization
+  // without fill has; otherwise a pattern with fill from an earlier solve would be kept
+  if ((reuse_pattern || same_tree(m, w, t)) && pattern_holds(d, w, t)) {
     for (int i = 0; i < m.nv; ++i) nnz += t.cnt[i];
   } else {
     nnz = symbolic(m, d, w, t, J);

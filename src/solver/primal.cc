@@ -104,26 +104,26 @@ void primal_eval(const Model& m, Data& d, Primal& p, bool cone_hessian) {
 
 void primal_init(const Model& m, Data& d, Primal& p, bool cone_hessian) {
   const int nv = m.nv;
+  // At qacc_smooth, Jaref is efc_b (solve_constraint computes J qacc_smooth - aref the same way)
+  // and the Gauss term is zero (x - qacc_smooth = 0 exactly), so its cost is s(efc_b) alone.
+  auto start_smooth = [&] {
+    std::copy_n(d.qacc_smooth.data(), nv, p.x);
+    mul_m(m, d, p.Ma, p.x);
+    std::copy_n(d.efc_b.data(), d.nefc, p.Jaref);
+    primal_cost(m, d, p, cone_hessian);
+  };
   if (!(m.opt.disableflags & kDsblWarmstart) && static_cast<int>(d.qacc_warmstart.size()) >= nv) {
-    // the warm start wins if its cost is lower than qacc_smooth's; its x, Ma, Jaref are kept
-    // aside (tmp, gradold, jv are free here) so that it need not be evaluated twice
+    // the warm start wins if its cost is lower than qacc_smooth's; its force and state (and cone
+    // Hessians) are recomputed only when it wins
     std::copy_n(d.qacc_warmstart.data(), nv, p.x);
     primal_eval(m, d, p, false);
     const double cost_warm = p.cost;
-    std::copy_n(p.x, nv, p.tmp);
-    std::copy_n(p.Ma, nv, p.gradold);
-    std::copy_n(p.Jaref, d.nefc, p.jv);
-    std::copy_n(d.qacc_smooth.data(), nv, p.x);
-    primal_eval(m, d, p, cone_hessian);
-    if (cost_warm < p.cost) {
-      std::copy_n(p.tmp, nv, p.x);
-      std::copy_n(p.gradold, nv, p.Ma);
-      std::copy_n(p.jv, d.nefc, p.Jaref);
-      primal_cost(m, d, p, cone_hessian);
-    }
+    const double cost_smooth = eval_constraint(m, d, d.efc_b.data(), d.efc_force.data(),
+                                               d.efc_state.data(), false, nullptr);
+    if (cost_warm < cost_smooth) primal_cost(m, d, p, cone_hessian);
+    else start_smooth();
   } else {
-    std::copy_n(d.qacc_smooth.data(), nv, p.x);
-    primal_eval(m, d, p, cone_hessian);
+    start_smooth();
   }
 }
 

@@ -36,7 +36,7 @@ void elliptic_block(int dim, const double* friction, const double* A, const doub
 // force f[0] fixed, inside the ellipse sum (f_j / friction_j)^2 <= f0^2.
 void elliptic_friction(int dim, const double* friction, const double* A, const double* g, double* f);
 
-// State of the primal iteration (pointers into Data::efc_work).
+// State of the primal iteration (pointers into Data::work.efc).
 struct Primal {
   double* x;         // nv: qacc
   double* Ma;        // nv: M x
@@ -91,7 +91,8 @@ inline double stat_scale(const Model& m) {
 // into w.L / w.first (hessian.cc); returns the non-zeros of H's factor (L + D + L'). Solve:
 // x <- H^-1 x.
 // reuse_pattern: keep the previous factor's pattern when it still holds the active rows (a
-// refactorization within one solve; the first factorization of a solve must not reuse).
+// refactorization within one solve). Without it the pattern is rebuilt unless the stored one is
+// M's tree pattern and still holds them (then the rebuild would give the same pattern).
 int hessian_factor(const Model& m, Data& d, const Work& w, bool reuse_pattern);
 // Rank-1 update of that factor: H + sigma D_i J_i J_i' for row i (sigma = +-D_i), along the
 // elimination tree. False when row i does not fit the factor's pattern or a downdate loses
