@@ -22,6 +22,7 @@
 
 #include "constraint/storage.h"
 #include "derivative/work.h"
+#include "dynamics/dynamics.h"
 #include "engine/internal.h"
 #include "integrator/implicit.h"
 #include "integrator/integrator.h"
@@ -45,7 +46,7 @@ void implicit_constraint(const Model& m, Data& d) {
           d.qM[m.dof_Madr[i] + t] - 0.5 * h * (D[deriv_lower(m, i, t)] + D[deriv_upper(m, i, t)]);
   }
 
-  double* dv = scratch_integrator(m, d);  // (v_{t+h} - v_t) / h
+  double* dv = integrator_temp(d);  // (v_{t+h} - v_t) / h
   if (nefc == 0) {
     for (int i = 0; i < nv; ++i) dv[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i];
     factor_ld(m, d.qH.data(), d.qHDiagInv.data(), nullptr);
