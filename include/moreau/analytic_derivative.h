@@ -30,12 +30,13 @@
 //   - constraints: velocity, activation, control and applied-force columns (above).
 //   - constraint position derivatives (the Jacobian, residual, impedance and reference acceleration
 //     of each row) for joint limits (hinge, slide), fixed-tendon limits and friction, dof friction,
-//     joint and fixed-tendon equality (polynomial coupling included), and frictionless, pyramidal
+//     joint and fixed-tendon equality (polynomial coupling included), connect and weld equality
+//     (anchors, the weld's quaternion error, the impedance of the residual norm), and frictionless, pyramidal
 //     and elliptic contacts between a plane on a static body and a sphere, capsule or box, and
 //     between two spheres/capsules on any bodies (non-parallel capsules): the contact point,
 //     distance and frame as functions of qpos.
 // By finite differences (with the one warning): position columns when a constraint row is of
-// another kind (connect, weld and distance equality, other geom pairs such as box-box, ellipsoid,
+// another kind (connect and weld with the jdotv flag, other geom pairs such as box-box, ellipsoid,
 // cylinder, mesh, parallel capsules; ball joint limits and equality, spatial tendon rows), ball/free
 // joint springs, spatial tendons with stiffness or damping or transmission, gravity compensation,
 // fluid forces, nonzero xfrc_applied; velocity columns with fluid forces, muscles or jdotv; every
@@ -44,7 +45,11 @@
 //
 // Sensors (C, D of transition_derivatives) are computed by finite differences (transition_fd).
 //
-// These functions allocate their work space (std::vector) per call.
+// Work space: the temporaries come from a per-thread cache of blocks (src/derivative/recycling.h)
+// that keeps them between calls, so that transition_derivatives and forward_derivatives make no
+// heap allocation after the first call on a thread (at states of the same model: the sizes recur;
+// a new size class, e.g. many more constraint rows than before, takes one block). The cache holds
+// the thread's peak until the thread ends.
 #pragma once
 
 #include <string>

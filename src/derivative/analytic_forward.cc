@@ -19,11 +19,11 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "constraint/storage.h"
+#include "derivative/recycling.h"
 #include "derivative/work.h"
 #include "dynamics/dynamics.h"
 #include "integrator/implicit.h"
@@ -43,26 +43,36 @@ void deriv_rne_vel(const Model& m, Data& d);
 
 namespace {
 
-using Vec = std::vector<double>;
+// Temporaries come from the per-thread block cache (derivative/recycling.h): no heap allocation
+// after the first call.
+using Vec = internal::RecycledVec;
+using IVec = internal::RecycledIntVec;
 
-void warn_once(const std::string& what) {
+// The warning of a fallback, once per process for each (feature, columns) pair of literals; the
+// pairs said are compared by address (no allocation per call).
+void warn_once(const char* what, const char* columns = "") {
   static std::mutex mu;
-  static std::set<std::string> said;
+  static const char* said[64][2];
+  static int nsaid = 0;
   std::lock_guard<std::mutex> lock(mu);
-  if (said.insert(what).second)
-    std::fprintf(stderr, "moreau: analytic derivatives: %s: computed by finite differences\n", what.c_str());
+  for (int i = 0; i < nsaid; ++i)
+    if (said[i][0] == what && said[i][1] == columns) return;
+  if (nsaid < 64) said[nsaid][0] = what, said[nsaid][1] = columns, ++nsaid;
+  std::fprintf(stderr, "moreau: analytic derivatives: %s%s: computed by finite differences\n", what, columns);
 }
 
-// First unsupported feature per class of columns (empty: analytic).
+// First unsupported feature per class of columns (null: analytic); string literals.
 struct Coverage {
-  std::string pos, vel, ctl;  // qpos columns; qvel columns; act and ctrl columns
-  void all(const std::string& s) {
-    if (pos.empty()) pos = s;
-    if (vel.empty()) vel = s;
-    if (ctl.empty()) ctl = s;
+  const char* pos = nullptr;  // qpos columns
+  const char* vel = nullptr;  // qvel columns
+  const char* ctl = nullptr;  // act and ctrl columns
+  void all(const char* s) {
+    if (!pos) pos = s;
+    if (!vel) vel = s;
+    if (!ctl) ctl = s;
   }
-  void p(const std::string& s) { if (pos.empty()) pos = s; }
-  void v(const std::string& s) { if (vel.empty()) vel = s; }
+  void p(const char* s) { if (!pos) pos = s; }
+  void v(const char* s) { if (!vel) vel = s; }
 };
 
 bool fixed_tendon(const Model& m, int t) {
@@ -74,9 +84,9 @@ bool fixed_tendon(const Model& m, int t) {
 bool scalar_joint(const Model& m, int j) { return m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide; }
 
 // Whether the position derivative of every constraint row is analytic (below); else the feature.
-// Covered: joint limits (hinge, slide), fixed-tendon limits and friction, dof friction, and
-// frictionless or pyramidal contacts between a plane on a static body and a sphere, capsule or box.
-std::string constraint_pos_unsupported(const Model& m, const Data& d) {
+// Covered: joint limits (hinge, slide), fixed-tendon limits and friction, dof friction, joint,
+// fixed-tendon, connect and weld equality, and the contact pairs below.
+const char* constraint_pos_unsupported(const Model& m, const Data& d) {
   for (int r = 0; r < d.nefc; ++r) {
     const int id = d.efc_id[r];
     switch (d.efc_type[r]) {
@@ -127,14 +137,13 @@ std::string constraint_pos_unsupported(const Model& m, const Data& d) {
         return "unknown constraint rows (qpos derivative)";
     }
   }
-  return "";
+  return nullptr;
 }
 
 Coverage coverage(const Model& m, const Data& d) {
   Coverage c;
   if (d.nefc > 0) {
-    const std::string rows = constraint_pos_unsupported(m, d);
-    if (!rows.empty()) c.p(rows);
+    if (const char* rows = constraint_pos_unsupported(m, d)) c.p(rows);
     if (m.opt.noslip_iterations > 0) c.all("noslip post-pass");
     // the hard-contact solvers do not minimize the soft model's primal cost
     if (is_hard_contact_solver(m.opt.solver)) c.all("hard-contact solver");
@@ -301,7 +310,12 @@ struct StateCopy {
   double time;
   Vec qpos, qvel, act, ctrl, warm;
   explicit StateCopy(const Data& d)
-      : time(d.time), qpos(d.qpos), qvel(d.qvel), act(d.act), ctrl(d.ctrl), warm(d.qacc_warmstart) {}
+      : time(d.time),
+        qpos(d.qpos.begin(), d.qpos.end()),
+        qvel(d.qvel.begin(), d.qvel.end()),
+        act(d.act.begin(), d.act.end()),
+        ctrl(d.ctrl.begin(), d.ctrl.end()),
+        warm(d.qacc_warmstart.begin(), d.qacc_warmstart.end()) {}
   void restore(Data& d) const {
     d.time = time;
     std::copy(qpos.begin(), qpos.end(), d.qpos.begin());
@@ -395,7 +409,11 @@ struct Rows {
 };
 Rows constraint_rows(const Model& m, Data& d) {
   const int nv = m.nv, nefc = d.nefc;
-  Rows c{Vec(static_cast<size_t>(nefc) * nv, 0.0), Vec(nefc), Vec(nefc)};
+  // blocks sized by the row capacity, not nefc: the same size classes at every state
+  const size_t cap = static_cast<size_t>(constraint::capacity(d));
+  Rows c;
+  c.J.reserve(cap * nv), c.z.reserve(cap), c.force.reserve(cap);
+  c.J.assign(static_cast<size_t>(nefc) * nv, 0.0), c.z.assign(nefc, 0.0), c.force.assign(nefc, 0.0);
   const double* vals = constraint::J_values(m, d);
   for (int r = 0; r < nefc; ++r) {
     const constraint::SparseRow row = constraint::row_of(d, vals, r);
@@ -414,7 +432,9 @@ Vec constraint_vel_term(const Model& m, Data& d, const Rows& c) {
   const int nv = m.nv, nefc = d.nefc;
   const Vec& J = c.J;
   // W = D_s diag(B) J (nefc x nv), then term = -J' W
-  Vec W(static_cast<size_t>(nefc) * nv, 0.0);
+  Vec W;
+  W.reserve(static_cast<size_t>(constraint::capacity(d)) * nv);  // the same size class at every state
+  W.assign(static_cast<size_t>(nefc) * nv, 0.0);
   for (int r = 0; r < nefc;) {
     if (d.efc_type[r] == kCnstrContactElliptic) {
       const Contact& con = d.contact[d.efc_id[r]];
@@ -609,11 +629,11 @@ int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowSca
   mulquat(q1r, &d.xquat[4 * b1], data + 6);
   negquat(q2inv, &d.xquat[4 * b2]);
   // the row columns: the union of the two chains
-  std::vector<int> c1(nv), c2(nv), un(2 * nv);
+  IVec c1(nv), c2(nv), un(2 * nv);
   const int n1 = constraint::dof_chain(m, b1, c1.data()), n2 = constraint::dof_chain(m, b2, c2.data());
   const int n = static_cast<int>(std::set_union(c1.begin(), c1.begin() + n1, c2.begin(), c2.begin() + n2, un.begin()) -
                                  un.begin());
-  auto in = [&](const std::vector<int>& ch, int nc, int k) { return std::binary_search(ch.begin(), ch.begin() + nc, k); };
+  auto in = [&](const IVec& ch, int nc, int k) { return std::binary_search(ch.begin(), ch.begin() + nc, k); };
   // |(pos, ts rot)| of the impedance
   double norm = 0;
   for (int j = 0; j < nrow; ++j) norm += (j < 3 ? 1 : ts * ts) * d.efc_pos[r0 + j] * d.efc_pos[r0 + j];
@@ -750,7 +770,8 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
     const double* J = &c.J[static_cast<size_t>(r) * nv];
     for (int i = 0; i < nv; ++i) col[i] += sc * J[i];
   };
-  std::vector<int> chain(2 * nv), cols, sides, ks;
+  IVec chain(2 * nv), cols, sides, ks;
+  cols.reserve(nv), sides.reserve(nv), ks.reserve(nv);
   Vec jp(3 * nv), jr(3 * nv), djp(3 * nv), djr(3 * nv), Srow(6 * nv), dSrow(6 * nv);
   for (int r = 0; r < nefc;) {
     const int type = d.efc_type[r];
@@ -944,7 +965,7 @@ Forward compute_forward(const Model& m, Data& d) {
   Solver S{m, d, f.constrained};
   S.prepare();
   // positions: H^-1 (Fq - d RNE(q, v, qacc)/dq + constraint term)
-  if (cov.pos.empty()) {
+  if (!cov.pos) {
     Vec R(static_cast<size_t>(nv) * nv);
     internal::rne_pos_deriv(m, d, d.qvel.data(), d.qacc.data(), true, R.data());
     for (int k = 0; k < nv; ++k)
@@ -956,7 +977,7 @@ Forward compute_forward(const Model& m, Data& d) {
     }
     S.solve(f.aq.data(), nv);
   }
-  if (cov.vel.empty()) {
+  if (!cov.vel) {
     for (size_t i = 0; i < f.av.size(); ++i) f.av[i] = f.sm.Fv[i] + f.Cv[i];
     if (f.constrained) {
       const Vec T = constraint_vel_term(m, d, rows);
@@ -964,7 +985,7 @@ Forward compute_forward(const Model& m, Data& d) {
     }
     S.solve(f.av.data(), nv);
   }
-  if (cov.ctl.empty()) {
+  if (!cov.ctl) {
     f.aact = f.sm.Fact;
     f.au = f.sm.Fu;
     if (na) S.solve(f.aact.data(), na);
@@ -976,11 +997,11 @@ Forward compute_forward(const Model& m, Data& d) {
   S.solve(f.af.data(), nv);
 
   // finite-difference fallback
-  if (!cov.pos.empty() || !cov.vel.empty() || !cov.ctl.empty()) {
+  if (cov.pos || cov.vel || cov.ctl) {
     const StateCopy s(d);
     const double inf = 1e300;
-    if (!cov.pos.empty()) {
-      warn_once(cov.pos + " (qpos columns)");
+    if (cov.pos) {
+      warn_once(cov.pos, " (qpos columns)");
       Vec dq(nv);
       for (int k = 0; k < nv; ++k)
         fd_column(m, d, s, [&](double e) {
@@ -989,14 +1010,14 @@ Forward compute_forward(const Model& m, Data& d) {
           integrate_pos(m, d.qpos.data(), dq.data(), e);
         }, inf, inf, f.aq.data() + static_cast<size_t>(k) * nv, f.gq.data() + static_cast<size_t>(k) * na);
     }
-    if (!cov.vel.empty()) {
-      warn_once(cov.vel + " (qvel columns)");
+    if (cov.vel) {
+      warn_once(cov.vel, " (qvel columns)");
       for (int k = 0; k < nv; ++k)
         fd_column(m, d, s, [&](double e) { d.qvel[k] += e; }, inf, inf, f.av.data() + static_cast<size_t>(k) * nv,
                   f.gv.data() + static_cast<size_t>(k) * na);
     }
-    if (!cov.ctl.empty()) {
-      warn_once(cov.ctl + " (act and ctrl columns)");
+    if (cov.ctl) {
+      warn_once(cov.ctl, " (act and ctrl columns)");
       for (int k = 0; k < na; ++k)
         fd_column(m, d, s, [&](double e) { d.act[k] += e; }, inf, inf, f.aact.data() + static_cast<size_t>(k) * nv,
                   f.gact.data() + static_cast<size_t>(k) * na);
@@ -1023,9 +1044,9 @@ std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
   forward(m, d);
   const Coverage c = coverage(m, d);
   std::vector<std::string> out;
-  if (!c.pos.empty()) out.push_back(c.pos + " (qpos columns)");
-  if (!c.vel.empty()) out.push_back(c.vel + " (qvel columns)");
-  if (!c.ctl.empty()) out.push_back(c.ctl + " (act and ctrl columns)");
+  if (c.pos) out.push_back(std::string(c.pos) + " (qpos columns)");
+  if (c.vel) out.push_back(std::string(c.vel) + " (qvel columns)");
+  if (c.ctl) out.push_back(std::string(c.ctl) + " (act and ctrl columns)");
   if (m.opt.integrator == kIntRK4) out.push_back("RK4 integrator (transition)");
   if (m.opt.integrator == kIntImplicitCon) out.push_back("implicitcon integrator (transition)");
   if (internal::midpoint_enabled(m)) out.push_back("midpoint integration of free bodies (transition)");
@@ -1052,11 +1073,11 @@ void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, do
                         (m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast);
   Coverage cov = coverage(m, d);
   // actuators do not enter qfrc_inverse
-  cov.ctl.clear();
+  cov.ctl = nullptr;
   if (d.nefc > 0) cov.all("constraint forces of inverse dynamics");
   if (discrete) cov.all("invdiscrete");
-  if (!cov.pos.empty() || !cov.vel.empty()) {
-    warn_once(!cov.pos.empty() ? cov.pos : cov.vel);
+  if (cov.pos || cov.vel) {
+    warn_once(cov.pos ? cov.pos : cov.vel);
     inverse_fd(m, d, kEps, true, false, DfDq, DfDv, DfDa, nullptr, nullptr, nullptr, nullptr);
     inverse(m, d);
     return;
@@ -1131,10 +1152,10 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     // the implicit integrators' D must be covered analytically (its derivative enters A and B)
     forward(m, d);
     Coverage cov = coverage(m, d);
-    if (d.nefc > 0 && constraint_pos_unsupported(m, d) == cov.pos) cov.pos.clear();
-    const std::string what = !cov.pos.empty() ? cov.pos : (!cov.vel.empty() ? cov.vel : cov.ctl);
-    if (!what.empty()) {
-      warn_once(what + " with an implicit integrator");
+    if (d.nefc > 0 && constraint_pos_unsupported(m, d) == cov.pos) cov.pos = nullptr;
+    const char* what = cov.pos ? cov.pos : (cov.vel ? cov.vel : cov.ctl);
+    if (what) {
+      warn_once(what, " with an implicit integrator");
       transition_fd(m, d, kEps, true, A, B, nullptr, nullptr);
       return;
     }
@@ -1205,7 +1226,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     // - dM/dq (qacc_e - qacc)
     Vec y(nv), R(static_cast<size_t>(nv) * nv);
     for (int i = 0; i < nv; ++i) y[i] = qacc_e[i] - d.qacc[i];
-    internal::rne_pos_deriv(m, d, std::vector<double>(nv, 0.0).data(), y.data(), false, R.data());
+    internal::rne_pos_deriv(m, d, Vec(nv, 0.0).data(), y.data(), false, R.data());
     for (int k = 0; k < nv; ++k)
       for (int i = 0; i < nv; ++i) rhs[static_cast<size_t>(k) * nv + i] -= R[static_cast<size_t>(i) * nv + k];
     if (!euler) {

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "derivative/recycling.h"
 #include "math/spatial.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/moreau.h"
@@ -55,8 +56,9 @@ void rne_pos_deriv(const Model& m, const Data& d, const double* qvel, const doub
   std::fill_n(out, static_cast<size_t>(nv) * nv, 0.0);
   if (nv == 0) return;
   // nominal pass: cvel, cdof_dot, cacc, cfrc, subtree sums F
-  std::vector<double> cvel(6 * nb, 0.0), cacc(6 * nb, 0.0), F(6 * nb, 0.0), cdd(6 * nv, 0.0);
-  std::vector<double> dS(6 * nv), dv(6 * nb), da(6 * nb), dF(6 * nb), dcdd(6);
+  using Vec = RecycledVec;  // per-thread block cache: no heap allocation after the first call
+  Vec cvel(6 * nb, 0.0), cacc(6 * nb, 0.0), F(6 * nb, 0.0), cdd(6 * nv, 0.0);
+  Vec dS(6 * nv), dv(6 * nb), da(6 * nb), dF(6 * nb), dcdd(6);
   if (gravity && !(m.opt.disableflags & kDsblGravity)) scl3(&cacc[3], m.opt.gravity, -1.0);
   const double* S = d.cdof.data();
   for (int b = 1; b < nb; ++b) {

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "model_list.h"
+#include "moreau/analytic_derivative.h"
 #include "moreau/derivative.h"
 #include "moreau/moreau.h"
 
@@ -216,6 +217,46 @@ TEST(Robustness, ImplicitStepAllocatesNothingAfterTheFirstStep) {
     }
   }
   MOREAU_SKIPPED_SHARED(skipped, allocation_models().size());
+}
+
+// The analytic derivatives keep it from their second call on (moreau/analytic_derivative.h):
+// transition_derivatives (A, B; Euler, implicit, implicitfast; with the finite-difference
+// fallback columns where the model has them) and forward_derivatives, at the state reached
+// after 200 steps (contacts, limits), then after each of 5 more rounds of 10 steps.
+TEST(Robustness, AnalyticDerivativesAllocateNothingAfterTheFirstCall) {
+  const std::vector<std::string> paths = {kHumanoid, shared_model("dm_control/quadruped.xml"),
+                                          shared_model("dm_control/cheetah.xml"),
+                                          "/usr/share/mujoco/model/tendon_arm/arm26.xml"};
+  int skipped = 0;
+  for (const std::string& path : paths) {
+    if (missing_shared(path)) {
+      ++skipped;
+      continue;
+    }
+    moreau::Model m = moreau::load_model(path);
+    for (int integrator : {moreau::kIntEuler, moreau::kIntImplicit, moreau::kIntImplicitFast}) {
+      SCOPED_TRACE(path + " integrator " + std::to_string(integrator));
+      m.opt.integrator = integrator;
+      moreau::Data d = moreau::make_data(m);
+      start(m, d);
+      for (int i = 0; i < 200; ++i) moreau::step(m, d);
+      const int nv = m.nv, ndx = 2 * nv + m.na;
+      std::vector<double> A(static_cast<size_t>(ndx) * ndx), B(static_cast<size_t>(ndx) * m.nu),
+          Aq(static_cast<size_t>(nv) * nv), Av(Aq.size());
+      moreau::transition_derivatives(m, d, A.data(), B.data(), nullptr, nullptr);
+      moreau::forward_derivatives(m, d, Aq.data(), Av.data(), nullptr, nullptr, nullptr);
+      g_allocations = 0;
+      g_counting = true;
+      for (int round = 0; round < 6; ++round) {
+        moreau::transition_derivatives(m, d, A.data(), B.data(), nullptr, nullptr);
+        moreau::forward_derivatives(m, d, Aq.data(), Av.data(), nullptr, nullptr, nullptr);
+        for (int i = 0; i < 10; ++i) moreau::step(m, d);
+      }
+      g_counting = false;
+      EXPECT_EQ(g_allocations.load(), 0);
+    }
+  }
+  MOREAU_SKIPPED_SHARED(skipped, paths.size());
 }
 
 // The hard-contact solvers keep the promise: each on the sliding cube, raisim-ds and lcp
