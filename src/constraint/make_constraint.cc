@@ -19,8 +19,8 @@ void make_constraint(const Model& m, Data& d) {
   const int icap = static_cast<int>(cap);
   const long long nnz = constraint::nnz_capacity(d);
   if (cap == 0 || d.efc_J_rownnz.size() != cap || d.efc_KBIP.size() != 4 * cap || nnz == 0 ||
-      d.efc_work.size() < static_cast<size_t>(constraint::work_size(m, icap, nnz)) ||
-      d.efc_iwork.size() < static_cast<size_t>(constraint::iwork_size(m, icap, nnz)))
+      d.work.efc.size() < static_cast<size_t>(constraint::work_size(m, icap, nnz)) ||
+      d.work.efc_int.size() < static_cast<size_t>(constraint::iwork_size(m, icap, nnz)))
     allocate_constraint_storage(m, d);
   constraint::equality_rows(m, d);
   d.ne = d.nefc;

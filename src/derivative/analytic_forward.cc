@@ -25,8 +25,9 @@
 
 #include "constraint/storage.h"
 #include "derivative/work.h"
-#include "engine/internal.h"
+#include "dynamics/dynamics.h"
 #include "integrator/implicit.h"
+#include "kinematics/jacobian.h"
 #include "math/spatial.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/derivative.h"

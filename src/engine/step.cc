@@ -11,6 +11,7 @@
 #include "engine/checks.h"
 #include "engine/internal.h"
 #include "engine/messages.h"
+#include "integrator/integrator.h"
 #include "moreau/moreau.h"
 
 namespace moreau {

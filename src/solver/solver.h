@@ -36,7 +36,7 @@ void elliptic_block(int dim, const double* friction, const double* A, const doub
 // force f[0] fixed, inside the ellipse sum (f_j / friction_j)^2 <= f0^2.
 void elliptic_friction(int dim, const double* friction, const double* A, const double* g, double* f);
 
-// State of the primal iteration (pointers into Data::efc_work).
+// State of the primal iteration (pointers into Data::work.efc).
 struct Primal {
   double* x;         // nv: qacc
   double* Ma;        // nv: M x

@@ -59,7 +59,7 @@ inline Kind block_kind(const Data& d, int r, int* dim) {
   }
 }
 
-// Views into Data::ncp_work (cap = constraint capacity rows).
+// Views into Data::work.ncp (cap = constraint capacity rows).
 struct Work {
   double* header;  // 4: [0] = size of the last LCP, [1] = rows of the previous solve (warm start)
   double* vf;      // nv: free velocity
@@ -79,7 +79,7 @@ struct Work {
   double* prev_type;  // cap
   double* prev_key;   // cap: geom1 * ngeom + geom2 for contact rows, efc_id otherwise
   double* prev_pos;   // 3 cap: contact point of contact rows
-  double* MinvJT;  // cap*nv (constraint work space, shared with PGS)
+  double* MinvJT;  // cap*nv: the columns Mt^-1 J_r', dense
   // lcp only (null otherwise)
   double* Gd;      // kLcpMaxRows^2: dense Delassus matrix
   double* lcpM;    // kLcpMaxSize^2
@@ -94,7 +94,7 @@ struct Work {
 
 inline long long lemke_work_size(int n) { return static_cast<long long>(n) * (2LL * n + 2) + n; }
 long long work_size(const Model& m, int cap);
-// Size d.ncp_work for m (allocates only when it is too small: once, in make_data or on the first
+// Size d.work.ncp for m (allocates only when it is too small: once, in make_data or on the first
 // solve after opt.solver changed).
 void ensure_storage(const Model& m, Data& d);
 Work carve(const Model& m, Data& d);
@@ -194,7 +194,7 @@ void projected_scaled(int dim, const double* D, const double* c, double rho, con
 // find z >= 0 with w = M z + q >= 0, z'w = 0 (M: n x n row-major). work: lemke_work_size(n).
 // Returns the number of pivots, -1 on a secondary ray (no solution found), -2 past max_pivots.
 int lemke(int n, const double* M, const double* q, double* z, double* work, int max_pivots);
-// The last LCP the lcp solver solved (pointers into d.ncp_work; n = 0 if none).
+// The last LCP the lcp solver solved (pointers into d.work.ncp; n = 0 if none).
 struct LcpView {
   int n = 0;
   const double* M = nullptr;

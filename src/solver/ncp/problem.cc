@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/internal.h"
+#include "dynamics/dynamics.h"
 #include "solver/ncp/ncp.h"
 
 namespace moreau::ncp {
 
 long long work_size(const Model& m, int cap) {
-  long long n = 4 + 3LL * m.nv + 30LL * cap;
+  long long n = 4 + 3LL * m.nv + 30LL * cap + 1LL * cap * m.nv;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 3 * L + 6 * L + lemke_work_size(kLcpMaxSize);
@@ -20,13 +20,13 @@ long long work_size(const Model& m, int cap) {
 
 void ensure_storage(const Model& m, Data& d) {
   const long long n = work_size(m, constraint::capacity(d));
-  if (static_cast<long long>(d.ncp_work.size()) < n) d.ncp_work.assign(static_cast<size_t>(n), 0.0);
+  if (static_cast<long long>(d.work.ncp.size()) < n) d.work.ncp.assign(static_cast<size_t>(n), 0.0);
 }
 
 Work carve(const Model& m, Data& d) {
   const int nv = m.nv, cap = constraint::capacity(d);
   Work w;
-  double* p = d.ncp_work.data();
+  double* p = d.work.ncp.data();
   w.header = p; p += 4;
   w.vf = p; p += nv;
   w.v = p; p += nv;
@@ -44,7 +44,7 @@ Work carve(const Model& m, Data& d) {
   w.prev_type = p; p += cap;
   w.prev_key = p; p += cap;
   w.prev_pos = p; p += 3 * cap;
-  w.MinvJT = constraint::carve(m, d).MinvJT;
+  w.MinvJT = p; p += static_cast<long long>(cap) * nv;
   w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpvar = w.lemke = nullptr;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
