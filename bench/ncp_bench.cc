@@ -6,7 +6,8 @@
 //                  restarts every 400 steps (it stops after 611)
 //   resting_cube   models/experiments/dragged_cube.xml without force: four sticking contacts
 //   quadruped      dm_control quadruped standing on its four feet (its free ball's collisions
-//                  disabled: condim 6 is outside the hard-contact model); each solver first
+//                  disabled: its condim 6 is outside lcp's friction pyramid, and every solver
+//                  runs the same scene); each solver first
 //                  settles it for 2 s, then steps from that state, restarting every 1000 steps
 //   *_100sweeps    the same scenes with exactly 100 Gauss-Seidel sweeps per step from lambda = 0
 //                  (tolerance 0, no warm start): the cost of a sweep, with and without de Saxce's

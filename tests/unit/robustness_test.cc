@@ -261,8 +261,8 @@ TEST(Robustness, AnalyticDerivativesAllocateNothingAfterTheFirstCall) {
 
 // The hard-contact solvers keep the promise: each on the sliding cube, raisim-ds and lcp
 // on the dm_control quadruped standing on its feet (its free ball's condim-6 collisions disabled:
-// torsional and rolling friction are outside the hard-contact model), with joint damping, limits
-// and tendon equalities.
+// outside lcp's friction pyramid), with joint damping, limits and tendon equalities, and the
+// Gauss-Seidel solvers on ANYmal's condim-6 feet (torsional and rolling friction).
 TEST(Robustness, HardContactStepAllocatesNothing) {
   struct Case {
     std::string path;
@@ -273,6 +273,8 @@ TEST(Robustness, HardContactStepAllocatesNothing) {
   for (int s = moreau::kSolverRaisim; s <= moreau::kSolverLCP; ++s) cases.push_back({cube, s});
   cases.push_back({shared_model("dm_control/quadruped.xml"), moreau::kSolverRaisimDS});
   cases.push_back({shared_model("dm_control/quadruped.xml"), moreau::kSolverLCP});
+  for (int s : {moreau::kSolverRaisim, moreau::kSolverRaisimDS, moreau::kSolverNcpPGS, moreau::kSolverCCP})
+    cases.push_back({shared_model("menagerie/anymal_c_collision.xml"), s});
   int skipped = 0;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path + " " + moreau::solver_name(c.solver));
