@@ -3,8 +3,8 @@
 // The state (time, qpos, qvel, act), the inputs (ctrl, qfrc_applied, xfrc_applied, mocap_*), and every
 // intermediate result of the pipeline, named as in the computation chapter. All arrays are sized once,
 // by make_data(model); nothing inside forward/step/inverse allocates on the heap. Variable-size results
-// (contacts, constraint rows) live in preallocated storage whose capacity comes from the model's
-// size/memory settings.
+// (contacts, constraint rows) live in preallocated storage sized by the model's size/memory settings;
+// the stages' temporaries live apart, in Data::work (Workspace). data_bytes(m, d) gives the total.
 //
 // Spatial conventions (as the computation chapter): 6-vectors are [rotation; translation]. The
 // com-based quantities (cdof, cinert, cvel, crb, cacc, cfrc_*) are expressed in a frame with world
