@@ -21,6 +21,7 @@
 // is written or read, so the nv*nv array is touched where the factor is non-zero.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "solver/solver.h"
 
@@ -111,9 +112,17 @@ long long symbolic(const Model& m, const Data& d, const Work& w, const Layout& t
   return top;
 }
 
+// Two doubles in one SSE2 register (the x86-64 baseline; other targets split it in scalars).
+typedef double v2d __attribute__((vector_size(16)));
+inline v2d load2(const double* p) {
+  v2d v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 // H[r][c] += sum_q D_q J_q[r] J_q[c] (c <= r) for rows q = 0..nq) that share the columns of r0:
-// NQ of them (unrolled, the common pyramidal blocks) or, with NQ = 0, nq. The sum runs over q in
-// order in both forms.
+// NQ of them (unrolled, the common pyramidal blocks, two columns c per step) or, with NQ = 0, nq.
+// The sum runs over q in order in every form, so both give the same bits.
 template <int NQ>
 void add_rows(double* H, int nv, const constraint::SparseRow& r0, const double* const* val,
               const double* D, int nq = NQ) {
@@ -122,7 +131,16 @@ void add_rows(double* H, int nv, const constraint::SparseRow& r0, const double* 
     double* row = H + static_cast<size_t>(r0.col[a]) * nv;
     double sa[10];
     for (int q = 0; q < nq; ++q) sa[q] = D[q] * val[q][a];
-    for (int b = 0; b <= a; ++b) {
+    int b = 0;
+    if constexpr (NQ > 0) {
+      for (; b < a; b += 2) {
+        v2d h = sa[0] * load2(val[0] + b);
+        for (int q = 1; q < NQ; ++q) h += sa[q] * load2(val[q] + b);
+        row[r0.col[b]] += h[0];
+        row[r0.col[b + 1]] += h[1];
+      }
+    }
+    for (; b <= a; ++b) {
       double h = sa[0] * val[0][b];
       for (int q = 1; q < nq; ++q) h += sa[q] * val[q][b];
       row[r0.col[b]] += h;
