@@ -40,7 +40,7 @@ int flag_bits(const std::string& list, const char* const* names, int n, const st
 
 const std::vector<std::string> kSolvers = {"PGS", "CG", "Newton", "raisim", "raisim-ds", "ncp-pgs", "ccp", "lcp"};
 const std::vector<std::string> kCones = {"pyramidal", "elliptic"};
-const std::vector<std::string> kIntegrators = {"Euler", "RK4", "implicit", "implicitfast"};
+const std::vector<std::string> kIntegrators = {"Euler", "RK4", "implicit", "implicitfast", "implicitcon"};
 const std::vector<std::string> kJacobians = {"dense", "sparse", "auto"};
 
 }  // namespace

@@ -55,7 +55,7 @@ void add_physics_options(CLI::App* cmd, moreau::cli::OptionOverrides& o) {
   cmd->add_option("--enable", o.enable, "comma-separated MJCF flags to enable (e.g. energy)")->type_name("FLAGS");
   cmd->add_option("--solver", o.solver, "PGS, CG, Newton, raisim, raisim-ds, ncp-pgs, ccp, lcp")->type_name("NAME");
   cmd->add_option("--cone", o.cone, "pyramidal or elliptic")->type_name("NAME");
-  cmd->add_option("--integrator", o.integrator, "Euler, RK4, implicit, implicitfast")->type_name("NAME");
+  cmd->add_option("--integrator", o.integrator, "Euler, RK4, implicit, implicitfast, implicitcon")->type_name("NAME");
   cmd->add_option("--jacobian", o.jacobian, "dense, sparse or auto")->type_name("NAME");
   cmd->add_option("--iterations", o.iterations, "maximum solver iterations (a non-negative integer)")->type_name("N");
   cmd->add_option("--tolerance", o.tolerance, "solver tolerance (a non-negative number)")->type_name("X");

@@ -100,7 +100,7 @@ void BM_MoreauCollisionNoMidphase(benchmark::State& state) {
   States* s = load_states(kModels[state.range(0)]);
   if (!s) { state.SkipWithError("model did not load"); return; }
   std::vector<moreau::Data> d = s->d;
-  for (auto& x : d) x.col_bvh_adr.assign(s->m.nbody, -1);
+  for (auto& x : d) x.work.col_bvh_adr.assign(s->m.nbody, -1);
   size_t i = 0;
   for (auto _ : state) {
     moreau::Data& di = d[i++ % d.size()];

@@ -1,7 +1,7 @@
 // Whole-step timing, Moreau against MuJoCo 2.2.2 in the same process run: the same model file, the
 // same initial state (keyframe 0 if the model has one, else qpos0), the same options, zero controls.
 // Each case is registered twice, "moreau/<case>" and "mujoco/<case>", so the two rows of one model
-// compare line by line; scripts/bench.sh turns them into the README's ratios.
+// compare line by line; scripts/bench_table.py turns repeated runs into the README's ratios.
 //
 // Both engines restart from the initial state every kEpisode steps, so they visit the same part of
 // the trajectory whatever number of iterations Google Benchmark picks.
@@ -34,6 +34,8 @@ std::vector<Case> cases() {
       {"22_humanoids", kSystem + "humanoid/22_humanoids.xml", 0},
       {"quadruped", kShared + "dm_control/quadruped.xml", 0},
       {"dog", kShared + "dm_control/dog.xml", 0},
+      {"cheetah", kShared + "dm_control/cheetah.xml", 0},
+      {"flag", kSystem + "flag/flag.xml", 0},
       {"arm26", kSystem + "tendon_arm/arm26.xml", 0},
   };
 }

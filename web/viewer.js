@@ -92,6 +92,29 @@
     return tex;
   }
 
+  // A texture from the model's pixels (image files; scene.tex.image[id]: RGB rows from the top,
+  // possibly subsampled by the server). A cube or skybox with six stacked faces gives face `face`;
+  // one repeated square image is the same for every face.
+  function imageTexture(S, id, face) {
+    const im = S.tex.image && S.tex.image[id];
+    if (!im) return null;
+    const rgb = new Uint8Array(b64buffer(im.rgb));
+    const w = im.width, stacked = S.tex.type[id] !== 0 && im.height === 6 * w;
+    const h = stacked ? w : im.height, first = stacked ? (face || 0) * w * w * 3 : 0;
+    const c = document.createElement('canvas');
+    c.width = w; c.height = h;
+    const g = c.getContext('2d');
+    const data = g.createImageData(w, h);
+    for (let i = 0; i < w * h; ++i) {
+      data.data[4 * i] = rgb[first + 3 * i]; data.data[4 * i + 1] = rgb[first + 3 * i + 1];
+      data.data[4 * i + 2] = rgb[first + 3 * i + 2]; data.data[4 * i + 3] = 255;
+    }
+    g.putImageData(data, 0, 0);
+    const tex = new THREE.CanvasTexture(c);
+    tex.wrapS = tex.wrapT = THREE.RepeatWrapping;
+    return tex;
+  }
+
   // ------------------------------------------------------------------ geometry
   function capsuleGeometry(r, half) {
     const pts = [];
@@ -166,8 +189,25 @@
       if (isDefault) color = mat.rgba.slice(4 * matid, 4 * matid + 4);
       spec = mat.specular[matid]; shin = mat.shininess[matid]; emis = mat.emission[matid];
       const texid = mat.texid ? mat.texid[matid] : -1;
-      if (texid >= 0 && S.tex && S.tex.builtin && S.tex.builtin[texid] > 0 && S.tex.type[texid] !== 2) {
-        const tex = builtinTexture(S, texid);
+      // (meshes have no texture coordinates here: drawn in the material's colour)
+      const fromImage = texid >= 0 && type !== GEOM.MESH && S.tex && S.tex.image && S.tex.image[texid];
+      if (texid >= 0 && S.tex && S.tex.builtin && (S.tex.builtin[texid] > 0 || fromImage) && S.tex.type[texid] !== 2) {
+        // image files: a box shows a cube texture's six faces (+x right, -x left, +y up, -y down,
+        // +z front, -z back: the order of 2.2.2's faces, which it loads as an OpenGL cube map)
+        if (fromImage && type === GEOM.BOX && S.tex.type[texid] === 1) {
+          return [0, 1, 2, 3, 4, 5].map((f) => {
+            const p = makeMaterial(S, rgba, -1, type, size);
+            p.map = imageTexture(S, texid, f);
+            if (rgba.every((x, k) => Math.abs(x - DEFAULT_RGBA[k]) < 1e-6)) {
+              const c = mat.rgba.slice(4 * matid, 4 * matid + 4);
+              p.color = new THREE.Color(c[0], c[1], c[2]); p.opacity = c[3]; p.transparent = c[3] < 1;
+            }
+            p.specular = new THREE.Color(0.5 * mat.specular[matid], 0.5 * mat.specular[matid], 0.5 * mat.specular[matid]);
+            p.shininess = 1 + 100 * mat.shininess[matid];
+            return p;
+          });
+        }
+        const tex = fromImage ? imageTexture(S, texid, 0) : builtinTexture(S, texid);
         const rep = mat.texrepeat.slice(2 * matid, 2 * matid + 2);
         if (type === GEOM.PLANE && mat.texuniform && mat.texuniform[matid]) {
           const sx = size[0] > 0 ? size[0] : 10, sy = size[1] > 0 ? size[1] : 10;
@@ -201,6 +241,7 @@
     scene.background = new THREE.Color(BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]);
     const sky = S.tex && S.tex.type ? S.tex.type.indexOf(2) : -1;
     if (sky >= 0 && S.tex.builtin[sky] > 0) scene.background = builtinTexture(S, sky);
+    else if (sky >= 0 && S.tex.image && S.tex.image[sky]) scene.background = imageTexture(S, sky, 4);
     if (vis.fog && vis.fogstart) scene.fog = null;  // MuJoCo's fog is off unless enabled in the viewer
 
     root = new THREE.Group();
@@ -337,6 +378,7 @@
     modelCamera = -1;
   }
   api.setFreeCamera = (c) => { setFreeCamera(c); render(); };
+  api.cameraPose = () => ({ target: controls.target.toArray(), position: camera.position.toArray() });
   api.setModelCamera = (i) => { modelCamera = i; const sel = $('sel-camera'); if (sel) sel.value = String(i); render(); };
 
   function resize() {
@@ -451,8 +493,10 @@
       const g = m.userData.group;
       m.visible = g < 0 || g >= show.groups.length ? true : show.groups[g];
       const base = m.userData.baseOpacity;
-      m.material.opacity = show.transparent ? Math.min(base, 0.35) : base;
-      m.material.transparent = show.transparent || base < 1;
+      for (const mt of Array.isArray(m.material) ? m.material : [m.material]) {
+        mt.opacity = show.transparent ? Math.min(base, 0.35) : base;
+        mt.transparent = show.transparent || base < 1;
+      }
     }
     for (const k in siteGroup.userData) siteGroup.userData[k].visible = show.sites;
     for (const s of api.comMarkers) s.visible = show.com;

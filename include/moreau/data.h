@@ -129,6 +129,40 @@ struct NcpStat {
   double change = 0;           // relative change of lambda in the last sweep (stopping test)
 };
 
+// Work space of the pipeline stages: not state, inputs or results. Each stage owns its part and
+// states its size rule beside its code; make_data sizes every part once, so nothing inside step,
+// forward, inverse or the derivatives allocates. The contents mean nothing between calls, except
+// the hard-contact solvers' warm start (ncp, cleared by reset_data) and the mid-phase trees
+// (col_bvh_*, built once from the Model by collision_reserve).
+struct Workspace {
+  // Temporaries of one dynamics stage call (rne, energy): src/dynamics/dynamics.h.
+  std::vector<double> stage;
+  // Integrators and inverse dynamics: temporaries that live across stage calls, RK4's initial
+  // state and stage derivatives: src/integrator/integrator.h.
+  std::vector<double> integrator;
+  // Analytic velocity derivatives and the midpoint integration of free bodies: src/derivative/work.h.
+  std::vector<double> deriv;
+  // transition_fd and inverse_fd: saved state, nominal and perturbed outputs: src/derivative/work.h.
+  std::vector<double> fd;
+  // Constraint rows and the soft-contact solvers (doubles and ints): src/constraint/storage.h,
+  // sized by allocate_constraint_storage with the rows.
+  std::vector<double> efc;
+  std::vector<int> efc_int;
+  // Hard-contact solvers (src/solver/ncp/ncp.h): sized when opt.solver is one of them (in make_data,
+  // else on their first solve); holds their warm start.
+  std::vector<double> ncp;
+  // Collision broad phase (moreau/collision.h: collision_reserve sizes it; collision() grows it only
+  // if a state yields more candidate body pairs than reserved): body bounding boxes (6*nbody, min
+  // xyz, max xyz), sort order and candidate body pairs.
+  std::vector<double> col_bound;
+  std::vector<int> col_broad;
+  // Mid phase (src/collision/midphase.h): per-body trees of geom bounds, built by collision_reserve.
+  std::vector<int> col_bvh_adr;                  // nbody: first node of the body's tree, -1: none
+  std::vector<int> col_bvh_node;                 // 3 per node
+  std::vector<double> col_bvh_box;               // 7 per node
+  std::vector<int> col_mid;                      // candidate geom lists, traversal stack
+};
+
 struct Data {
   // ------------------------------------------------------------------ state
   double time = 0;
@@ -214,9 +248,6 @@ struct Data {
   // restricted to the sparsity of M).
   std::vector<double> qDeriv;                    // nD
   std::vector<double> qLU;                       // nD
-  // Work space of the analytic velocity derivatives and the midpoint integration of free bodies:
-  // 18*nbody (per-body derivatives of cvel, cacc, cfrc) + 36 per free joint (src/derivative/).
-  std::vector<double> deriv_work;
 
   // ------------------------------------------------------------------ contacts and constraints
   int ncon = 0;                                  // contacts in use
@@ -233,27 +264,12 @@ struct Data {
   // sparse, or auto with nv >= 60): efc_J is compressed, the value of that entry is
   // efc_J[efc_J_rowadr[i] + k]. Dense jacobian: efc_J is nefc x nv (row i at efc_J[i*nv]).
   std::vector<int> efc_J_rownnz, efc_J_rowadr, efc_J_colind;
-  // Constraint-solver work space: sized by allocate_constraint_storage, carved by
-  // src/constraint/storage.h; nothing in make/solve/inverse allocates.
-  std::vector<double> efc_work;
-  std::vector<int> efc_iwork;                    // integer work space of the same stages
   // A + R = J M^-1 J' + R (the dual problem's matrix), computed on demand by project_constraint
   // (moreau.h), never by step: dense nefc x nefc with the dense jacobian; with the sparse
   // jacobian compressed rows as efc_J (row i: efc_AR_rownnz[i] entries at
   // efc_AR_colind/efc_AR[efc_AR_rowadr[i] + k], ascending columns).
   std::vector<double> efc_AR;
   std::vector<int> efc_AR_rownnz, efc_AR_rowadr, efc_AR_colind;
-
-  // ------------------------------------------------------------------ collision work space
-  // Broad-phase buffers. collision_reserve(m, d) (moreau/collision.h) sizes them; collision() grows
-  // them only if a state yields more candidate body pairs than reserved.
-  std::vector<double> col_bound;                 // 6*nbody: body bounding boxes (min xyz, max xyz)
-  std::vector<int> col_work;                     // sort order, candidate body pairs
-  // Mid phase (src/collision/midphase.h): per-body trees of geom bounds, built by collision_reserve.
-  std::vector<int> col_bvh_adr;                  // nbody: first node of the body's tree, -1: none
-  std::vector<int> col_bvh_node;                 // 3 per node
-  std::vector<double> col_bvh_box;               // 7 per node
-  std::vector<int> col_mid_work;                 // candidate geom lists, traversal stack
 
   // ------------------------------------------------------------------ diagnostics
   std::array<WarningStat, kNWarning> warning{};
@@ -264,10 +280,8 @@ struct Data {
   int solver_nnz = 0;
   double solver_fwdinv[2] = {0, 0};
   int maxuse_con = 0, maxuse_efc = 0;
-  // Hard-contact solvers: statistics of the last solve and their work space, sized by
-  // allocate_constraint_storage when opt.solver is one of them (src/solver/ncp/ncp.h).
+  // Hard-contact solvers: statistics of the last solve (src/solver/ncp/ncp.h).
   NcpStat ncp;
-  std::vector<double> ncp_work;
 
   // ------------------------------------------------------------------ control callback
   // Called by forward dynamics (every forward_skip, so also at each RK4 stage) after the position and
@@ -296,16 +310,9 @@ struct Data {
   // the narrow phase; return true to discard the pair.
   std::function<bool(const Model& m, const Data& d, int geom1, int geom2)> contact_filter;
 
-  // ------------------------------------------------------------------ finite differences
-  // Work space of transition_fd and inverse_fd (moreau/derivative.h), sized by make_data so that the
-  // derivatives allocate nothing: saved state, nominal and perturbed outputs.
-  std::vector<double> fd_work;
-
-  // ------------------------------------------------------------------ scratch
-  // Preallocated work space for the pipeline stages (no heap allocation inside a step).
-  std::vector<double> scratch;                   // sized by make_data from the model
-  // RK4 and integrator saved state.
-  std::vector<double> rk_qpos0, rk_qvel0, rk_act0, rk_dqvel[4], rk_dact[4], rk_dqpos;
+  // ------------------------------------------------------------------ work space
+  // The stages' temporaries (Workspace above): not state, inputs or results.
+  Workspace work;
 };
 
 }  // namespace moreau

@@ -4,7 +4,7 @@
 // integrators use. Finite differences: the transition Jacobians of step (as MuJoCo's
 // mjd_transitionFD) and the Jacobians of inverse dynamics.
 //
-// None of these functions allocates: their work space (Data::deriv_work, Data::fd_work) is sized by
+// None of these functions allocates: their work space (Data::work.deriv, Data::work.fd) is sized by
 // make_data, so that the signatures match MuJoCo's, a const Model stays shareable between threads,
 // and a Data copy carries its own work space.
 //
@@ -66,5 +66,12 @@ void transition_fd(const Model& m, Data& d, double eps, bool centered, double* A
 // other fields hold the results of the last perturbed evaluation.
 void inverse_fd(const Model& m, Data& d, double eps, bool centered, bool flg_actuation, double* DfDq,
                 double* DfDv, double* DfDa, double* DsDq, double* DsDv, double* DsDa, double* DmDq);
+
+// ------------------------------------------------------------------------------------ work space
+
+// Doubles of Data::work.deriv (the analytic velocity derivatives, also used by the implicit
+// integrators) and of Data::work.fd (transition_fd, inverse_fd); make_data allocates both.
+long long deriv_work_size(const Model& m);
+long long fd_work_size(const Model& m);
 
 }  // namespace moreau

@@ -23,11 +23,12 @@ Model load_model_binary(const std::string& path);
 Model load_model_binary_from_string(const std::string& bytes, const std::string& name = "<buffer>");
 
 // ------------------------------------------------------------------------------------ MJCF
-// MJCF that loads back (load_model / load_model_from_string) to a Model bitwise equal to m,
-// except mesh geoms: the loader recenters saved meshes, so their frames and vertices agree to
-// float rounding, or for a symmetric mesh lie in another principal frame (docs/model_io.md).
-// Everything is written explicitly in the compiled model's local frames (compiler angle="radian",
-// inertia given per body, actuators as <general>), with meshes and height fields inline.
+// MJCF that loads back (load_model / load_model_from_string) to a Model bitwise equal to m (but
+// an inertial quaternion whose bits no MJCF orientation reloads to, at most 2 ulps away, and the
+// constants derived from it; and meshes changed after loading, equal to float rounding:
+// docs/model_io.md). Everything is written explicitly in the compiled model's local frames
+// (compiler angle="radian", inertia given per body, actuators as <general>), with meshes (from
+// their source vertices, refpos, refquat and scale) and height fields inline.
 
 void save_xml(const Model& m, const std::string& path);
 std::string save_xml_to_string(const Model& m);

@@ -52,7 +52,9 @@ enum GeomType : int {
   kGeomNone = 1001,
 };
 
-enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicit = 2, kIntImplicitFast = 3 };
+// kIntImplicitCon ("implicitcon") is Moreau's extension beyond MuJoCo 2.2.2: implicitfast with the
+// velocity derivative of the constraint forces (src/integrator/implicit_constraint.cc).
+enum Integrator : int { kIntEuler = 0, kIntRK4 = 1, kIntImplicit = 2, kIntImplicitFast = 3, kIntImplicitCon = 4 };
 enum Cone : int { kConePyramidal = 0, kConeElliptic = 1 };
 enum JacobianType : int { kJacDense = 0, kJacSparse = 1, kJacAuto = 2 };
 // 0..2 as MuJoCo; the hard-contact solvers of the RaiSim paper / Underactuated chapter follow.
@@ -225,12 +227,14 @@ struct Option {
   int enableflags = 0;
 };
 
-// Statistics of the model in qpos0 (computed by the compiler as MuJoCo does; used for defaults).
+// Statistics of the model in qpos0 (computed by the compiler as MuJoCo 2.2.2 does, or given by
+// <statistic>): meaninertia scales the solver's tolerance; center and extent frame the scene in a
+// viewer. The defaults are 2.2.2's, which a model without bodies keeps.
 struct Statistic {
   double meaninertia = 1;
   double meanmass = 1;
-  double meansize = 1;
-  double extent = 1;
+  double meansize = 0.2;
+  double extent = 2;
   double center[3] = {0, 0, 0};
 };
 
@@ -284,7 +288,7 @@ struct Model {
   int nq = 0, nv = 0, nu = 0, na = 0;
   int nbody = 0, njnt = 0, ngeom = 0, nsite = 0, ncam = 0, nlight = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nhfield = 0, nhfielddata = 0;
-  int ntex = 0, nmat = 0, nskin = 0;
+  int ntex = 0, ntexdata = 0, nmat = 0, nskin = 0;
   int npair = 0, nexclude = 0, neq = 0, ntendon = 0, nwrap = 0, nsensor = 0;
   int nnumeric = 0, nnumericdata = 0, ntext = 0, ntuple = 0;
   int nkey = 0, nmocap = 0;
@@ -354,6 +358,11 @@ struct Model {
   std::vector<double> geom_rbound;
   std::vector<double> geom_pos;       // 3: relative to body frame
   std::vector<double> geom_quat;      // 4
+  // A mesh geom's frame as the MJCF gives it, before the compiler offsets it by its mesh's
+  // inertial frame (mesh_pos, mesh_quat) and normalizes the quaternion (save_xml writes it); for
+  // the other types geom_pos and geom_quat.
+  std::vector<double> geom_srcpos;    // 3
+  std::vector<double> geom_srcquat;   // 4
   std::vector<double> geom_friction;  // 3: slide, spin, roll
   std::vector<double> geom_margin, geom_gap;
   std::vector<double> geom_fluid;     // kNFLUID
@@ -380,6 +389,17 @@ struct Model {
   std::vector<float> mesh_vert;       // 3 per vertex, in the mesh's (inertial) frame
   std::vector<int> mesh_face;         // 3 per face
   std::vector<int> mesh_graph;        // convex hull graph (qhull; layout as 2.2.2: src/mesh/mesh.h hull_graph)
+  // The mesh as the MJCF gives it, which save_xml writes so that it reloads to the same bits: the
+  // vertices as read (before refpos, refquat, scale), its reference frame and scale, and whether
+  // its faces are its convex hull's (none were given); mesh_pos/mesh_quat: the inertial frame
+  // that mesh_vert is expressed in, in the coordinates after refpos, refquat and scale.
+  std::vector<double> mesh_srcvert;   // 3 per vertex (nmeshvert)
+  std::vector<double> mesh_refpos;    // 3
+  std::vector<double> mesh_refquat;   // 4, as given (the compiler normalizes it)
+  std::vector<double> mesh_scale;     // 3
+  std::vector<double> mesh_pos;       // 3
+  std::vector<double> mesh_quat;      // 4
+  std::vector<int> mesh_hullface;     // 1 if the faces are the convex hull's
 
   // ------------------------------------------------------------------ height fields
   std::vector<double> hfield_size;    // 4: x, y, z_top, z_bottom
@@ -387,15 +407,26 @@ struct Model {
   std::vector<float> hfield_data;
 
   // ------------------------------------------------------------------ textures (ntex), materials (nmat)
-  // Textures are kept as their description, not as pixels: a builtin texture's parameters (a viewer
-  // generates the image) or an image file's name (not decoded; width and height 0).
+  // Textures as 2.2.2 compiles them: RGB pixels, 3 bytes each, row by row from the top, in tex_rgb
+  // from tex_adr (a cube or skybox stores its faces one below the other: right, left, up, down,
+  // front, back, height = 6 width; a cube repeated from one square image stores that image once,
+  // height = width). Builtin textures are generated (also kept as their parameters, which a viewer
+  // draws from); image files (PNG, or 2.2.2's custom format: int32 width, int32 height, RGB bytes)
+  // are decoded. The description of a file texture is kept as well, so that save_xml can write it.
   std::vector<int> tex_type;          // TextureType
-  std::vector<int> tex_height, tex_width;  // as 2.2.2 for builtins (cube and skybox: height = 6 width)
+  std::vector<int> tex_height, tex_width;
+  std::vector<int> tex_adr;           // first byte in tex_rgb
+  std::vector<uint8_t> tex_rgb;       // ntexdata bytes
   std::vector<int> tex_builtin;       // TextureBuiltin
   std::vector<int> tex_mark;          // TextureMark
-  std::vector<float> tex_rgb1, tex_rgb2, tex_markrgb;  // 3 each
-  std::vector<float> tex_random;      // probability of a random dot (mark="random")
-  std::vector<std::string> tex_file;  // image file ("" for builtins; cube faces: the first given)
+  std::vector<double> tex_rgb1, tex_rgb2, tex_markrgb;  // 3 each (as given: the pixels follow them)
+  std::vector<double> tex_random;     // probability of a random dot (mark="random")
+  // image file, relative to the model's folder (texturedir included) unless absolute; "" if none
+  std::vector<std::string> tex_file;
+  std::vector<std::string> tex_cubefile;  // 6: fileright, fileleft, fileup, filedown, filefront, fileback
+  std::vector<int> tex_gridsize;      // 2: rows and columns of faces in a single cube image
+  std::vector<std::string> tex_gridlayout;  // the face in each grid cell ('.RLUDFB', row by row)
+  std::vector<uint8_t> tex_hflip, tex_vflip;  // images mirrored left-right / top-bottom
   std::vector<int> mat_texid;         // -1: none
   std::vector<uint8_t> mat_texuniform;
   std::vector<float> mat_texrepeat;   // 2

@@ -54,8 +54,9 @@ Model load_model(const std::string& path);
 Model load_model_from_string(const std::string& xml, const std::string& path = "<string>");
 
 // Recompute the constants derived from the model at qpos0 (dof_M0, dof/body/tendon_invweight0,
-// tendon_length0, actuator_length0, actuator_acc0, stat.meaninertia). The loader calls it; call it
-// again after changing masses, inertias, armature or geometry of a loaded model.
+// tendon_length0, actuator_length0, actuator_acc0, stat). The loader calls it and then applies the
+// values <statistic> gives; call it again after changing masses, inertias, armature or geometry of
+// a loaded model (it recomputes every statistic, as 2.2.2's mj_setConst).
 void set_const(Model& m);
 
 // ------------------------------------------------------------------------------------ data
@@ -65,13 +66,17 @@ Data make_data(const Model& m);
 void reset_data(const Model& m, Data& d);
 // Reset, then set the state of keyframe `key`.
 void reset_data_keyframe(const Model& m, Data& d, int key);
+// Bytes of memory d holds: sizeof(Data) plus the capacity of every array it owns (results, the
+// contact and constraint-row storage, Data::work). MuJoCo 2.2.2's counterpart for an mjData is
+// sizeof(mjData) + nbuffer + nstack * sizeof(mjtNum).
+size_t data_bytes(const Model& m, const Data& d);
 // Copy the state of d (time, qpos, qvel, act, ctrl, mocap_pos, mocap_quat) into keyframe `key`.
 void set_keyframe(Model& m, const Data& d, int key);
 
 // ------------------------------------------------------------------------------------ main entry points
 
 void step(const Model& m, Data& d);      // advance by one timestep with the model's integrator
-// step1 + step2 = step for Euler, implicit and implicitfast. With RK4, step2 integrates with Euler,
+// step1 + step2 = step for Euler, implicit, implicitfast and implicitcon. With RK4, step2 integrates with Euler,
 // as the simulation chapter's mj_step2 (RK4's stages need the control: use step with
 // Data::control_callback). step1 ends with the control callback, if any.
 void step1(const Model& m, Data& d);     // position and velocity stages; set ctrl after this
@@ -114,8 +119,10 @@ void energy_vel(const Model& m, Data& d);
 void collision(const Model& m, Data& d);
 
 // ------------------------------------------------------------------------------------ constraints
-// Size the efc_* arrays and the solver work space from the model (capacity: Model::njmax rows if
-// > 0, else the rule of src/constraint/storage.cc). make_data calls it.
+// Size the efc_* arrays and their work space (Data::work.efc, efc_int) from the model (capacity:
+// Model::njmax rows if > 0, else the rule of src/constraint/storage.cc). make_data calls it; the
+// hard-contact solvers size their own work space (Data::work.ncp) for the new capacity on their
+// next solve.
 void allocate_constraint_storage(const Model& m, Data& d);
 // Constraint rows (equality, friction loss, limit, contact), in that order: efc_type, efc_id, efc_J,
 // efc_pos, efc_margin, efc_frictionloss, efc_diagApprox, efc_KBIP, efc_R, efc_D; ne, nf, nefc;

@@ -69,6 +69,12 @@ struct RolloutArgs {
   // stage renormalizes quaternions in qpos (as the next step would): the last state row is the
   // state after this pass.
   std::span<double> final_sensordata;
+  // true: a rollout starts from set_state alone, without reset_data, when spec holds every
+  // component of kStateIntegration and the solver is a soft one (Newton, CG, PGS): from such a
+  // state step reads nothing else of the Data, so the result is the same and the worker skips
+  // clearing its whole Data (most of the cost of a short rollout of a small model). Ignored
+  // otherwise (the hard-contact solvers warm-start from impulses kept in the Data).
+  bool reuse_data = false;
 };
 
 // A pool of worker threads that run batches of rollouts of `m`. nthread threads work on a batch:

@@ -96,15 +96,16 @@ def bench_vecenv(runs, num_envs=256, nsteps=200):
         d.qpos[1] = np.pi
         moreau.step(m, d, nstep=nsteps * num_envs)
 
-    per_env, per_raw, ratio = [], [], []
+    per_env, per_raw, ratio, ratio_cpu = [], [], [], []
     for _ in range(runs):
-        w_vec, _ = timed(vec)
-        w_raw, _ = timed(raw)
+        w_vec, c_vec = timed(vec)
+        w_raw, c_raw = timed(raw)
         per_env.append(1e6 * w_vec / (nsteps * num_envs))
         per_raw.append(1e6 * w_raw / (nsteps * num_envs))
         ratio.append(per_env[-1] / per_raw[-1])
+        ratio_cpu.append(c_vec / c_raw)
     return {"num_envs": num_envs, "us_per_env_step": summary(per_env), "us_per_raw_step": summary(per_raw),
-            "ratio": summary(ratio)}
+            "ratio": summary(ratio), "ratio_cpu": summary(ratio_cpu)}
 
 
 def bench_dask(runs, B=1000, T=500):
@@ -148,7 +149,8 @@ def main():
         v = out["vecenv"]
         print(f"vecenv cartpole x{v['num_envs']}: {v['us_per_env_step']['median']:.3f} us per env step, raw step "
               f"{v['us_per_raw_step']['median']:.3f} us; ratio {v['ratio']['median']:.2f} "
-              f"({v['ratio']['min']:.2f}..{v['ratio']['max']:.2f})", flush=True)
+              f"({v['ratio']['min']:.2f}..{v['ratio']['max']:.2f}); by CPU time {v['ratio_cpu']['median']:.2f} "
+              f"({v['ratio_cpu']['min']:.2f}..{v['ratio_cpu']['max']:.2f})", flush=True)
     if args.only in (None, "dask") and not args.skip_dask:
         out["dask"] = bench_dask(args.runs)
         k = out["dask"]

@@ -760,9 +760,10 @@ Members:
     def value(self) -> int: ...
 
 class EnvBatch:
-    """n persistent Datas of one Model, stepped together in place by a moreau.Rollout pool
-(Rollout.step in C++): each keeps its whole state between calls, so env i's trajectory is bitwise a
-loop of step on one Data. The state of moreau.VecEnv's environments."""
+    """n whole simulation states of one Model, continued together by a moreau.Rollout pool: integration
+states run on the pool's Datas for the soft solvers, a Data per env for the hard-contact solvers
+(their warm start lives in the Data). Env i's trajectory is bitwise a loop of step on one Data.
+The state of moreau.VecEnv's environments."""
     def __init__(self, m: Model, n: int) -> None:
         ...
     def __len__(self) -> int:
@@ -825,11 +826,14 @@ Members:
 
   IMPLICIT
 
-  IMPLICITFAST"""
+  IMPLICITFAST
+
+  IMPLICITCON"""
     EULER: typing.ClassVar[Integrator]
     RK4: typing.ClassVar[Integrator]
     IMPLICIT: typing.ClassVar[Integrator]
     IMPLICITFAST: typing.ClassVar[Integrator]
+    IMPLICITCON: typing.ClassVar[Integrator]
     def __int__(self) -> int: ...
     def __or__(self, other: typing.Any) -> int: ...
     def __init__(self, value: int) -> None: ...
@@ -1968,6 +1972,9 @@ class Model:
     def ntex(self) -> int:
         ...
     @property
+    def ntexdata(self) -> int:
+        ...
+    @property
     def ntext(self) -> int:
         ...
     @property
@@ -2366,6 +2373,12 @@ class Model:
         """The texture with this name or id: its Model fields (tex_*) as views."""
         ...
     @property
+    def tex_adr(self) -> numpy.ndarray:
+        """(ntex,) first byte in tex_rgb"""
+        ...
+    @tex_adr.setter
+    def tex_adr(self, value: typing.Any) -> None: ...
+    @property
     def tex_builtin(self) -> numpy.ndarray:
         """(ntex,) 0 none, 1 gradient, 2 checker, 3 flat"""
         ...
@@ -2373,11 +2386,11 @@ class Model:
     def tex_builtin(self, value: typing.Any) -> None: ...
     @property
     def tex_file(self) -> numpy.ndarray:
-        """(ntex,) image file of each texture ('' for builtins)"""
+        """(ntex,) image file of each texture, relative to the model's folder ('' if none)"""
         ...
     @property
     def tex_height(self) -> numpy.ndarray:
-        """(ntex,) builtin: as 2.2.2; file: 0"""
+        """(ntex,) image rows (cube and skybox faces stacked: 6 x width, or width when one image repeats)"""
         ...
     @tex_height.setter
     def tex_height(self, value: typing.Any) -> None: ...
@@ -2389,25 +2402,31 @@ class Model:
     def tex_mark(self, value: typing.Any) -> None: ...
     @property
     def tex_markrgb(self) -> numpy.ndarray:
-        """(ntex, 3) float32"""
+        """(ntex, 3)"""
         ...
     @tex_markrgb.setter
     def tex_markrgb(self, value: typing.Any) -> None: ...
     @property
     def tex_random(self) -> numpy.ndarray:
-        """(ntex,) float32"""
+        """(ntex,)"""
         ...
     @tex_random.setter
     def tex_random(self, value: typing.Any) -> None: ...
     @property
+    def tex_rgb(self) -> numpy.ndarray:
+        """(ntexdata,) uint8 RGB pixels, rows from the top, as 2.2.2"""
+        ...
+    @tex_rgb.setter
+    def tex_rgb(self, value: typing.Any) -> None: ...
+    @property
     def tex_rgb1(self) -> numpy.ndarray:
-        """(ntex, 3) float32"""
+        """(ntex, 3)"""
         ...
     @tex_rgb1.setter
     def tex_rgb1(self, value: typing.Any) -> None: ...
     @property
     def tex_rgb2(self) -> numpy.ndarray:
-        """(ntex, 3) float32"""
+        """(ntex, 3)"""
         ...
     @tex_rgb2.setter
     def tex_rgb2(self, value: typing.Any) -> None: ...
@@ -2419,7 +2438,7 @@ class Model:
     def tex_type(self, value: typing.Any) -> None: ...
     @property
     def tex_width(self) -> numpy.ndarray:
-        """(ntex,) builtin: as 2.2.2; file: 0"""
+        """(ntex,) image columns"""
         ...
     @tex_width.setter
     def tex_width(self, value: typing.Any) -> None: ...
@@ -2583,7 +2602,7 @@ class Option:
     def impratio(self, value: typing.Any) -> None: ...
     @property
     def integrator(self) -> Integrator:
-        """moreau.Integrator; set by enum, int or name: Euler, RK4, implicit, implicitfast"""
+        """moreau.Integrator; set by enum, int or name: Euler, RK4, implicit, implicitfast, implicitcon"""
         ...
     @integrator.setter
     def integrator(self, value: typing.Any) -> None: ...

@@ -7,12 +7,13 @@
         obs, reward, terminated, truncated, info = env.step(actions)
 
 The physics of one env step (frame_skip engine steps for every env) runs in C++ on moreau.Rollout's
-threads with the GIL released. Each env is a Data of its own (moreau.EnvBatch) that keeps its whole
-state between calls, so an env's trajectory is bitwise that of one Data stepped in a loop with the
-same controls, whichever thread steps it. After the last engine step the position and velocity
-stages run on the new
-state (as dm_control's step does), so sensors and rewards see the new state (only when the model
-has sensors: without, nothing reads those stages).
+threads with the GIL released. Each env keeps its whole state between calls (moreau.EnvBatch: an
+integration-state row stepped on the pool's Datas for the soft solvers, a Data of its own for the
+hard-contact solvers, whose warm start lives in the Data), so an env's trajectory is bitwise that
+of one Data stepped in a loop with the same controls, whichever thread steps it. After the last
+engine step the position and velocity stages run on the new state (as dm_control's step does), so
+sensors and rewards see the new state (only when the model has sensors: without, nothing reads
+those stages).
 
 Shapes and semantics follow gymnasium.vector.VectorEnv (Gymnasium 1.x) without importing it:
   reset(seed=None, options=None) -> (obs, info); seed: an int (env i gets seed + i), a list of

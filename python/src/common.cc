@@ -87,7 +87,8 @@ void bind_enums(py::module_& m) {
       .value("EULER", kIntEuler)
       .value("RK4", kIntRK4)
       .value("IMPLICIT", kIntImplicit)
-      .value("IMPLICITFAST", kIntImplicitFast);
+      .value("IMPLICITFAST", kIntImplicitFast)
+      .value("IMPLICITCON", kIntImplicitCon);
   py::enum_<Cone>(m, "Cone", py::arithmetic(), "Friction cones (Option.cone).")
       .value("PYRAMIDAL", kConePyramidal)
       .value("ELLIPTIC", kConeElliptic);

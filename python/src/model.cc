@@ -65,7 +65,7 @@ int option_value(const char* what, py::handle value, const std::vector<std::stri
 
 const std::vector<std::string> kSolverNames = {"PGS", "CG", "Newton", "raisim", "raisim-ds",
                                                "ncp-pgs", "ccp", "lcp"};
-const std::vector<std::string> kIntegratorNames = {"Euler", "RK4", "implicit", "implicitfast"};
+const std::vector<std::string> kIntegratorNames = {"Euler", "RK4", "implicit", "implicitfast", "implicitcon"};
 const std::vector<std::string> kConeNames = {"pyramidal", "elliptic"};
 const std::vector<std::string> kJacobianNames = {"dense", "sparse", "auto"};
 
@@ -120,7 +120,7 @@ void bind_option(py::module_& mod) {
                                 solver_name(o.solver) + "' needs the Euler integrator");
         o.integrator = i;
       },
-      "moreau.Integrator; set by enum, int or name: Euler, RK4, implicit, implicitfast");
+      "moreau.Integrator; set by enum, int or name: Euler, RK4, implicit, implicitfast, implicitcon");
   c.def_property(
       "cone", [](const Option& o) { return static_cast<Cone>(o.cone); },
       [](Option& o, py::handle v) { o.cone = option_value("cone", v, kConeNames); },
@@ -254,7 +254,7 @@ void bind_model(py::module_& mod) {
           py::arg("type"), py::arg("name"), "id of the named object, or -1")
       .def_property_readonly("text_data", [](const Model& m) { return m.text_data; })
       .def_property_readonly("tex_file", [](const Model& m) { return m.tex_file; },
-                             "(ntex,) image file of each texture ('' for builtins)")
+                             "(ntex,) image file of each texture, relative to the model's folder ('' if none)")
       .def_property_readonly("vis", [](const Model& m) { return visual_dict(m.vis); },
                              "<visual> settings (a copy, as nested dicts: global, quality, headlight, map, scale, rgba)")
       .def("__repr__", [](const Model& m) {
@@ -266,7 +266,7 @@ void bind_model(py::module_& mod) {
   MOREAU_SIZE(nq) MOREAU_SIZE(nv) MOREAU_SIZE(nu) MOREAU_SIZE(na) MOREAU_SIZE(nbody) MOREAU_SIZE(njnt)
   MOREAU_SIZE(ngeom) MOREAU_SIZE(nsite) MOREAU_SIZE(ncam) MOREAU_SIZE(nlight) MOREAU_SIZE(nmesh)
   MOREAU_SIZE(nmeshvert) MOREAU_SIZE(nmeshface) MOREAU_SIZE(nhfield) MOREAU_SIZE(nhfielddata)
-  MOREAU_SIZE(ntex) MOREAU_SIZE(nmat) MOREAU_SIZE(nskin) MOREAU_SIZE(npair) MOREAU_SIZE(nexclude)
+  MOREAU_SIZE(ntex) MOREAU_SIZE(ntexdata) MOREAU_SIZE(nmat) MOREAU_SIZE(nskin) MOREAU_SIZE(npair) MOREAU_SIZE(nexclude)
   MOREAU_SIZE(neq) MOREAU_SIZE(ntendon) MOREAU_SIZE(nwrap) MOREAU_SIZE(nsensor) MOREAU_SIZE(nnumeric)
   MOREAU_SIZE(nnumericdata) MOREAU_SIZE(ntext) MOREAU_SIZE(ntuple) MOREAU_SIZE(nkey) MOREAU_SIZE(nmocap)
   MOREAU_SIZE(nuser_body) MOREAU_SIZE(nuser_jnt) MOREAU_SIZE(nuser_geom) MOREAU_SIZE(nuser_site)
@@ -341,12 +341,14 @@ void bind_model(py::module_& mod) {
   F(hfield_size, nhfield, 4, "(nhfield, 4)") F(hfield_nrow, nhfield, 1, "(nhfield,)")
   F(hfield_ncol, nhfield, 1, "(nhfield,)") F(hfield_adr, nhfield, 1, "(nhfield,)")
   F(hfield_data, nhfielddata, 1, "(nhfielddata,) float32")
-  F(tex_type, ntex, 1, "(ntex,) 0 2d, 1 cube, 2 skybox") F(tex_height, ntex, 1, "(ntex,) builtin: as 2.2.2; file: 0")
-  F(tex_width, ntex, 1, "(ntex,) builtin: as 2.2.2; file: 0")
+  F(tex_type, ntex, 1, "(ntex,) 0 2d, 1 cube, 2 skybox")
+  F(tex_height, ntex, 1, "(ntex,) image rows (cube and skybox faces stacked: 6 x width, or width when one image repeats)")
+  F(tex_width, ntex, 1, "(ntex,) image columns") F(tex_adr, ntex, 1, "(ntex,) first byte in tex_rgb")
+  F(tex_rgb, ntexdata, 1, "(ntexdata,) uint8 RGB pixels, rows from the top, as 2.2.2")
   F(tex_builtin, ntex, 1, "(ntex,) 0 none, 1 gradient, 2 checker, 3 flat")
-  F(tex_mark, ntex, 1, "(ntex,) 0 none, 1 edge, 2 cross, 3 random") F(tex_rgb1, ntex, 3, "(ntex, 3) float32")
-  F(tex_rgb2, ntex, 3, "(ntex, 3) float32") F(tex_markrgb, ntex, 3, "(ntex, 3) float32")
-  F(tex_random, ntex, 1, "(ntex,) float32")
+  F(tex_mark, ntex, 1, "(ntex,) 0 none, 1 edge, 2 cross, 3 random") F(tex_rgb1, ntex, 3, "(ntex, 3)")
+  F(tex_rgb2, ntex, 3, "(ntex, 3)") F(tex_markrgb, ntex, 3, "(ntex, 3)")
+  F(tex_random, ntex, 1, "(ntex,)")
   F(mat_texid, nmat, 1, "(nmat,) texture id or -1") F(mat_texuniform, nmat, 1, "(nmat,)")
   F(mat_texrepeat, nmat, 2, "(nmat, 2) float32") F(mat_emission, nmat, 1, "(nmat,) float32")
   F(mat_specular, nmat, 1, "(nmat,) float32") F(mat_shininess, nmat, 1, "(nmat,) float32")

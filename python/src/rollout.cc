@@ -185,16 +185,55 @@ is the state after step t+1, sensordata row t what that step computed. A NaN/Inf
 by the engine's divergence check and counted in warnings (rows: what the steps produced). The result
 is bitwise the serial loop's, for any thread count. The GIL is released while the rollouts run.)doc";
 
-// Persistent Datas for Rollout.step (VecEnv's environments).
+// The environments of VecEnv: n whole simulation states of one Model, continued in place by a
+// moreau.Rollout pool. Where they live depends on the solver. The soft solvers keep nothing between
+// steps beyond the integration state (qacc_warmstart included), so each env is one row of
+// kStateIntegration and a step runs on the pool's own Data (set_state, step, get_state): one hot
+// Data per thread instead of n cold ones, which is most of the cost of small models. The
+// hard-contact solvers warm-start from the previous step's contact impulses kept in the Data, so
+// for them each env keeps a Data of its own. Either way env i's trajectory is bitwise a loop of step
+// on one Data; the state moves between the two forms when the solver changes.
 struct EnvBatch {
   std::shared_ptr<Model> model;
-  std::vector<Data> datas;
+  int n = 0;
+  int nint = 0;                 // state_size(kStateIntegration)
+  std::vector<double> states;   // n x nint, the truth unless in_datas
+  std::vector<Data> datas;      // made on first need
+  bool in_datas = false;
+  Data scratch;                 // conversions between state specs
 
-  Data& at(long long i) {
-    if (i < 0 || i >= static_cast<long long>(datas.size()))
-      throw py::index_error("EnvBatch: index " + std::to_string(i) + " out of range [0, " +
-                            std::to_string(datas.size()) + ")");
-    return datas[i];
+  static bool solver_keeps_state(const Model& m) { return m.opt.solver >= kSolverRaisim; }
+
+  void check(long long i) const {
+    if (i < 0 || i >= n)
+      throw py::index_error("EnvBatch: index " + std::to_string(i) + " out of range [0, " + std::to_string(n) + ")");
+  }
+  double* row(long long i) { return states.data() + static_cast<size_t>(i) * nint; }
+
+  void to_datas() {
+    if (in_datas) return;
+    // Datas made now start as a loop's Data that never ran a hard-contact solver; Datas kept from
+    // an earlier hard-contact phase keep that phase's warm start, as a loop's Data would
+    if (datas.empty()) {
+      datas.reserve(n);
+      for (int i = 0; i < n; ++i) datas.push_back(make_data(*model));
+    }
+    for (int i = 0; i < n; ++i) set_state(*model, datas[i], kStateIntegration, row(i));
+    in_datas = true;
+  }
+  void to_states() {
+    if (!in_datas) return;
+    for (int i = 0; i < n; ++i) get_state(*model, datas[i], kStateIntegration, row(i));
+    in_datas = false;
+  }
+
+  // The reset Data with env i's state, in `scratch` (states form) or env i's own Data.
+  const Data& view(long long i) {
+    check(i);
+    if (in_datas) return datas[i];
+    reset_data(*model, scratch);
+    set_state(*model, scratch, kStateIntegration, row(i));
+    return scratch;
   }
 };
 
@@ -276,30 +315,37 @@ Use as a context manager or call close(); the pool keeps its Model alive.)doc")
                    "moreau.Rollout. ") +
        kRunDoc)
           .c_str());
-  py::class_<EnvBatch>(mod, "EnvBatch", R"doc(n persistent Datas of one Model, stepped together in place by a moreau.Rollout pool
-(Rollout.step in C++): each keeps its whole state between calls, so env i's trajectory is bitwise a
-loop of step on one Data. The state of moreau.VecEnv's environments.)doc")
+  py::class_<EnvBatch>(mod, "EnvBatch", R"doc(n whole simulation states of one Model, continued together by a moreau.Rollout pool: integration
+states run on the pool's Datas for the soft solvers, a Data per env for the hard-contact solvers
+(their warm start lives in the Data). Env i's trajectory is bitwise a loop of step on one Data.
+The state of moreau.VecEnv's environments.)doc")
       .def(py::init([](std::shared_ptr<Model> m, int n) {
              if (n < 0) throw py::value_error("EnvBatch: n is " + std::to_string(n) + ", expected >= 0");
              auto e = std::make_unique<EnvBatch>();
              e->model = m;
-             e->datas.reserve(n);
-             for (int i = 0; i < n; ++i) e->datas.push_back(make_data(*m));
+             e->n = n;
+             e->nint = state_size(*m, kStateIntegration);
+             e->scratch = make_data(*m);
+             const std::vector<double> reset = get_state(*m, e->scratch, kStateIntegration);
+             e->states.resize(static_cast<size_t>(n) * e->nint);
+             for (int i = 0; i < n; ++i) std::copy(reset.begin(), reset.end(), e->row(i));
              return e;
            }),
            py::arg("m"), py::arg("n"))
-      .def("__len__", [](const EnvBatch& e) { return e.datas.size(); })
+      .def("__len__", [](const EnvBatch& e) { return e.n; })
       .def(
           "set_state",
           [](EnvBatch& e, long long i, py::handle state, long long spec) {
-            Data& d = e.at(i);
+            e.check(i);
             if (spec < 0 || spec >= (1ll << kNState)) throw py::value_error("EnvBatch.set_state: bad spec");
             const unsigned sp = static_cast<unsigned>(spec);
             const int n = state_size(*e.model, sp);
             std::vector<double> buf(n);
             assign("EnvBatch.set_state: state", buf.data(), {n}, state);
+            Data& d = e.in_datas ? e.datas[i] : e.scratch;
             reset_data(*e.model, d);
             set_state(*e.model, d, sp, buf.data());
+            if (!e.in_datas) get_state(*e.model, d, kStateIntegration, e.row(i));
           },
           py::arg("i"), py::arg("state"), py::arg("spec"),
           "Reset Data i (reset_data), then set the components of spec from state.")
@@ -308,7 +354,7 @@ loop of step on one Data. The state of moreau.VecEnv's environments.)doc")
           [](EnvBatch& e, long long i, long long spec) {
             const unsigned sp = static_cast<unsigned>(spec);
             py::array_t<double> out(state_size(*e.model, sp));
-            get_state(*e.model, e.at(i), sp, out.mutable_data());
+            get_state(*e.model, e.view(i), sp, out.mutable_data());
             return out;
           },
           py::arg("i"), py::arg("spec"), "The components of spec of Data i.")
@@ -318,14 +364,20 @@ loop of step on one Data. The state of moreau.VecEnv's environments.)doc")
              py::handle index) {
             Rollout& r = pool.get();
             if (pool.model.get() != e.model.get()) throw py::value_error("EnvBatch.step: the pool is for another Model");
-            std::vector<Data*> ptrs;
+            std::vector<int> idx;
             if (index.is_none()) {
-              for (Data& d : e.datas) ptrs.push_back(&d);
+              idx.resize(e.n);
+              for (int i = 0; i < e.n; ++i) idx[i] = i;
             } else {
-              for (py::handle h : index) ptrs.push_back(&e.at(h.cast<long long>()));
+              for (py::handle h : index) {
+                const long long i = h.cast<long long>();
+                e.check(i);
+                idx.push_back(static_cast<int>(i));
+              }
             }
-            const py::ssize_t B = static_cast<py::ssize_t>(ptrs.size());
+            const py::ssize_t B = static_cast<py::ssize_t>(idx.size());
             if (nstep < 0) throw py::value_error("EnvBatch.step: nstep is " + std::to_string(nstep) + ", expected >= 0");
+            if (spec < 0 || spec >= (1ll << kNState)) throw py::value_error("EnvBatch.step: bad spec");
             const py::ssize_t T = static_cast<py::ssize_t>(nstep);
             const Model& m = *e.model;
             Array ctrl = per_step("control", control, B, T, m.nu, "nu");
@@ -336,17 +388,72 @@ loop of step on one Data. The state of moreau.VecEnv's environments.)doc")
             RolloutArgs a;
             a.nbatch = static_cast<int>(B);
             a.nstep = static_cast<int>(T);
-            a.spec = sp;
             if (ctrl) a.ctrl = {ctrl.data(), static_cast<size_t>(ctrl.size())};
-            a.state = {state.mutable_data(), static_cast<size_t>(state.size())};
+            double* final_out = nullptr;
             if (final_sensordata) {
               py::array_t<double> f({B, static_cast<py::ssize_t>(m.nsensordata)});
-              a.final_sensordata = {f.mutable_data(), static_cast<size_t>(f.size())};
+              final_out = f.mutable_data();
+              a.final_sensordata = {final_out, static_cast<size_t>(f.size())};
               final = f;
             }
-            {
+            if (EnvBatch::solver_keeps_state(m)) {
+              e.to_datas();
+              std::vector<Data*> ptrs;
+              for (int i : idx) ptrs.push_back(&e.datas[i]);
+              a.spec = sp;
+              a.state = {state.mutable_data(), static_cast<size_t>(state.size())};
               py::gil_scoped_release nogil;
               r.step(ptrs, a);
+            } else {
+              e.to_states();
+              // the envs' integration states in, every step's integration state out
+              const size_t ni = e.nint;
+              std::vector<double> x0(static_cast<size_t>(B) * ni), rows(static_cast<size_t>(B) * T * ni);
+              for (py::ssize_t b = 0; b < B; ++b) std::copy_n(e.row(idx[b]), ni, x0.data() + b * ni);
+              // where the components of spec sit in an integration state (both in bit order)
+              std::vector<std::pair<size_t, size_t>> pick;
+              size_t from = 0;
+              for (int k = 0; k < kNState; ++k) {
+                const unsigned bit = 1u << k;
+                const size_t count = state_size(m, bit);
+                if ((sp & bit) && count) pick.emplace_back(from, count);
+                if (kStateIntegration & bit) from += count;
+              }
+              a.spec = kStateIntegration;
+              a.reuse_data = true;
+              a.initial_state = x0;
+              a.state = rows;
+              if (T == 0) {
+                // no step: the final stages alone, which renormalize quaternions in qpos; the
+                // env keeps the state they leave, as its own Data would
+                for (py::ssize_t b = 0; b < B && final_out; ++b) {
+                  Data& d = e.scratch;
+                  reset_data(m, d);
+                  set_state(m, d, kStateIntegration, e.row(idx[b]));
+                  check_pos(m, d);
+                  check_vel(m, d);
+                  fwd_position(m, d);
+                  sensor_pos(m, d);
+                  fwd_velocity(m, d);
+                  sensor_vel(m, d);
+                  std::copy_n(d.sensordata.data(), m.nsensordata, final_out + b * m.nsensordata);
+                  get_state(m, d, kStateIntegration, e.row(idx[b]));
+                }
+                return py::make_tuple(state, final);
+              }
+              {
+                py::gil_scoped_release nogil;
+                r.run(a);
+                double* out = state.mutable_data();
+                for (py::ssize_t b = 0; b < B; ++b) {
+                  if (T > 0) std::copy_n(rows.data() + (b * T + T - 1) * ni, ni, e.row(idx[b]));
+                  for (py::ssize_t t = 0; t < T; ++t) {
+                    const double* x = rows.data() + (b * T + t) * ni;
+                    double* o = out + (b * T + t) * ns;
+                    for (const auto& [from, count] : pick) o = std::copy_n(x + from, count, o);
+                  }
+                }
+              }
             }
             return py::make_tuple(state, final);
           },

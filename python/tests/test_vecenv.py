@@ -26,6 +26,34 @@ def test_tolerance_matches_dm_control_definitions():
         tolerance(1.0, bounds=(1, 0))
 
 
+def _dm_control_tolerance(x, bounds, margin, sigmoid, value_at_margin):
+    # dm_control/utils/rewards.py's tolerance as written there: 1 in the bounds, else the sigmoid of
+    # the distance to the nearer bound over the margin
+    from moreau.tasks import _sigmoids
+    lower, upper = bounds
+    in_bounds = np.logical_and(lower <= x, x <= upper)
+    if margin == 0:
+        return np.where(in_bounds, 1.0, 0.0)
+    with np.errstate(invalid="ignore"):
+        d = np.where(x < lower, lower - x, x - upper) / margin
+        return np.where(in_bounds, 1.0, _sigmoids(d, value_at_margin, sigmoid))
+
+
+def test_tolerance_is_bitwise_dm_controls_formula():
+    # moreau.tasks.tolerance evaluates it with fewer array operations (the clipped distance); the
+    # values are the same bits everywhere, infinities, NaN and signed zeros included
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.normal(0, 5, 2000), [0.0, -0.0, np.inf, -np.inf, np.nan, 1, 2, 10, -10]])
+    for bounds in [(0, 0), (1, 2), (-3, 3), (10, np.inf), (-np.inf, 0), (-np.inf, np.inf)]:
+        for sigmoid in ("gaussian", "hyperbolic", "long_tail", "reciprocal", "cosine", "linear", "quadratic",
+                        "tanh_squared"):
+            for margin in (0, 0.5, 2, 10):
+                vm = 0.0 if sigmoid in ("cosine", "linear", "quadratic") and margin == 2 else 0.1
+                got = tolerance(x, bounds, margin, sigmoid, vm)
+                assert np.array_equal(got, _dm_control_tolerance(x, bounds, margin, sigmoid, vm), equal_nan=True), \
+                    (bounds, sigmoid, margin)
+
+
 def test_shapes_dtypes_and_spaces():
     env = moreau.VecEnv(moreau.tasks.cartpole_swingup(), 5, nthread=2)  # a task in the model's place
     m = env.model
@@ -51,8 +79,10 @@ def test_shapes_dtypes_and_spaces():
 @pytest.mark.parametrize("make", [moreau.tasks.cartpole_swingup, moreau.tasks.humanoid_stand])
 def test_trajectories_equal_a_data_stepped_in_a_loop(make):
     # each env's state after every env step is bitwise that of one Data stepped frame_skip times per
-    # action from the same start (thread counts 1 and 3), with step1 after the reset and after each
-    # env step when the model has sensors (VecEnv's final stage, dm_control's call sequence)
+    # action from the same start (thread counts 1 and 3), with step1 after each env step when the
+    # model has sensors (VecEnv's final stage, dm_control's call sequence). The start is the state
+    # after the reset's own sensor pass, which renormalized the quaternions once already (normalizing
+    # by the reciprocal is not idempotent: a second step1 there may change the last bits)
     task = make()
     rng = np.random.default_rng(1)
     for nthread in (1, 3):
@@ -64,9 +94,7 @@ def test_trajectories_equal_a_data_stepped_in_a_loop(make):
         assert np.array_equal(x0[:, 1:1 + m.nq], env.qpos)
         for i in range(4):
             d = moreau.Data(m)
-            moreau.set_state(m, d, x0[i], INTEGRATION)
-            if m.nsensordata:
-                moreau.step1(m, d)
+            moreau.set_state(m, d, x0[i], INTEGRATION)  # x0: the state the reset's sensor pass left
             datas.append(d)
         for _ in range(6):
             a = rng.uniform(-1, 1, (4, m.nu))
@@ -80,6 +108,40 @@ def test_trajectories_equal_a_data_stepped_in_a_loop(make):
                 assert np.array_equal(env.qpos[i], d.qpos) and np.array_equal(env.qvel[i], d.qvel)
                 assert np.array_equal(obs[i, :m.nq], d.qpos)
         env.close()
+
+
+def test_switching_between_soft_and_hard_contact_solvers_keeps_trajectories_exact():
+    # soft solvers step each env's integration state on the pool's Datas; hard-contact solvers
+    # warm-start from the Data, so each env then keeps a Data of its own; the state moves between
+    # the two at each switch, and every env stays bitwise a loop of step on one Data
+    task = moreau.tasks.humanoid_stand()
+    env = moreau.VecEnv(None, 3, nthread=2, task=task)
+    m = env.model
+    env.reset(seed=5)
+    x0 = env.get_state(INTEGRATION)
+    datas = []
+    for i in range(3):
+        d = moreau.Data(m)
+        moreau.set_state(m, d, x0[i], INTEGRATION)
+        datas.append(d)
+    rng = np.random.default_rng(2)
+    touched = 0
+    for solver in ("newton", "raisim", "newton", "raisim", "cg"):
+        m.opt.solver = solver
+        for _ in range(3):
+            a = rng.uniform(-1, 1, (3, m.nu))
+            env.step(a)
+            for i, d in enumerate(datas):
+                d.ctrl[:] = a[i]
+                moreau.step(m, d, nstep=env.frame_skip)
+                moreau.step1(m, d)
+                touched += d.ncon > 0
+                assert np.array_equal(env.qpos[i], d.qpos) and np.array_equal(env.qvel[i], d.qvel), solver
+                assert np.array_equal(env.sensordata[i], d.sensordata), solver
+        assert np.array_equal(env.get_state(INTEGRATION), np.array([moreau.get_state(m, d, INTEGRATION)
+                                                                   for d in datas])), solver
+    assert touched > 0  # the humanoid's feet touch the floor: the hard solver has contacts to solve
+    env.close()
 
 
 def test_task_sensors_are_dm_controls_quantities_of_the_new_state():

@@ -291,6 +291,74 @@ def test_every_geom_type_appears_where_the_model_puts_it(tmp_path):
     assert np.abs(c - BACKGROUND).max() > 20 and np.ptp(c) < 12, c
 
 
+def png_bytes(rgb):
+    """A PNG file (8-bit RGB, no interlacing) of an (h, w, 3) uint8 array, written with zlib and
+    struct: the test makes its own image file."""
+    import struct
+    import zlib
+    rgb = np.asarray(rgb, dtype=np.uint8)
+    h, w = rgb.shape[:2]
+    raw = b"".join(b"\x00" + rgb[r].tobytes() for r in range(h))  # filter type 0 per row
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+TEXTURED = """<mujoco>
+  <asset>
+    <texture name="halves" type="2d" file="halves.png"/>
+    <texture name="cube" type="cube" file="yellow.png"/>
+    <material name="halves" texture="halves"/>
+    <material name="cube" texture="cube"/>
+  </asset>
+  <worldbody>
+    <geom type="plane" size="1 1 0.1" material="halves"/>
+    <geom name="box" type="box" size="0.2 0.2 0.2" pos="0 -0.6 0.2" material="cube"/>
+  </worldbody>
+</mujoco>"""
+
+
+def test_png_textures_show_on_a_plane_and_a_box(tmp_path):
+    # the plane's image: red on the left half (-x), blue on the right (+x); the box's cube texture
+    # one yellow square repeated on every face
+    halves = np.zeros((8, 8, 3), np.uint8)
+    halves[:, :4] = (230, 30, 30)
+    halves[:, 4:] = (30, 30, 230)
+    (tmp_path / "halves.png").write_bytes(png_bytes(halves))
+    (tmp_path / "yellow.png").write_bytes(png_bytes(np.full((4, 4, 3), (220, 220, 20), np.uint8)))
+    (tmp_path / "model.xml").write_text(TEXTURED)
+    m = moreau.Model.from_xml_path(str(tmp_path / "model.xml"))
+    assert m.ntexdata == 8 * 8 * 3 + 4 * 4 * 3
+    assert np.array_equal(np.asarray(m.tex_rgb[:192]).reshape(8, 8, 3), halves)
+    d = moreau.Data(m)
+    moreau.forward(m, d)
+    cam = {"lookat": [0, -0.2, 0], "distance": 3.0, "azimuth": 90, "elevation": -60, "fovy": 45}
+    path = tmp_path / "t.png"
+    viewer.snapshot(m, d, str(path), camera=cam, width=W, height=H)
+    img = png_pixels(path.read_bytes())
+    fc = vscene.free_camera(m, d, **cam)
+    left = around(img, vscene.project(fc, [-0.5, 0.3, 0], W, H))
+    right = around(img, vscene.project(fc, [0.5, 0.3, 0], W, H))
+    top = around(img, vscene.project(fc, [0, -0.6, 0.4], W, H))
+    assert looks_like(left, [0.9, 0.12, 0.12]), left
+    assert looks_like(right, [0.12, 0.12, 0.9]), right
+    assert looks_like(top, [0.86, 0.86, 0.08]), top
+
+
+def test_default_camera_frames_the_model_statistic(live):
+    m, d, h, b = live
+    st = b.driver.execute_script("return window.moreau.scene.stat")
+    assert st["extent"] == m.stat.extent and st["center"] == list(m.stat.center)
+    # humanoid.xml: the compiler's values (MuJoCo 2.2.2 computes the same; ModelCompare checks every model)
+    assert m.stat.extent == pytest.approx(2.73, abs=0.01)
+    pose = b.driver.execute_script("return window.moreau.cameraPose()")
+    assert np.allclose(pose["target"], m.stat.center, atol=1e-6)
+    assert np.linalg.norm(np.subtract(pose["position"], pose["target"])) == pytest.approx(1.5 * m.stat.extent, rel=1e-6)
+
+
 # ---------------------------------------------------------------------- replays
 def humanoid_run(steps):
     m = moreau.Model.from_xml_path(str(HUMANOID))

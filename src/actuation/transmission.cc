@@ -5,9 +5,10 @@
 #include <cmath>
 
 #include "engine/checks.h"
-#include "engine/internal.h"
+#include "kinematics/jacobian.h"
 #include "math/vec.h"
 #include "moreau/actuation.h"
+#include "moreau/moreau.h"
 
 namespace moreau {
 

@@ -5,7 +5,10 @@
 // their lower end on the coordinate axis of largest spread of the box centres, then swept: a pair is
 // a candidate when the boxes overlap on all three axes. The chapter sorts on the principal axis of
 // the geom centres; a coordinate axis gives the same pairs (the overlap test is exact on all three
-// axes either way) and needs no eigen-decomposition.
+// axes either way) and needs no eigen-decomposition. The sweep reads a copy of the boxes in sorted
+// order (contiguous: the inner loop runs over every overlap along the axis, which grows faster than
+// the number of bodies when they spread in two or three dimensions), and the candidate keys are put
+// in order by two counting-sort passes (second body, then first) when there are many of them.
 #include "collision/broadphase.h"
 
 #include <algorithm>
@@ -22,15 +25,16 @@ namespace moreau {
 void collision_reserve(const Model& m, Data& d) {
   internal::check_data(m, d, "collision_reserve");
   const size_t nb = static_cast<size_t>(m.nbody);
-  if (d.col_bound.size() < 6 * nb) d.col_bound.resize(6 * nb);
+  // Body boxes by body id (6*nbody), then the same boxes in sweep order (6*nbody).
+  if (d.work.col_bound.size() < 12 * nb) d.work.col_bound.resize(12 * nb);
   // work: body list (nbody) + per-body contype/conaffinity unions (2*nbody) + candidate body pairs.
   // The pair list holds the worst case nbody*(nbody-1)/2 up to 4M entries (16 MB; every model
   // with fewer than ~2900 bodies), so that collision() never allocates inside a step; only larger
   // models may still grow it when more bodies overlap than that.
   const size_t worst_pairs = nb * (nb > 0 ? nb - 1 : 0) / 2;
   const size_t need = 3 * nb + std::max<size_t>(8 * nb, std::min<size_t>(worst_pairs, size_t{1} << 22)) + 64;
-  if (d.col_work.size() < need) d.col_work.resize(need);
-  if (d.col_bvh_adr.size() != nb) col::midphase_build(m, d);
+  if (d.work.col_broad.size() < need) d.work.col_broad.resize(need);
+  if (d.work.col_bvh_adr.size() != nb) col::midphase_build(m, d);
 }
 
 }  // namespace moreau
@@ -39,14 +43,14 @@ namespace moreau::col {
 
 const int* broadphase(const Model& m, Data& d, int* npairs) {
   const int nb = m.nbody;
-  if (d.col_bound.size() < 6 * static_cast<size_t>(nb) || d.col_work.size() < 12 * static_cast<size_t>(nb) + 64)
+  if (d.work.col_bound.size() < 12 * static_cast<size_t>(nb) || d.work.col_broad.size() < 12 * static_cast<size_t>(nb) + 64)
     collision_reserve(m, d);
   const bool override_margin = m.opt.enableflags & kEnblOverride;
   constexpr double kInf = std::numeric_limits<double>::infinity();
 
   // Per body: box, contype/conaffinity unions; list of bodies with collidable geoms.
-  double* box = d.col_bound.data();
-  int* list = d.col_work.data();          // nb
+  double* box = d.work.col_bound.data();
+  int* list = d.work.col_broad.data();          // nb
   int* ctype = list + nb;                 // nb
   int* caff = ctype + nb;                 // nb
   int nlist = 0;
@@ -98,29 +102,48 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
   }
   std::sort(list, list + nlist, [&](int a, int b) { return box[6 * a + axis] < box[6 * b + axis]; });
 
-  // Sweep; candidate signatures go after the per-body arrays, growing the buffer if needed.
+  // Sweep over the boxes in sorted order; candidate signatures go after the per-body arrays,
+  // growing the buffer if needed.
+  double* sorted = box + 6 * static_cast<size_t>(nb);
+  for (int i = 0; i < nlist; ++i) std::copy_n(box + 6 * list[i], 6, sorted + 6 * i);
   size_t base = 3 * static_cast<size_t>(nb);
   size_t n = 0;
   for (int i = 0; i < nlist; ++i) {
-    const int bi = d.col_work[i];  // (not list[i]: the buffer may have grown)
-    const double* bxi = box + 6 * bi;
+    const double* bxi = sorted + 6 * i;
+    const double upper = bxi[3 + axis];
     for (int j = i + 1; j < nlist; ++j) {
-      const int bj = d.col_work[j];  // list may move if the buffer grows: index through d.col_work
-      const double* bxj = box + 6 * bj;
-      if (bxj[axis] > bxi[3 + axis]) break;
+      const double* bxj = sorted + 6 * j;
+      if (bxj[axis] > upper) break;
       if (bxj[0] > bxi[3] || bxi[0] > bxj[3] || bxj[1] > bxi[4] || bxi[1] > bxj[4] ||
           bxj[2] > bxi[5] || bxi[2] > bxj[5])
         continue;
-      const int* w = d.col_work.data();
+      const int* w = d.work.col_broad.data();  // (not list: the buffer may have grown)
+      const int bi = w[i], bj = w[j];
       if (!compatible(w[nb + bi], w[2 * nb + bi], w[nb + bj], w[2 * nb + bj])) continue;
       const int b1 = std::min(bi, bj), b2 = std::max(bi, bj);
       if (body_pair_filtered(m, b1, b2)) continue;
-      if (base + n >= d.col_work.size()) d.col_work.resize(2 * d.col_work.size());  // rare growth
-      d.col_work[base + n++] = (b1 << 16) + b2;
+      if (base + n >= d.work.col_broad.size()) d.work.col_broad.resize(2 * d.work.col_broad.size());  // rare growth
+      d.work.col_broad[base + n++] = (b1 << 16) + b2;
     }
   }
-  int* pairs = d.col_work.data() + base;
-  std::sort(pairs, pairs + n);
+  int* pairs = d.work.col_broad.data() + base;
+  if (n >= 64 && 4 * n >= static_cast<size_t>(nb) && base + 2 * n <= d.work.col_broad.size()) {
+    // Keys are unique with both bodies < nb: a stable counting sort by the second body, then by
+    // the first, orders them as std::sort would, in O(n + nbody). The per-body arrays (3 * nbody,
+    // done with) hold the counts; the keys pass through the space after them.
+    int* count = d.work.col_broad.data();
+    int* tmp = pairs + n;
+    auto pass = [&](const int* from, int* to, int shift, int mask) {
+      std::fill(count, count + nb + 1, 0);
+      for (size_t k = 0; k < n; ++k) ++count[((from[k] >> shift) & mask) + 1];
+      for (int b = 0; b < nb; ++b) count[b + 1] += count[b];
+      for (size_t k = 0; k < n; ++k) to[count[(from[k] >> shift) & mask]++] = from[k];
+    };
+    pass(pairs, tmp, 0, 0xFFFF);
+    pass(tmp, pairs, 16, 0xFFFF);
+  } else {
+    std::sort(pairs, pairs + n);
+  }
   *npairs = static_cast<int>(n);
   return pairs;
 }

@@ -244,12 +244,12 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
       int n1 = m.body_geomnum[b1], n2 = m.body_geomnum[b2];
       if (midphase_has_tree(d, b1)) {
         int* out = midphase_list(d, 0);
-        n1 = midphase_query(m, d, b1, &d.col_bound[6 * b2], out);
+        n1 = midphase_query(m, d, b1, &d.work.col_bound[6 * b2], out);
         l1 = out;
       }
       if (midphase_has_tree(d, b2)) {
         int* out = midphase_list(d, 1);
-        n2 = midphase_query(m, d, b2, &d.col_bound[6 * b1], out);
+        n2 = midphase_query(m, d, b2, &d.work.col_bound[6 * b1], out);
         l2 = out;
       }
       const int a1 = m.body_geomadr[b1], a2 = m.body_geomadr[b2];

@@ -1,6 +1,6 @@
 // Mid phase: per-body bounding volume hierarchies (see midphase.h).
 //
-// Layout in Data: col_bvh_adr[b] is the first node of body b's tree (-1: none); node i has
+// Layout in Data::work: col_bvh_adr[b] is the first node of body b's tree (-1: none); node i has
 // col_bvh_node[3i..3i+2] = (left, right, geom): children, or (-1, -1, geom) for a leaf; its box
 // col_bvh_box[7i..7i+6] = centre (3), half sizes (3) in the reference geom's frame and the largest
 // geom margin below it. Each tree starts with a header node (reference geom, number of unbounded
@@ -74,9 +74,9 @@ void relative_pose(const Model& m, int g, double* pos, double* R) {
 }  // namespace
 
 void midphase_build(const Model& m, Data& d) {
-  d.col_bvh_adr.assign(m.nbody, -1);
-  d.col_bvh_node.clear();
-  d.col_bvh_box.clear();
+  d.work.col_bvh_adr.assign(m.nbody, -1);
+  d.work.col_bvh_node.clear();
+  d.work.col_bvh_box.clear();
   int maxgeom = 0;
   std::vector<Item> items;
   // a Model assembled without geom frames in their bodies (hand-built tests) gets no trees
@@ -93,18 +93,18 @@ void midphase_build(const Model& m, Data& d) {
       }
     if (ncoll < kMidphaseMinGeoms) continue;
     // header node: (reference geom, number of unbounded collidable geoms, their list follows)
-    const int head = static_cast<int>(d.col_bvh_node.size() / 3);
-    d.col_bvh_adr[b] = head;
+    const int head = static_cast<int>(d.work.col_bvh_node.size() / 3);
+    d.work.col_bvh_adr[b] = head;
     std::vector<int> unbounded;
     for (int g = adr; g < adr + num; ++g)
       if (collidable(m, g) && !(m.geom_rbound[g] > 0)) unbounded.push_back(g);
-    d.col_bvh_node.insert(d.col_bvh_node.end(), {ref, static_cast<int>(unbounded.size()), 0});
-    d.col_bvh_box.resize(d.col_bvh_box.size() + 7);
+    d.work.col_bvh_node.insert(d.work.col_bvh_node.end(), {ref, static_cast<int>(unbounded.size()), 0});
+    d.work.col_bvh_box.resize(d.work.col_bvh_box.size() + 7);
     for (size_t i = 0; i < unbounded.size(); i += 3) {  // packed 3 per node slot
       int slot[3] = {-1, -1, -1};
       for (size_t k = 0; k < 3 && i + k < unbounded.size(); ++k) slot[k] = unbounded[i + k];
-      d.col_bvh_node.insert(d.col_bvh_node.end(), slot, slot + 3);
-      d.col_bvh_box.resize(d.col_bvh_box.size() + 7);
+      d.work.col_bvh_node.insert(d.work.col_bvh_node.end(), slot, slot + 3);
+      d.work.col_bvh_box.resize(d.work.col_bvh_box.size() + 7);
     }
     // items: geom centres in the reference geom's frame
     double pref[3], Rref[9];
@@ -123,18 +123,20 @@ void midphase_build(const Model& m, Data& d) {
       it.geom = g;
       items.push_back(it);
     }
-    d.col_bvh_node[3 * head + 2] = static_cast<int>(d.col_bvh_node.size() / 3);  // root
-    build_node(items, 0, static_cast<int>(items.size()), d.col_bvh_node, d.col_bvh_box);
+    d.work.col_bvh_node[3 * head + 2] = static_cast<int>(d.work.col_bvh_node.size() / 3);  // root
+    build_node(items, 0, static_cast<int>(items.size()), d.work.col_bvh_node, d.work.col_bvh_box);
   }
   for (int b = 0; b < m.nbody; ++b) maxgeom = std::max(maxgeom, m.body_geomnum[b]);
   // query work space: two candidate lists and a traversal stack
-  d.col_mid_work.assign(4 * static_cast<size_t>(maxgeom) + 128, 0);
+  d.work.col_mid.assign(4 * static_cast<size_t>(maxgeom) + 128, 0);
+  d.work.col_bvh_node.shrink_to_fit();  // built by appending: keep no spare capacity
+  d.work.col_bvh_box.shrink_to_fit();
 }
 
 int midphase_query(const Model& m, Data& d, int b, const double* box, int* out) {
-  const int head = d.col_bvh_adr[b];
-  const int* node = d.col_bvh_node.data();
-  const double* nbox = d.col_bvh_box.data();
+  const int head = d.work.col_bvh_adr[b];
+  const int* node = d.work.col_bvh_node.data();
+  const double* nbox = d.work.col_bvh_box.data();
   const int ref = node[3 * head], nunb = node[3 * head + 1], root = node[3 * head + 2];
   int n = 0;
   for (int i = 0; i < nunb; ++i) out[n++] = node[3 * (head + 1 + i / 3) + i % 3];

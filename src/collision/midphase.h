@@ -27,17 +27,17 @@ void midphase_build(const Model& m, Data& d);
 
 // True if body b has a tree.
 inline bool midphase_has_tree(const Data& d, int b) {
-  return !d.col_bvh_adr.empty() && d.col_bvh_adr[b] >= 0;
+  return !d.work.col_bvh_adr.empty() && d.work.col_bvh_adr[b] >= 0;
 }
 
 // Geoms of body b (which has a tree) whose bounds overlap the world box `box` (min xyz, max xyz),
 // written in increasing order to out (room for body_geomnum[b]); returns their number. Uses the
-// traversal stack in d.col_mid_work.
+// traversal stack in d.work.col_mid.
 int midphase_query(const Model& m, Data& d, int b, const double* box, int* out);
 
 // The two candidate lists of the query work space (room for the largest body_geomnum each).
 inline int* midphase_list(Data& d, int which) {
-  return d.col_mid_work.data() + which * (d.col_mid_work.size() / 4);
+  return d.work.col_mid.data() + which * (d.work.col_mid.size() / 4);
 }
 
 }  // namespace moreau::col

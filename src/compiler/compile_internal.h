@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mjcf/spec.h"
+#include "moreau/model.h"
 
 namespace moreau::compiler {
 
@@ -21,7 +22,8 @@ struct MeshInfo {
   double aamm_half[3] = {0, 0, 0};  // half sizes of the axis-aligned box in the inertial frame
   double rbound = 0;
   bool faces_from_hull = false;  // no faces were given: they are the convex hull's
-  std::vector<float> raw_vert;   // the vertices as read (before refpos/refquat/scale), for the hull graph
+  std::vector<double> src_vert;  // the vertices as read (before refpos/refquat/scale)
+  std::vector<float> raw_vert;   // the same in single precision, for the hull graph
 };
 MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec);
 
@@ -33,6 +35,10 @@ struct HFieldInfo {
 };
 HFieldInfo load_hfield(const mjcf::HFieldSpec& hs, const mjcf::Spec& spec);
 
+// The texture fields of `m` (all but tex_names) from spec.textures: the description of each and
+// its pixels (texture.cc).
+void compile_textures(const mjcf::Spec& spec, Model& m);
+
 // Mass properties of one geom in its own frame.
 struct GeomMass {
   const mjcf::Node* src = nullptr;
@@ -42,9 +48,6 @@ struct GeomMass {
   double mass = 0;
   double inertia[3] = {0, 0, 0};
 };
-// Fills mass and principal inertia (about the geom center, geom axes) from size and density or
-// mass. Throws LoadError for geoms without volume that are asked to have mass.
-void geom_mass(GeomMass& g, const double size[3], bool mass_set, double mass, double density, const MeshInfo* mesh);
 
 // Principal moments (descending) and the rotation to the principal frame (quat) of the
 // symmetric inertia (xx, yy, zz, xy, xz, yz). False if not positive semi-definite.

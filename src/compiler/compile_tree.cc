@@ -12,13 +12,6 @@ namespace moreau::compiler {
 
 using namespace moreau::math;
 
-void fromto_frame(const double ft[6], double pos[3], double quat[4], double& halflen) {
-  double v[3] = {ft[0] - ft[3], ft[1] - ft[4], ft[2] - ft[5]};
-  for (int k = 0; k < 3; ++k) pos[k] = 0.5 * (ft[k] + ft[k + 3]);
-  halflen = 0.5 * norm3(v);
-  mjcf::zaxis_to_quat(v, quat);
-}
-
 void Compiler::flatten(const mjcf::BodySpec& b, int parent) {
   const int id = static_cast<int>(bodies_.size());
   bodies_.push_back(&b);
@@ -56,29 +49,25 @@ void Compiler::compile_mesh_graphs() {
 void Compiler::compile_assets() {
   for (size_t i = 0; i < s_.materials.size(); ++i)
     if (!s_.materials[i].name.empty()) mat_names_.ids.emplace(s_.materials[i].name, static_cast<int>(i));
-  for (size_t i = 0; i < s_.textures.size(); ++i)
-    if (!s_.textures[i].name.empty()) tex_names_.ids.emplace(s_.textures[i].name, static_cast<int>(i));
+  // Unnamed textures take their file's name without directory and extension (as 2.2.2).
+  std::vector<std::string> tex_names;
+  for (const auto& t : s_.textures) {
+    std::string name = t.name.empty() ? t.file : t.name;
+    if (t.name.empty()) {
+      const auto sl = name.find_last_of('/');
+      if (sl != std::string::npos) name = name.substr(sl + 1);
+      const auto dot = name.find_last_of('.');
+      if (dot != std::string::npos) name = name.substr(0, dot);
+    }
+    tex_names.push_back(name);
+  }
+  for (size_t i = 0; i < tex_names.size(); ++i)
+    if (!tex_names[i].empty()) tex_names_.ids.emplace(tex_names[i], static_cast<int>(i));
   m_.nmat = static_cast<int>(s_.materials.size());
   m_.ntex = static_cast<int>(s_.textures.size());
   m_.nskin = static_cast<int>(s_.skins.size());
-  for (const auto& t : s_.textures) {
-    m_.tex_names.push_back(t.name);
-    m_.tex_type.push_back(t.type);
-    // A builtin's image size as 2.2.2 makes it: cube and skybox stack six square faces; an image
-    // file is not decoded, so its size is unknown here (0).
-    const bool builtin = t.builtin != kBuiltinNone;
-    m_.tex_width.push_back(builtin ? t.width : 0);
-    m_.tex_height.push_back(!builtin ? 0 : t.type == kTex2D ? t.height : 6 * t.width);
-    m_.tex_builtin.push_back(t.builtin);
-    m_.tex_mark.push_back(t.mark);
-    for (int k = 0; k < 3; ++k) {
-      m_.tex_rgb1.push_back(static_cast<float>(t.rgb1[k]));
-      m_.tex_rgb2.push_back(static_cast<float>(t.rgb2[k]));
-      m_.tex_markrgb.push_back(static_cast<float>(t.markrgb[k]));
-    }
-    m_.tex_random.push_back(static_cast<float>(t.random));
-    m_.tex_file.push_back(t.file);
-  }
+  m_.tex_names = tex_names;
+  compile_textures(s_, m_);
   for (const auto& mt : s_.materials) {
     m_.mat_names.push_back(mt.name);
     m_.mat_texid.push_back(mt.texture.empty() ? -1 : tex_names_.get(mt.texture, mt.src, "texture"));
@@ -111,6 +100,13 @@ void Compiler::compile_assets() {
     m_.mesh_graphadr.push_back(-1);  // compile_mesh_graphs, once the geoms are known
     for (double v : mi.vert) m_.mesh_vert.push_back(static_cast<float>(v));
     for (int f : mi.face) m_.mesh_face.push_back(f);
+    m_.mesh_srcvert.insert(m_.mesh_srcvert.end(), mi.src_vert.begin(), mi.src_vert.end());
+    m_.mesh_refpos.insert(m_.mesh_refpos.end(), ms.refpos, ms.refpos + 3);
+    m_.mesh_refquat.insert(m_.mesh_refquat.end(), ms.refquat, ms.refquat + 4);
+    m_.mesh_scale.insert(m_.mesh_scale.end(), ms.scale, ms.scale + 3);
+    m_.mesh_pos.insert(m_.mesh_pos.end(), mi.pos, mi.pos + 3);
+    m_.mesh_quat.insert(m_.mesh_quat.end(), mi.quat, mi.quat + 4);
+    m_.mesh_hullface.push_back(mi.faces_from_hull);
     m_.nmeshvert += static_cast<int>(mi.vert.size() / 3);
     m_.nmeshface += static_cast<int>(mi.face.size() / 3);
   }
@@ -134,27 +130,6 @@ void Compiler::compile_assets() {
 
 // ------------------------------------------------------------------------------ geoms and sites
 
-void geom_fromto(const mjcf::GeomSpec& g, double pos[3], double quat[4], double size[3]) {
-  if (g.type != kGeomCapsule && g.type != kGeomCylinder && g.type != kGeomBox && g.type != kGeomEllipsoid)
-    fail(g.src, "attribute 'fromto' is only allowed for capsule, cylinder, box and ellipsoid geoms");
-  double half;
-  fromto_frame(g.fromto, pos, quat, half);
-  if (half < kMinVal) fail(g.src, "attribute 'fromto' has coincident end points");
-  if (g.type == kGeomCapsule || g.type == kGeomCylinder) {
-    size[1] = half;
-  } else {  // box, ellipsoid: 2.2.2 uses the first size for both cross-section half-sizes
-    size[1] = size[0];
-    size[2] = half;
-  }
-}
-
-void site_fromto(const mjcf::SiteSpec& s, double pos[3], double quat[4], double size[3]) {
-  double half;
-  fromto_frame(s.fromto, pos, quat, half);
-  if (s.type == kGeomCapsule || s.type == kGeomCylinder) size[1] = half;
-  else size[2] = half;
-}
-
 void Compiler::compile_geom(const mjcf::GeomSpec& g, int body) {
   const int id = m_.ngeom++;
   geom_names_.add(g.name, id, g.src);
@@ -162,6 +137,7 @@ void Compiler::compile_geom(const mjcf::GeomSpec& g, int body) {
   double size[3] = {g.size[0], g.size[1], g.size[2]};
   double pos[3] = {g.pos[0], g.pos[1], g.pos[2]}, quat[4] = {g.quat[0], g.quat[1], g.quat[2], g.quat[3]};
   if (g.has_fromto) geom_fromto(g, pos, quat, size);
+  const double given_pos[3] = {pos[0], pos[1], pos[2]}, given_quat[4] = {quat[0], quat[1], quat[2], quat[3]};
   int dataid = -1;
   if (g.type == kGeomMesh) {
     if (g.mesh.empty()) fail(g.src, "mesh geom requires attribute 'mesh'");
@@ -222,6 +198,10 @@ void Compiler::compile_geom(const mjcf::GeomSpec& g, int body) {
   m_.geom_rbound.push_back(rbound);
   for (double v : pos) m_.geom_pos.push_back(v);
   for (double v : quat) m_.geom_quat.push_back(v);
+  // a mesh geom's own frame (save_xml); the compiled frame for the other types
+  const bool mesh = g.type == kGeomMesh;
+  m_.geom_srcpos.insert(m_.geom_srcpos.end(), mesh ? given_pos : pos, (mesh ? given_pos : pos) + 3);
+  m_.geom_srcquat.insert(m_.geom_srcquat.end(), mesh ? given_quat : quat, (mesh ? given_quat : quat) + 4);
   for (double v : g.friction) m_.geom_friction.push_back(v);
   m_.geom_margin.push_back(g.margin);
   m_.geom_gap.push_back(g.gap);
@@ -378,8 +358,12 @@ void Compiler::compile_tree() {
         x.pos = {m_.geom_pos[3 * gid], m_.geom_pos[3 * gid + 1], m_.geom_pos[3 * gid + 2]};
         x.quat = {m_.geom_quat[4 * gid], m_.geom_quat[4 * gid + 1], m_.geom_quat[4 * gid + 2],
                   m_.geom_quat[4 * gid + 3]};
-        geom_mass(x, &m_.geom_size[3 * gid], g.mass_set, g.mass, g.density,
-                  g.type == kGeomMesh ? &meshes_[m_.geom_dataid[gid]] : nullptr);
+        const MeshInfo* mesh = g.type == kGeomMesh ? &meshes_[m_.geom_dataid[gid]] : nullptr;
+        const geometry::MassProperties mp =
+            geometry::geom_mass(g.type, &m_.geom_size[3 * gid], g.mass_set, g.mass, g.density,
+                                mesh ? mesh->volume : 0, mesh ? mesh->inertia : nullptr);
+        x.mass = mp.mass;
+        copy3(x.inertia, mp.inertia);
         gm[b].push_back(x);
       }
     }

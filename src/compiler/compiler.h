@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "compiler/compile_internal.h"
-#include "mjcf/parse_common.h"
+#include "mjcf/spec.h"
+#include "model_geometry/geometry.h"
 #include "moreau/model.h"
 
 namespace moreau::compiler {
@@ -49,12 +50,14 @@ inline bool resolve_limited(int limited, bool range_set, bool autolimits, const 
   return false;
 }
 
-// z axis of the frame points from `to` to `from`, as MuJoCo's fromto.
-void fromto_frame(const double ft[6], double pos[3], double quat[4], double& halflen);
-// The frame and size that a geom's or site's fromto gives it (geoms: LoadError for types without
-// a fromto or coincident end points).
-void geom_fromto(const mjcf::GeomSpec& g, double pos[3], double quat[4], double size[3]);
-void site_fromto(const mjcf::SiteSpec& s, double pos[3], double quat[4], double size[3]);
+// The frame and size that a geom's or site's fromto gives it (model_geometry/geometry.h); a geom
+// type without a fromto or coincident end points are a LoadError at the geom's element.
+inline void geom_fromto(const mjcf::GeomSpec& g, double pos[3], double quat[4], double size[3]) {
+  if (const char* error = geometry::geom_fromto(g.type, g.fromto, pos, quat, size)) fail(g.src, error);
+}
+inline void site_fromto(const mjcf::SiteSpec& s, double pos[3], double quat[4], double size[3]) {
+  geometry::site_fromto(s.type, s.fromto, pos, quat, size);
+}
 
 class Compiler {
  public:

@@ -1,5 +1,5 @@
-// Mass properties of primitive geoms (closed forms, as MuJoCo 2.2.2 computes them) and the
-// principal-axes decomposition of an inertia tensor.
+// The principal-axes decomposition of an inertia tensor (primitive geoms' mass properties:
+// model_geometry/geometry.cc).
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -10,66 +10,6 @@
 namespace moreau::compiler {
 
 using namespace moreau::math;
-
-void geom_mass(GeomMass& g, const double size[3], bool mass_set, double mass, double density,
-               const MeshInfo* mesh) {
-  double vol = 0, I[3] = {0, 0, 0};  // volume and inertia per unit density
-  const double r = size[0];
-  switch (g.type) {
-    case kGeomSphere:
-      vol = 4.0 / 3.0 * M_PI * r * r * r;
-      I[0] = I[1] = I[2] = 0.4 * vol * r * r;
-      break;
-    case kGeomCapsule: {
-      // cylinder of height h plus a sphere split in two hemispheres at the ends; the
-      // hemispheres' moment about the center uses the parallel-axis shift of their centroids.
-      const double h = 2 * size[1];
-      const double vc = M_PI * r * r * h, vs = 4.0 / 3.0 * M_PI * r * r * r;
-      vol = vc + vs;
-      I[0] = I[1] = vc * (3 * r * r + h * h) / 12 + vs * (0.4 * r * r + 0.25 * h * h + 0.375 * h * r);
-      I[2] = vc * r * r / 2 + vs * 0.4 * r * r;
-      break;
-    }
-    case kGeomCylinder: {
-      const double h = 2 * size[1];
-      vol = M_PI * r * r * h;
-      I[0] = I[1] = vol * (3 * r * r + h * h) / 12;
-      I[2] = vol * r * r / 2;
-      break;
-    }
-    case kGeomEllipsoid: {
-      const double a = size[0], b = size[1], c = size[2];
-      vol = 4.0 / 3.0 * M_PI * a * b * c;
-      I[0] = vol * (b * b + c * c) / 5;
-      I[1] = vol * (a * a + c * c) / 5;
-      I[2] = vol * (a * a + b * b) / 5;
-      break;
-    }
-    case kGeomBox: {
-      const double a = size[0], b = size[1], c = size[2];
-      vol = 8 * a * b * c;
-      I[0] = vol * (b * b + c * c) / 3;
-      I[1] = vol * (a * a + c * c) / 3;
-      I[2] = vol * (a * a + b * b) / 3;
-      break;
-    }
-    case kGeomMesh:
-      vol = mesh->volume;
-      for (int k = 0; k < 3; ++k) I[k] = mesh->inertia[k];
-      break;
-    default:  // plane, hfield: no volume
-      vol = 0;
-  }
-  if (mass_set) {
-    if (vol <= 0) {
-      g.mass = mass;
-      return;
-    }
-    density = mass / vol;
-  }
-  g.mass = density * vol;
-  for (int k = 0; k < 3; ++k) g.inertia[k] = density * I[k];
-}
 
 namespace {
 

@@ -23,6 +23,7 @@
 
 namespace moreau {
 
+using mjcf::LengthRangeOptions;
 
 namespace {
 

@@ -104,6 +104,7 @@ MeshInfo load_mesh(const mjcf::MeshSpec& ms, const mjcf::Spec& spec) {
   // 2.2.2 computes the convex hull graph from the vertices as read, before refpos/refquat/scale
   // (qhull's vertex and face order depend on the coordinates; established by comparing
   // mesh_graph with 2.2.2's, see compile_mesh_graphs)
+  mi.src_vert = tm.vert;
   mi.raw_vert.assign(tm.vert.begin(), tm.vert.end());
   // reference frame (refpos/refquat, in the file's units), then scale; vertices are stored in
   // single precision as in MuJoCo.

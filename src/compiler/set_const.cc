@@ -4,12 +4,14 @@
 // for the constraint regularizer R is built from "endeffector" inverse inertias of bodies, dofs and
 // tendons at qpos0, computed by the compiler. This file computes them, plus the other constants that
 // need the dynamics (dof_M0, actuator_acc0, tendon_length0, actuator_length0, the mean inertia that
-// scales solver tolerances), the subtree masses, the mean body mass and the offsets of tracking
-// cameras and lights. Call set_const again after changing masses, inertias or geometry.
+// scales solver tolerances), the subtree masses, the mean body mass, the model's centre, extent and
+// mean body size (statistic.cc), and the offsets of tracking cameras and lights. Call set_const
+// again after changing masses, inertias or geometry.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "compiler/statistic.h"
 #include "math/vec.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
@@ -156,6 +158,8 @@ void set_const(Model& m) {
   double mass = 0;
   for (int b = 1; b < m.nbody; ++b) mass += m.body_mass[b];
   m.stat.meanmass = m.nbody > 1 ? mass / (m.nbody - 1) : 1;
+  // Centre, extent and mean body size.
+  set_statistic(m, d);
 }
 
 }  // namespace moreau

@@ -1,25 +1,41 @@
 // Constraint storage: efc_* capacity, row appending, products with efc_J.
 //
-// Capacity rule when Model::njmax <= 0: every equality, friction-loss and limit row the model can
-// produce at once (connect 3, weld 6, joint/tendon 1; one friction row per dof/tendon with
+// Contact capacity (d.contact.size(), make_data): Model::nconmax if > 0; else, if Model::memory
+// > 0 (MuJoCo 3.x's arena bytes), as many contacts as fit in `memory` bytes with their constraint
+// rows: a contact takes sizeof(Contact) and up to 6 rows of nv + 16 doubles (dense efc_J and the
+// per-row arrays), between 1 and 2^30; else max(100, 4*ngeom), at most 10000.
+//
+// Row capacity rule when Model::njmax <= 0: every equality, friction-loss and limit row the model
+// can produce at once (connect 3, weld 6, joint/tendon 1; one friction row per dof/tendon with
 // frictionloss > 0; two limit rows per limited scalar joint/tendon, one per ball joint) plus
 // rows for the contact capacity (d.contact.size(), else nconmax, else 1000 contacts) times the most
 // rows one contact can take under either cone (pyramidal 2(condim-1), elliptic condim).
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <string>
 
 #include "constraint/storage.h"
 #include "engine/checks.h"
 #include "moreau/messages.h"
-#include "solver/ncp/ncp.h"
 
 namespace moreau {
 
 using constraint::capacity;
 
-void allocate_constraint_storage(const Model& m, Data& d) {
-  internal::check_data(m, d, "allocate_constraint_storage");
-  const int nv = m.nv;
+namespace constraint {
+
+long long memory_per_contact(const Model& m) {
+  return static_cast<long long>(sizeof(Contact)) + 6LL * 8 * (m.nv + 16);
+}
+
+long long contact_capacity(const Model& m) {
+  if (m.nconmax > 0) return m.nconmax;
+  if (m.memory > 0) return std::clamp<long long>(m.memory / memory_per_contact(m), 1, 1LL << 30);
+  return std::min(10000, std::max(100, 4 * m.ngeom));
+}
+
+long long row_capacity(const Model& m, long long ncon) {
   long long cap = 0;
   if (m.njmax > 0) {
     cap = m.njmax;
@@ -28,7 +44,7 @@ void allocate_constraint_storage(const Model& m, Data& d) {
       const int t = m.eq_type[i];
       cap += t == kEqConnect ? 3 : t == kEqWeld ? 6 : 1;
     }
-    for (int i = 0; i < nv; ++i) cap += m.dof_frictionloss[i] > 0;
+    for (int i = 0; i < m.nv; ++i) cap += m.dof_frictionloss[i] > 0;
     for (int i = 0; i < m.ntendon; ++i) cap += m.tendon_frictionloss[i] > 0;
     for (int j = 0; j < m.njnt; ++j)
       if (m.jnt_limited[j]) cap += m.jnt_type[j] == kJointBall ? 1 : 2;
@@ -37,11 +53,48 @@ void allocate_constraint_storage(const Model& m, Data& d) {
     for (int g = 0; g < m.ngeom; ++g) maxdim = std::max(maxdim, m.geom_condim[g]);
     for (int p = 0; p < m.npair; ++p) maxdim = std::max(maxdim, m.pair_dim[p]);
     const int rows_per_contact = std::max(maxdim, std::max(1, 2 * (maxdim - 1)));
-    long long ncon = static_cast<long long>(d.contact.size());
-    if (ncon == 0) ncon = m.nconmax > 0 ? m.nconmax : 1000;
     cap += ncon * rows_per_contact;
   }
-  cap = std::max<long long>(cap, 1);
+  return std::max<long long>(cap, 1);
+}
+
+long long arena_bytes(const Model& m, long long ncon, long long rows) {
+  const long long nnz = nnz_bound(m, rows);
+  const long long jacobian = dense_values(m) ? rows * m.nv : nnz;
+  const long long work = work_size(m, rows, nnz), iwork = iwork_size(m, rows, nnz);
+  const long long per_row = 14 * static_cast<long long>(sizeof(double)) + 5 * static_cast<long long>(sizeof(int));
+  return ncon * static_cast<long long>(sizeof(Contact)) + rows * per_row +
+         (jacobian + work) * static_cast<long long>(sizeof(double)) +
+         (nnz + iwork) * static_cast<long long>(sizeof(int));
+}
+
+std::string arena_problem(const Model& m, long long ncon, long long rows, long long memory_limit) {
+  constexpr long long kMaxIndex = std::numeric_limits<int>::max();
+  if (ncon > kMaxIndex)
+    return std::to_string(ncon) + " contacts, more than the " + std::to_string(kMaxIndex) + " that Moreau indexes";
+  if (rows > kMaxIndex)
+    return std::to_string(ncon) + " contacts with " + std::to_string(rows) + " constraint rows, more than the " +
+           std::to_string(kMaxIndex) + " rows that Moreau indexes";
+  const long long nnz = nnz_bound(m, rows);
+  if (nnz > kMaxIndex)
+    return std::to_string(rows) + " constraint rows with up to " + std::to_string(nnz) +
+           " Jacobian entries, more than the " + std::to_string(kMaxIndex) + " that Moreau indexes";
+  const long long bytes = arena_bytes(m, ncon, rows);
+  if (memory_limit > 0 && bytes > memory_limit)
+    return std::to_string(ncon) + " contacts and " + std::to_string(rows) + " constraint rows taking " +
+           std::to_string(bytes) + " bytes, more than this machine's memory (" + std::to_string(memory_limit) +
+           " bytes)";
+  return {};
+}
+
+}  // namespace constraint
+
+void allocate_constraint_storage(const Model& m, Data& d) {
+  internal::check_data(m, d, "allocate_constraint_storage");
+  const int nv = m.nv;
+  long long ncon = static_cast<long long>(d.contact.size());
+  if (ncon == 0) ncon = m.nconmax > 0 ? m.nconmax : 1000;
+  const long long cap = constraint::row_capacity(m, ncon);
   const size_t n = static_cast<size_t>(cap);
   const long long nnz = constraint::nnz_bound(m, cap);
   d.efc_type.assign(n, 0);
@@ -55,12 +108,10 @@ void allocate_constraint_storage(const Model& m, Data& d) {
   d.efc_J_rownnz.assign(n, 0);
   d.efc_J_rowadr.assign(n, 0);
   d.efc_J_colind.assign(static_cast<size_t>(nnz), 0);
-  d.efc_work.assign(static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap), nnz)), 0.0);
-  d.efc_iwork.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
+  d.work.efc.assign(static_cast<size_t>(constraint::work_size(m, static_cast<int>(cap), nnz)), 0.0);
+  d.work.efc_int.assign(static_cast<size_t>(constraint::iwork_size(m, static_cast<int>(cap), nnz)), 0);
   if (d.solver.size() < static_cast<size_t>(kNSolverStat)) d.solver.resize(kNSolverStat);
   if (static_cast<int>(d.qfrc_constraint.size()) < nv) d.qfrc_constraint.assign(nv, 0.0);
-  // hard-contact solvers: their work space, only when one of them is selected
-  if (is_hard_contact_solver(m.opt.solver)) ncp::ensure_storage(m, d);
   d.ne = d.nf = d.nefc = 0;
 }
 

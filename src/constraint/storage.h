@@ -1,10 +1,26 @@
-// Constraint storage: capacity rule, the layout of Data::efc_work, and the row helpers that every
+// Constraint storage: capacity rule, the layout of Data::work.efc, and the row helpers that every
 // constraint type uses to append rows to efc_* (internal to src/constraint and src/solver).
 #pragma once
+
+#include <string>
 
 #include "moreau/moreau.h"
 
 namespace moreau::constraint {
+
+// Bytes of Model::memory that one contact takes with its rows (the contact capacity rule).
+long long memory_per_contact(const Model& m);
+// Contacts a Data of this model holds (d.contact.size(), make_data; rule in storage.cc).
+long long contact_capacity(const Model& m);
+// Constraint rows allocate_constraint_storage gives a Data with ncon contacts (rule in storage.cc).
+long long row_capacity(const Model& m, long long ncon);
+// Bytes of the contact and constraint-row storage for ncon contacts and `rows` rows: the contacts,
+// the efc_* arrays, the Jacobian and the solvers' work space (Data::work.efc, work.efc_int).
+long long arena_bytes(const Model& m, long long ncon, long long rows);
+// Why a Data with ncon contacts and `rows` rows cannot be made: the contact, row and Jacobian
+// entry indices are int, and the storage must fit in memory_limit bytes (<= 0: no limit).
+// Empty when it can.
+std::string arena_problem(const Model& m, long long ncon, long long rows, long long memory_limit);
 
 // Rows the storage can hold (efc_type.size()).
 inline int capacity(const Data& d) { return static_cast<int>(d.efc_type.size()); }
@@ -18,12 +34,13 @@ inline bool use_sparse(const Model& m) {
 // compressed copy (Work::Jc); with the sparse jacobian efc_J itself is compressed.
 inline bool dense_values(const Model& m) { return !use_sparse(m); }
 
-// Work space carved from d.efc_work (doubles) and d.efc_iwork (ints). Sizes: cap = capacity rows,
+// Work space carved from d.work.efc (doubles) and d.work.efc_int (ints). Sizes: cap = capacity rows,
 // nv dofs.
 //   make:   jac (18*nv): jacp1, jacr1, jacp2, jacr2, contact-frame rows (6 rows)
 //   solver: per-row vectors (Jaref, jv, quad[3], force0, tmp[2]); per-dof vectors; nv*nv Hessian /
-//           factor (entries addressed densely, only the sparse pattern touched); cap*nv
-//           (MinvJT) holding the dual rows' values (dual.cc; at most nnz_capacity of them).
+//           factor (entries addressed densely, only the sparse pattern touched); nnz_capacity
+//           (MinvJT) holding the dual rows' values (dual.cc: a dual row's columns are the ancestor
+//           closure of its own, within the same nnz_bound).
 //   Jc:     nnz_capacity, dense jacobian only: the compressed values of efc_J's rows (the solvers
 //           read rows through efc_J_rowadr/colind in both jacobian modes; see J_values).
 //   ints:   chain (4*nv), the Newton factor's row patterns (nv*(nv+1)/2) and bookkeeping
@@ -38,7 +55,7 @@ struct Work {
   double* v[14];     // 14 vectors of nv
   double* first;     // nv: pivots D of the Newton factor H = L' D L
   double* L;         // nv*nv: Newton Hessian and its factor (sparse pattern, dense addressing)
-  double* MinvJT;    // cap*nv: values of the dual rows (dual.cc)
+  double* MinvJT;    // nnz_capacity: values of the dual rows (dual.cc)
   double* Jc;        // nnz_capacity (dense jacobian) or null
   int* chain;        // 4*nv: dof chains of the two bodies of a row
   int* pattern;      // nv*(nv+1)/2: row patterns of the Newton factor
@@ -54,19 +71,18 @@ inline long long nnz_capacity(const Data& d) {
 }
 // The most non-zeros cap rows of this model can have (storage.cc).
 long long nnz_bound(const Model& m, long long cap);
-inline long long work_size(const Model& m, int cap, long long nnz) {
+inline long long work_size(const Model& m, long long cap, long long nnz) {
   const long long nv = m.nv;
-  return 18LL * nv + 8LL * cap + 15LL * nv + nv * nv + 1LL * cap * nv +
-         (dense_values(m) ? nnz : 0) + 16;
+  return 18LL * nv + 8LL * cap + 15LL * nv + nv * nv + nnz + (dense_values(m) ? nnz : 0) + 16;
 }
-inline long long iwork_size(const Model& m, int cap, long long nnz) {
+inline long long iwork_size(const Model& m, long long cap, long long nnz) {
   const long long nv = m.nv;
   return 4 * nv + nv * (nv + 1) / 2 + 8 * nv + cap + 1 + (cap + 1) + nnz + 16;
 }
 inline Work carve(const Model& m, Data& d) {
   const int nv = m.nv, cap = capacity(d);
   Work w;
-  double* p = d.efc_work.data();
+  double* p = d.work.efc.data();
   w.jac = p; p += 18 * nv;
   w.Jaref = p; p += cap;
   w.jv = p; p += cap;
@@ -76,9 +92,9 @@ inline Work carve(const Model& m, Data& d) {
   for (auto& v : w.v) { v = p; p += nv; }
   w.first = p; p += nv;
   w.L = p; p += static_cast<long long>(nv) * nv;
-  w.MinvJT = p; p += static_cast<long long>(cap) * nv;
+  w.MinvJT = p; p += nnz_capacity(d);
   w.Jc = dense_values(m) ? p : nullptr;
-  int* q = d.efc_iwork.data();
+  int* q = d.work.efc_int.data();
   w.chain = q; q += 4 * nv;
   w.pattern = q; q += static_cast<long long>(nv) * (nv + 1) / 2;
   for (auto& v : w.iv) { v = q; q += nv; }
@@ -94,7 +110,7 @@ inline Work carve(const Model& m, Data& d) {
 inline const double* J_values(const Model& m, const Data& d) {
   if (!dense_values(m)) return d.efc_J.data();
   const long long nv = m.nv, cap = capacity(d);
-  return d.efc_work.data() + 18 * nv + 8 * cap + 15 * nv + nv * nv + cap * nv;
+  return d.work.efc.data() + 18 * nv + 8 * cap + 15 * nv + nv * nv + nnz_capacity(d);
 }
 
 // One row of efc_J in compressed form.

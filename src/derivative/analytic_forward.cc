@@ -25,8 +25,9 @@
 
 #include "constraint/storage.h"
 #include "derivative/work.h"
-#include "engine/internal.h"
+#include "dynamics/dynamics.h"
 #include "integrator/implicit.h"
+#include "kinematics/jacobian.h"
 #include "math/spatial.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/derivative.h"
@@ -117,8 +118,8 @@ std::string constraint_pos_unsupported(const Model& m, const Data& d) {
         } else if (m.eq_type[id] == kEqTendon) {
           if (!fixed_tendon(m, o1) || (o2 >= 0 && !fixed_tendon(m, o2)))
             return "spatial tendon equality (qpos derivative)";
-        } else {
-          return "connect, weld and distance equality rows (qpos derivative)";
+        } else if (m.opt.enableflags & kEnblJdotv) {
+          return "jdotv term of connect and weld rows (qpos derivative)";
         }
         break;
       }
@@ -578,6 +579,132 @@ void contact_geometry_deriv(const ContactGeometry& g, const double* Sk, bool on1
   }
 }
 
+// Position term of the rows of one connect (3 rows) or weld (6 rows) constraint starting at row r0,
+// added to T (col-major nv x nv); returns the number of rows. With the anchors p_b (body b's point,
+// world frame), the rows' Jacobian columns are e_j.(jp1_i - jp2_i), jp_b,i = v_i + w_i x (p_b - o_b)
+// for the dofs i that move body b (cdof_i = (w_i, v_i) at o_b, the com origin of b's tree), and the
+// weld's rotation rows 0.5 ts imag(q2^-1 [0, wr_i] q1 r), wr_i = w_i (body 1) - w_i (body 2). Along
+// dof k: d cdof_i = cdof_k x cdof_i when k moves i's axis on the same chain, dp_b = v_k + w_k x
+// (p_b - o_b) and dq_b = 0.5 [0, w_k] q_b when k moves body b; the residual moves as the rows
+// without torquescale (dpos = dp1 - dp2, 0.5 imag(q2^-1 [0, w_k1 - w_k2] q1 r)), and the impedance
+// with the norm of (position, ts x rotation) residual.
+template <class RowScalar>
+int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowScalar row_scalar, double* T) {
+  using namespace math;
+  const int nv = m.nv, e = d.efc_id[r0];
+  const bool weld = m.eq_type[e] == kEqWeld;
+  const int nrow = weld ? 6 : 3;
+  const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
+  const double* data = &m.eq_data[kNEQDATA * e];
+  const double ts = weld ? data[10] : 1.0;
+  const double* local1 = weld ? data + 3 : data;
+  const double* local2 = weld ? data : data + 3;
+  double p1[3], p2[3], r1[3], r2[3], q1r[4], q2inv[4];
+  mulmatvec3(p1, &d.xmat[9 * b1], local1);
+  add3(p1, p1, &d.xpos[3 * b1]);
+  mulmatvec3(p2, &d.xmat[9 * b2], local2);
+  add3(p2, p2, &d.xpos[3 * b2]);
+  sub3(r1, p1, &d.subtree_com[3 * m.body_rootid[b1]]);
+  sub3(r2, p2, &d.subtree_com[3 * m.body_rootid[b2]]);
+  mulquat(q1r, &d.xquat[4 * b1], data + 6);
+  negquat(q2inv, &d.xquat[4 * b2]);
+  // the row columns: the union of the two chains
+  std::vector<int> c1(nv), c2(nv), un(2 * nv);
+  const int n1 = constraint::dof_chain(m, b1, c1.data()), n2 = constraint::dof_chain(m, b2, c2.data());
+  const int n = static_cast<int>(std::set_union(c1.begin(), c1.begin() + n1, c2.begin(), c2.begin() + n2, un.begin()) -
+                                 un.begin());
+  auto in = [&](const std::vector<int>& ch, int nc, int k) { return std::binary_search(ch.begin(), ch.begin() + nc, k); };
+  // |(pos, ts rot)| of the impedance
+  double norm = 0;
+  for (int j = 0; j < nrow; ++j) norm += (j < 3 ? 1 : ts * ts) * d.efc_pos[r0 + j] * d.efc_pos[r0 + j];
+  norm = std::sqrt(norm);
+  const double* qacc = d.qacc.data();
+  const double* qvel = d.qvel.data();
+  // q2^-1 [0, a] [0, b] q1 r, imaginary part
+  auto qprod = [&](const double* a, const double* b, double* out) {
+    const double A[4] = {0, a[0], a[1], a[2]}, Bq[4] = {0, b[0], b[1], b[2]};
+    double t[4], u[4], v[4];
+    mulquat(t, q2inv, A);
+    mulquat(u, t, Bq);
+    mulquat(v, u, q1r);
+    copy3(out, v + 1);
+  };
+  auto qone = [&](const double* a, double* out) {
+    const double A[4] = {0, a[0], a[1], a[2]};
+    double t[4], u[4];
+    mulquat(t, q2inv, A);
+    mulquat(u, t, q1r);
+    copy3(out, u + 1);
+  };
+  const double zero[3] = {0, 0, 0};
+  for (int x = 0; x < n; ++x) {
+    const int k = un[x];
+    const double* Sk = &d.cdof[6 * k];
+    const bool on1 = in(c1, n1, k), on2 = in(c2, n2, k);
+    double dp1[3] = {0, 0, 0}, dp2[3] = {0, 0, 0}, t[3];
+    if (on1) cross3(t, Sk, r1), add3(dp1, Sk + 3, t);
+    if (on2) cross3(t, Sk, r2), add3(dp2, Sk + 3, t);
+    const double* w1 = on1 ? Sk : zero;
+    const double* w2 = on2 ? Sk : zero;
+    double dpos[6];
+    sub3(dpos, dp1, dp2);
+    if (weld) {
+      double dw[3];
+      sub3(dw, w1, w2);
+      qone(dw, dpos + 3);
+      for (int a = 0; a < 3; ++a) dpos[3 + a] *= 0.5;
+    }
+    double dnorm = 0;
+    if (norm > 0)
+      for (int j = 0; j < nrow; ++j) dnorm += (j < 3 ? 1 : ts * ts) * d.efc_pos[r0 + j] * dpos[j] / norm;
+    double dJa[6] = {0, 0, 0, 0, 0, 0}, dJv[6] = {0, 0, 0, 0, 0, 0};
+    double* col = &T[static_cast<size_t>(k) * nv];
+    for (int y = 0; y < n; ++y) {
+      const int i = un[y];
+      const double* Si = &d.cdof[6 * i];
+      const bool in1 = in(c1, n1, i), in2 = in(c2, n2, i);
+      double djp[3] = {0, 0, 0}, dwr[3] = {0, 0, 0}, wr[3] = {0, 0, 0};
+      for (int b = 0; b < 2; ++b) {
+        const bool ini = b == 0 ? in1 : in2, onk = b == 0 ? on1 : on2;
+        if (!ini) continue;
+        const double sg = b == 0 ? 1.0 : -1.0;
+        const double* rb = b == 0 ? r1 : r2;
+        const double* dpb = b == 0 ? dp1 : dp2;
+        double dS[6] = {0, 0, 0, 0, 0, 0}, a1[3], a2[3];
+        if (onk && moves(m, k, i)) cross_motion(dS, Sk, Si);
+        cross3(a1, dS, rb);
+        cross3(a2, Si, dpb);
+        for (int a = 0; a < 3; ++a) {
+          djp[a] += sg * (dS[3 + a] + a1[a] + a2[a]);
+          dwr[a] += sg * dS[a];
+          wr[a] += sg * Si[a];
+        }
+      }
+      double dJ[6];
+      copy3(dJ, djp);
+      if (weld) {
+        double a[3], b[3], g[3];
+        qprod(w2, wr, a);  // -0.5 q2^-1 [0, w_k2] [0, wr] q1 r
+        qone(dwr, b);      // q2^-1 [0, dwr] q1 r
+        qprod(wr, w1, g);  // 0.5 q2^-1 [0, wr] [0, w_k1] q1 r
+        for (int j = 0; j < 3; ++j) dJ[3 + j] = 0.5 * ts * (-0.5 * a[j] + b[j] + 0.5 * g[j]);
+      }
+      for (int j = 0; j < nrow; ++j) {
+        dJa[j] += dJ[j] * qacc[i];
+        dJv[j] += dJ[j] * qvel[i];
+        col[i] += dJ[j] * c.force[r0 + j];
+      }
+    }
+    for (int j = 0; j < nrow; ++j) {
+      const double sc = row_scalar(r0 + j, dJa[j], dJv[j], dpos[j], dnorm);
+      if (sc == 0) continue;
+      const double* J = &c.J[static_cast<size_t>(r0 + j) * nv];
+      for (int i = 0; i < nv; ++i) col[i] += sc * J[i];
+    }
+  }
+  return nrow;
+}
+
 // Position term of the optimality condition (col-major nv x nv), the active set held fixed:
 //   column k = sum_r dJ_r,k f_r + J_r s_r,k,   s_r,k = -D_r (dJ_r,k qacc - daref_r,k) - dD_r,k z_r
 // (s on quadratic rows only), with aref = -B J v - K imp (pos - margin), D = imp / ((1 - imp) c):
@@ -607,6 +734,17 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
     const double dD = (imp > 0 && imp < 1) ? D * impP * dpos / (imp * (1 - imp)) : 0.0;
     return -D * (dJa - daref) - dD * c.z[r];
   };
+  // the same for a row whose impedance takes the norm of its constraint's residual (connect, weld):
+  // dimp = impP dnorm, aref's position term K imp pos_r moves with dpos_r and dimp
+  auto row_scalar_norm = [&](int r, double dJa, double dJv, double dpos, double dnorm) {
+    if (d.efc_state[r] != kCnstrQuadratic) return 0.0;
+    const double* kbip = &d.efc_KBIP[4 * r];
+    const double K = kbip[0], B = kbip[1], imp = kbip[2], impP = kbip[3];
+    const double daref = -B * dJv - K * (impP * dnorm * (d.efc_pos[r] - d.efc_margin[r]) + imp * dpos);
+    const double D = d.efc_D[r];
+    const double dD = (imp > 0 && imp < 1) ? D * impP * dnorm / (imp * (1 - imp)) : 0.0;
+    return -D * (dJa - daref) - dD * c.z[r];
+  };
   auto add_J = [&](double* col, int r, double sc) {
     if (sc == 0) return;
     const double* J = &c.J[static_cast<size_t>(r) * nv];
@@ -621,6 +759,10 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
       for (int k = 0; k < nv; ++k)
         if (J[k] != 0) add_J(&T[static_cast<size_t>(k) * nv], r, row_scalar(r, 0, 0, J[k]));
       ++r;
+      continue;
+    }
+    if (type == kCnstrEquality && (m.eq_type[d.efc_id[r]] == kEqConnect || m.eq_type[d.efc_id[r]] == kEqWeld)) {
+      r += connect_weld_pos_term(m, d, c, r, row_scalar_norm, T.data());
       continue;
     }
     if (type == kCnstrEquality) {
@@ -885,6 +1027,7 @@ std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
   if (!c.vel.empty()) out.push_back(c.vel + " (qvel columns)");
   if (!c.ctl.empty()) out.push_back(c.ctl + " (act and ctrl columns)");
   if (m.opt.integrator == kIntRK4) out.push_back("RK4 integrator (transition)");
+  if (m.opt.integrator == kIntImplicitCon) out.push_back("implicitcon integrator (transition)");
   if (internal::midpoint_enabled(m)) out.push_back("midpoint integration of free bodies (transition)");
   return out;
 }
@@ -971,8 +1114,10 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
   const int nv = m.nv, na = m.na, nu = m.nu, ndx = 2 * nv + na;
   const double h = m.opt.timestep;
   const int integ = m.opt.integrator;
-  if (integ == kIntRK4 || internal::midpoint_enabled(m)) {
-    warn_once(integ == kIntRK4 ? "RK4 integrator" : "midpoint integration of free bodies (implicit integrators)");
+  if (integ == kIntRK4 || integ == kIntImplicitCon || internal::midpoint_enabled(m)) {
+    warn_once(integ == kIntRK4            ? "RK4 integrator"
+              : integ == kIntImplicitCon ? "implicitcon integrator"
+                                         : "midpoint integration of free bodies (implicit integrators)");
     transition_fd(m, d, kEps, true, A, B, C, D);
     return;
   }

@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/internal.h"
 #include "math/spatial.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/moreau.h"

@@ -9,7 +9,6 @@
 
 #include "derivative/work.h"
 #include "engine/checks.h"
-#include "engine/internal.h"
 #include "moreau/actuation.h"
 #include "moreau/derivative.h"
 #include "moreau/moreau.h"
@@ -26,7 +25,7 @@ struct Work {
 };
 
 Work carve(const Model& m, Data& d) {
-  double* p = d.fd_work.data();
+  double* p = d.work.fd.data();
   auto take = [&](int n) { double* r = p; p += n; return r; };
   Work w{};
   w.qpos = take(m.nq), w.qvel = take(m.nv), w.qacc = take(m.nv);
@@ -71,7 +70,7 @@ void inverse_fd(const Model& m, Data& d, double eps, bool centered, bool flg_act
 
   evaluate(m, d, flg_actuation, w.nf, w.ns, w.nM);
   // the minus (or only) evaluation lands in the nominal-sized buffers after pf/ps/pM
-  double* mf = w.dq + nv;  // fd_work has room: see fd_work_size
+  double* mf = w.dq + nv;  // work.fd has room: see fd_work_size
   double* ms = mf + nv;
   double* mM = ms + ns;
 

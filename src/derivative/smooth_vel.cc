@@ -19,7 +19,7 @@
 #include "derivative/work.h"
 #include "dynamics/fluid.h"
 #include "engine/checks.h"
-#include "engine/internal.h"
+#include "kinematics/jacobian.h"
 #include "math/spatial.h"
 #include "moreau/actuation.h"
 #include "moreau/derivative.h"
@@ -55,7 +55,7 @@ void add_outer(const Model& m, double* D, const double* x, double c) {
 // (lower and upper entries are stored separately).
 void add_chain_product(const Model& m, Data& d, int b, const double* pos, const double* R, const double* H,
                        double* D) {
-  double* jac = internal::deriv_work_chain(m, d.deriv_work.data());  // per chain dof: J (6), H J (6)
+  double* jac = internal::deriv_work_chain(m, d.work.deriv.data());  // per chain dof: J (6), H J (6)
   double off[3];
   sub3(off, pos, &d.subtree_com[3 * m.body_rootid[b]]);
   int n = 0;
@@ -209,7 +209,7 @@ void body_deriv(const Model& m, const Data& d, int b, int k, const double* dv_pa
 }
 
 void rne_vel(const Model& m, Data& d, double* D) {
-  double* w = internal::deriv_work_rne(m, d.deriv_work.data());
+  double* w = internal::deriv_work_rne(m, d.work.deriv.data());
   double* dv = w;
   double* da = w + 6 * m.nbody;
   double* df = w + 12 * m.nbody;

@@ -24,7 +24,7 @@
 
 #include "derivative/work.h"
 #include "engine/checks.h"
-#include "engine/internal.h"
+#include "engine/pipeline.h"
 #include "moreau/derivative.h"
 #include "moreau/moreau.h"
 
@@ -43,7 +43,7 @@ struct Saved {
 
 Saved carve(const Model& m, Data& d) {
   const int nq = m.nq, nv = m.nv, na = m.na, nu = m.nu, ns = m.nsensordata;
-  double* p = d.fd_work.data();
+  double* p = d.work.fd.data();
   Saved s{};
   auto take = [&](int n) { double* r = p; p += n; return r; };
   s.qpos = take(nq), s.qvel = take(nv), s.act = take(na), s.ctrl = take(nu), s.warm = take(nv);

@@ -1,5 +1,5 @@
-// Sizes of the work space of the derivatives and the implicit integrators (make_data allocates it;
-// nothing in step, transition_fd or inverse_fd allocates).
+// Layout of the work space of the derivatives and the implicit integrators (Data::work.deriv and
+// Data::work.fd; their sizes: deriv_work_size and fd_work_size in moreau/derivative.h, work.cc).
 #pragma once
 
 #include "moreau/model.h"
@@ -12,12 +12,9 @@ inline int count_free_joints(const Model& m) {
   return n;
 }
 
-// Data::deriv_work: derivatives of cvel, cacc, cfrc per body (18*nbody) and a fluid wrench's local
+// Data::work.deriv: derivatives of cvel, cacc, cfrc per body (18*nbody) and a fluid wrench's local
 // Jacobian J and H J along one dof chain (12*nv) (src/derivative/smooth_vel.cc), and the 6x6 non-RNE blocks of D of the
 // free bodies for the midpoint integration (36 each, src/integrator/midpoint.cc).
-inline long long deriv_work_size(const Model& m) {
-  return 18LL * m.nbody + 12LL * m.nv + 36LL * count_free_joints(m);
-}
 inline double* deriv_work_rne(const Model& m, double* work) { return work; }
 inline double* deriv_work_chain(const Model& m, double* work) { return work + 18LL * m.nbody; }
 inline double* deriv_work_midpoint(const Model& m, double* work) { return work + 18LL * m.nbody + 12LL * m.nv; }
@@ -31,11 +28,8 @@ inline int dof_depth(const Model& m, int i) {
   return (i + 1 < m.nv ? m.dof_Madr[i + 1] : m.nM) - m.dof_Madr[i] - 1;
 }
 
-// Data::fd_work: saved state (qpos, qvel, act, ctrl, warmstart, qacc), nominal and perturbed outputs
+// Data::work.fd: saved state (qpos, qvel, act, ctrl, warmstart, qacc), nominal and perturbed outputs
 // (next state or qfrc_inverse, sensordata, qM) and a tangent vector (src/derivative/*_fd.cc).
 // transition_fd: 4nq + 7nv + 4na + nu + 3ns; inverse_fd: nq + 6nv + 3ns + 3nM.
-inline long long fd_work_size(const Model& m) {
-  return 4LL * m.nq + 9LL * m.nv + 4LL * m.na + m.nu + 3LL * m.nsensordata + 3LL * m.nM;
-}
 
 }  // namespace moreau::internal

@@ -2,8 +2,8 @@
 // is on): energy[0] = potential = gravitational (-sum m_b gravity . xipos_b) + joint springs
 // (0.5 k |q - qpos_spring|^2, ball/free rotations through the rotation vector); energy[1] =
 // kinetic = 0.5 qvel' M qvel.
+#include "dynamics/dynamics.h"
 #include "engine/checks.h"
-#include "engine/internal.h"
 #include "math/vec.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
@@ -53,7 +53,7 @@ void energy_pos(const Model& m, Data& d) {
 
 void energy_vel(const Model& m, Data& d) {
   internal::check_data(m, d, "energy_vel");
-  double* Mv = internal::scratch_stage(m, d);
+  double* Mv = internal::dynamics_work(d);
   mul_m(m, d, Mv, d.qvel.data());
   double E = 0;
   for (int i = 0; i < m.nv; ++i) E += d.qvel[i] * Mv[i];

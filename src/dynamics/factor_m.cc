@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dynamics/dynamics.h"
 #include "engine/checks.h"
-#include "engine/internal.h"
 #include "moreau/messages.h"
 #include "moreau/moreau.h"
 

@@ -36,7 +36,7 @@
 #include <cmath>
 
 #include "dynamics/fluid.h"
-#include "engine/internal.h"
+#include "kinematics/jacobian.h"
 #include "math/dual.h"
 #include "math/vec.h"
 #include "moreau/moreau.h"

@@ -12,7 +12,7 @@
 
 #include "dynamics/fluid.h"
 #include "engine/checks.h"
-#include "engine/internal.h"
+#include "kinematics/jacobian.h"
 #include "math/vec.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"

@@ -6,8 +6,8 @@
 //             f[b] = I[b] a[b] + v[b] x* (I[b] v[b])
 //   backward: f[parent] += f[b];  result_i = cdof_i . f[body(i)]
 // Armature is not included (it is not part of the body inertias).
+#include "dynamics/dynamics.h"
 #include "engine/checks.h"
-#include "engine/internal.h"
 #include "math/spatial.h"
 #include "moreau/moreau.h"
 
@@ -18,7 +18,7 @@ using namespace math;
 void rne(const Model& m, Data& d, bool flg_acc, double* result) {
   internal::check_data(m, d, "rne");
   internal::check_ptr(result, m.nv, "rne", "result");
-  double* cacc = internal::scratch_stage(m, d);
+  double* cacc = internal::dynamics_work(d);
   double* cfrc = cacc + 6 * m.nbody;
 
   zero6(cacc);

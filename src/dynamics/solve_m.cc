@@ -3,8 +3,8 @@
 //
 // M x = b with M = L' D L:  (1) L' y = b, eliminating from the leaves to the root;
 // (2) z = D^-1 y; (3) L x = z, substituting from the root to the leaves.
+#include "dynamics/dynamics.h"
 #include "engine/checks.h"
-#include "engine/internal.h"
 #include "moreau/moreau.h"
 
 namespace moreau {

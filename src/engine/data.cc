@@ -2,33 +2,24 @@
 //
 // make_data sizes every array once from the Model; nothing in forward/step/inverse allocates.
 //
-// Contact capacity (d.contact.size(); documented rule): m.nconmax if > 0; else, if m.memory > 0
-// (MuJoCo 3.x's arena bytes), as many contacts as fit in `memory` bytes with their constraint
-// rows: a contact takes sizeof(Contact) and up to 6 rows of nv + 16 doubles (dense efc_J and the
-// per-row arrays); else max(100, 4*ngeom), at most 10000.
-// The constraint rows (efc_*) are sized from it by allocate_constraint_storage (rule in
-// src/constraint/storage.cc), the broad-phase buffers by collision_reserve.
+// The contact capacity (d.contact.size()) and the constraint rows (efc_*) follow the rules of
+// src/constraint/storage.cc (contact_capacity, allocate_constraint_storage); the broad-phase
+// buffers are sized by collision_reserve.
 #include <algorithm>
 
-#include "derivative/work.h"
+#include "constraint/storage.h"
+#include "dynamics/dynamics.h"
 #include "engine/checks.h"
-#include "engine/internal.h"
 #include "engine/messages.h"
+#include "integrator/integrator.h"
 #include "moreau/collision.h"
+#include "moreau/derivative.h"
 #include "moreau/moreau.h"
+#include "solver/reserve.h"
 
 namespace moreau {
 
 namespace {
-
-int contact_capacity(const Model& m) {
-  if (m.nconmax > 0) return m.nconmax;
-  if (m.memory > 0) {
-    const long long per_contact = static_cast<long long>(sizeof(Contact)) + 6LL * 8 * (m.nv + 16);
-    return static_cast<int>(std::clamp<long long>(m.memory / per_contact, 1, 1 << 30));
-  }
-  return std::min(10000, std::max(100, 4 * m.ngeom));
-}
 
 void set_mocap_from_model(const Model& m, Data& d) {
   for (int b = 0; b < m.nbody; ++b) {
@@ -41,6 +32,35 @@ void set_mocap_from_model(const Model& m, Data& d) {
 
 template <class T>
 void zero(std::vector<T>& v) { std::fill(v.begin(), v.end(), T{}); }
+
+// Calls f on every array d owns (data_bytes counts them; Robustness.DataBytesCountsEveryArray
+// checks the list against the bytes a copy of a Data allocates).
+template <class D, class F>
+void for_each_array(D& d, F&& f) {
+  for (auto* v : {&d.qpos, &d.qvel, &d.act, &d.qacc_warmstart, &d.ctrl, &d.qfrc_applied, &d.xfrc_applied,
+                  &d.mocap_pos, &d.mocap_quat, &d.qacc, &d.act_dot, &d.sensordata, &d.userdata, &d.xpos,
+                  &d.xquat, &d.xmat, &d.xipos, &d.ximat, &d.xanchor, &d.xaxis, &d.geom_xpos, &d.geom_xmat,
+                  &d.site_xpos, &d.site_xmat, &d.cam_xpos, &d.cam_xmat, &d.light_xpos, &d.light_xdir,
+                  &d.subtree_com, &d.cdof, &d.cinert, &d.crb, &d.qM, &d.qLD, &d.qLDiagInv, &d.qLDiagSqrtInv,
+                  &d.ten_length, &d.ten_J, &d.wrap_xpos, &d.actuator_length, &d.actuator_moment,
+                  &d.ten_velocity, &d.actuator_velocity, &d.cvel, &d.cdof_dot, &d.qfrc_bias, &d.qfrc_passive,
+                  &d.subtree_linvel, &d.subtree_angmom, &d.actuator_force, &d.qfrc_actuator, &d.qfrc_smooth,
+                  &d.qacc_smooth, &d.qfrc_constraint, &d.qfrc_inverse, &d.cacc, &d.cfrc_int, &d.cfrc_ext,
+                  &d.qH, &d.qHDiagInv, &d.qDeriv, &d.qLU, &d.efc_J, &d.efc_pos, &d.efc_margin,
+                  &d.efc_frictionloss, &d.efc_diagApprox, &d.efc_KBIP, &d.efc_D, &d.efc_R, &d.efc_vel,
+                  &d.efc_aref, &d.efc_b, &d.efc_force, &d.efc_state_d, &d.efc_AR, &d.work.stage,
+                  &d.work.integrator, &d.work.deriv, &d.work.fd, &d.work.efc, &d.work.ncp, &d.work.col_bound,
+                  &d.work.col_bvh_box})
+    f(*v);
+  for (auto* v : {&d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj, &d.actuator_moment_span, &d.efc_type, &d.efc_id,
+                  &d.efc_state, &d.efc_J_rownnz, &d.efc_J_rowadr, &d.efc_J_colind, &d.efc_AR_rownnz,
+                  &d.efc_AR_rowadr, &d.efc_AR_colind, &d.work.efc_int, &d.work.col_broad, &d.work.col_bvh_adr,
+                  &d.work.col_bvh_node, &d.work.col_mid})
+    f(*v);
+  f(d.eq_active);
+  f(d.contact);
+  f(d.solver);
+}
 
 }  // namespace
 
@@ -120,27 +140,27 @@ Data make_data(const Model& m) {
   // dof-dof sparse layout (data.h), not nv*nv: nD = 2 nM - nv, from nM (which the layout uses)
   d.qDeriv.resize(std::max(0, 2 * m.nM - m.nv));
   d.qLU.resize(d.qDeriv.size());
-  d.deriv_work.resize(internal::deriv_work_size(m));
-  d.fd_work.resize(internal::fd_work_size(m));
-
-  d.contact.resize(contact_capacity(m));
-  // work space of the later stages, sized by their owners' rules
-  collision_reserve(m, d);            // broad phase (src/collision)
-  allocate_constraint_storage(m, d);  // efc_* rows and solver work space (src/constraint/storage.cc)
-
+  d.contact.resize(static_cast<size_t>(constraint::contact_capacity(m)));
   d.solver.resize(kNSolverStat);
-  d.scratch.resize(internal::scratch_size(m));
-  d.rk_qpos0.resize(nq);
-  d.rk_qvel0.resize(nv);
-  d.rk_act0.resize(na);
-  for (int i = 0; i < 4; ++i) {
-    d.rk_dqvel[i].resize(nv);
-    d.rk_dact[i].resize(na);
-  }
-  d.rk_dqpos.resize(4 * nv);  // RK4 stage velocities
+
+  // work space, each part sized by its owner's rule
+  d.work.stage.resize(internal::dynamics_work_size(m));
+  d.work.integrator.resize(internal::integrator_work_size(m));
+  d.work.deriv.resize(deriv_work_size(m));
+  d.work.fd.resize(fd_work_size(m));
+  collision_reserve(m, d);            // broad and mid phase (src/collision)
+  allocate_constraint_storage(m, d);  // efc_* rows and the solvers' row work space (src/constraint)
+  internal::solver_reserve(m, d);     // the selected solver's own work space (src/solver)
 
   reset_data(m, d);
   return d;
+}
+
+size_t data_bytes(const Model& m, const Data& d) {
+  internal::check_data(m, d, "data_bytes");
+  size_t bytes = sizeof(Data);
+  for_each_array(d, [&](const auto& v) { bytes += v.capacity() * sizeof(v[0]); });
+  return bytes;
 }
 
 void reset_data(const Model& m, Data& d) {
@@ -172,7 +192,7 @@ void reset_data(const Model& m, Data& d) {
     zero(*v);
   for (auto* v : {&d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj, &d.actuator_moment_span}) zero(*v);
   d.ncon = d.ne = d.nf = d.nefc = 0;
-  zero(d.ncp_work);  // hard-contact solvers: no warm start from before the reset
+  zero(d.work.ncp);  // hard-contact solvers: no warm start from before the reset
   d.ncp = NcpStat{};
   d.warning.fill(WarningStat{});
   d.timer.fill(TimerStat{});

@@ -5,6 +5,7 @@
 
 #include "engine/checks.h"
 #include "engine/internal.h"
+#include "kinematics/jacobian.h"
 #include "moreau/actuation.h"
 #include "moreau/messages.h"
 #include "moreau/moreau.h"

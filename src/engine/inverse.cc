@@ -18,6 +18,7 @@
 #include "engine/checks.h"
 #include "engine/internal.h"
 #include "engine/messages.h"
+#include "integrator/integrator.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
@@ -59,7 +60,7 @@ void inverse_stages(const Model& m, Data& d, int skipstage, bool skip_sensor) {
   if ((m.opt.enableflags & kEnblInvdiscrete) &&
       (m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast)) {
     // (M - hD) qacc_d = f, M qacc_c = f: qacc_c = qacc_d - h M^-1 D qacc_d (D of the integrator)
-    qacc_discrete = internal::scratch_integrator(m, d);
+    qacc_discrete = internal::integrator_temp(d);
     std::copy_n(d.qacc.begin(), nv, qacc_discrete);
     internal::implicit_discrete_to_continuous(m, d, qacc_discrete, d.qacc.data());
   } else if ((m.opt.enableflags & kEnblInvdiscrete) && m.opt.integrator != kIntRK4) {
@@ -69,7 +70,7 @@ void inverse_stages(const Model& m, Data& d, int skipstage, bool skip_sensor) {
     bool damped = false;
     for (int i = 0; i < nv; ++i) damped = damped || m.dof_damping[i] > 0;
     if (damped) {
-      qacc_discrete = internal::scratch_integrator(m, d);
+      qacc_discrete = internal::integrator_temp(d);
       double* tmp = qacc_discrete + nv;
       std::copy_n(d.qacc.begin(), nv, qacc_discrete);
       for (int i = 0; i < nv; ++i) tmp[i] = m.dof_damping[i] * qacc_discrete[i];

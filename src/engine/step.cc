@@ -11,6 +11,7 @@
 #include "engine/checks.h"
 #include "engine/internal.h"
 #include "engine/messages.h"
+#include "integrator/integrator.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
@@ -18,7 +19,7 @@ namespace moreau {
 namespace {
 void require_known_integrator(const Model& m, const char* who) {
   const int i = m.opt.integrator;
-  if (i != kIntEuler && i != kIntRK4 && i != kIntImplicit && i != kIntImplicitFast)
+  if (i != kIntEuler && i != kIntRK4 && i != kIntImplicit && i != kIntImplicitFast && i != kIntImplicitCon)
     internal::raise<std::invalid_argument>(std::string(who) + ": unknown integrator " + std::to_string(i));
 }
 
@@ -30,6 +31,9 @@ void integrate(const Model& m, Data& d) {
     case kIntImplicit:
     case kIntImplicitFast:
       internal::implicit(m, d);
+      break;
+    case kIntImplicitCon:
+      internal::implicit_constraint(m, d);
       break;
     default:
       internal::euler(m, d);

@@ -8,6 +8,7 @@
 #include "engine/checks.h"
 #include "engine/internal.h"
 #include "engine/messages.h"
+#include "kinematics/jacobian.h"
 #include "math/spatial.h"
 #include "moreau/moreau.h"
 

@@ -1,7 +1,7 @@
 // State update shared by the integrators (computation chapter, "Numerical integration"):
 // semi-implicit Euler ordering -- the velocity is updated first and the positions are integrated
 // with the new velocity (or with the velocity the caller supplies, e.g. RK4's weighted average).
-#include "engine/internal.h"
+#include "integrator/integrator.h"
 #include "moreau/actuation.h"
 #include "moreau/moreau.h"
 

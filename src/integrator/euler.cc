@@ -7,7 +7,8 @@
 // forward-dynamics qacc is used as is.
 #include <algorithm>
 
-#include "engine/internal.h"
+#include "dynamics/dynamics.h"
+#include "integrator/integrator.h"
 #include "moreau/moreau.h"
 
 namespace moreau::internal {
@@ -18,7 +19,9 @@ void euler(const Model& m, Data& d) {
   for (int i = 0; i < nv; ++i)
     if (m.dof_damping[i] > 0) { damped = true; break; }
 
-  if (!damped) {
+  // the hard-contact solvers' qacc already solves (M + h B) qacc = qfrc_smooth + qfrc_constraint
+  // when they have rows (src/solver/ncp/solve.cc: qacc = (v+ - v) / h with M + h B in the problem)
+  if (!damped || (is_hard_contact_solver(m.opt.solver) && d.nefc > 0)) {
     advance(m, d, d.act_dot.data(), d.qacc.data(), nullptr);
     return;
   }
@@ -28,7 +31,7 @@ void euler(const Model& m, Data& d) {
   for (int i = 0; i < nv; ++i) d.qH[m.dof_Madr[i]] += h * m.dof_damping[i];
   factor_ld(m, d.qH.data(), d.qHDiagInv.data(), nullptr);
 
-  double* qacc = scratch_integrator(m, d);
+  double* qacc = integrator_temp(d);
   for (int i = 0; i < nv; ++i) qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i];
   solve_ld(m, d.qH.data(), d.qHDiagInv.data(), qacc, 1);
   advance(m, d, d.act_dot.data(), qacc, nullptr);

@@ -12,8 +12,9 @@
 #include <algorithm>
 
 #include "derivative/work.h"
-#include "engine/internal.h"
+#include "dynamics/dynamics.h"
 #include "integrator/implicit.h"
+#include "integrator/integrator.h"
 #include "moreau/derivative.h"
 #include "moreau/moreau.h"
 
@@ -71,7 +72,7 @@ void implicit(const Model& m, Data& d) {
   if (midpoint) midpoint_save_blocks(m, d);  // D of the free bodies without RNE terms
   if (!fast) deriv_rne_vel(m, d);
 
-  double* dv = scratch_integrator(m, d);  // (v_{t+h} - v_t) / h
+  double* dv = integrator_temp(d);  // (v_{t+h} - v_t) / h
   for (int i = 0; i < nv; ++i) dv[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i];
 
   const double* D = d.qDeriv.data();

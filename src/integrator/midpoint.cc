@@ -29,8 +29,8 @@
 #include <cmath>
 
 #include "derivative/work.h"
-#include "engine/internal.h"
 #include "integrator/implicit.h"
+#include "integrator/integrator.h"
 #include "math/vec.h"
 #include "moreau/moreau.h"
 
@@ -61,7 +61,7 @@ bool midpoint_enabled(const Model& m) {
 }
 
 void midpoint_save_blocks(const Model& m, Data& d) {
-  double* blocks = deriv_work_midpoint(m, d.deriv_work.data());
+  double* blocks = deriv_work_midpoint(m, d.work.deriv.data());
   int f = 0;
   for (int j = 0; j < m.njnt; ++j) {
     if (m.jnt_type[j] != kJointFree) continue;
@@ -287,7 +287,7 @@ void midpoint_body(const Model& m, Data& d, int jnt, const double* Dg, double* d
 }  // namespace
 
 void midpoint_free_bodies(const Model& m, Data& d, double* dv) {
-  const double* blocks = deriv_work_midpoint(m, d.deriv_work.data());
+  const double* blocks = deriv_work_midpoint(m, d.work.deriv.data());
   int f = 0;
   for (int j = 0; j < m.njnt; ++j) {
     if (m.jnt_type[j] != kJointFree) continue;

@@ -11,11 +11,11 @@
 // Stage 0 uses the forward dynamics already computed by step(); stages 1..3 run forward dynamics
 // without the optional computations (sensors).
 //
-// Storage (allocated by make_data): rk_qpos0/rk_qvel0/rk_act0 the initial state, rk_dqvel[i] and
-// rk_dact[i] the stage accelerations and activation rates, rk_dqpos (4*nv) the stage velocities.
+// Storage (Data::work.integrator, sized by make_data; integrator.h): the initial state, the stage
+// velocities, accelerations and activation rates.
 #include <algorithm>
 
-#include "engine/internal.h"
+#include "integrator/integrator.h"
 #include "moreau/moreau.h"
 
 namespace moreau::internal {
@@ -30,46 +30,50 @@ void runge_kutta4(const Model& m, Data& d) {
   const int nq = m.nq, nv = m.nv, na = m.na;
   const double h = m.opt.timestep;
   const double time0 = d.time;
-  std::copy_n(d.qpos.begin(), nq, d.rk_qpos0.begin());
-  std::copy_n(d.qvel.begin(), nv, d.rk_qvel0.begin());
-  std::copy_n(d.act.begin(), na, d.rk_act0.begin());
+  const Rk4Work w = rk4_work(m, d);
+  std::copy_n(d.qpos.begin(), nq, w.qpos0);
+  std::copy_n(d.qvel.begin(), nv, w.qvel0);
+  std::copy_n(d.act.begin(), na, w.act0);
 
-  double* vel = d.rk_dqpos.data();  // stage velocities, 4 x nv
   auto save_stage = [&](int i) {
-    std::copy_n(d.qvel.begin(), nv, vel + i * nv);
-    std::copy_n(d.qacc.begin(), nv, d.rk_dqvel[i].begin());
-    std::copy_n(d.act_dot.begin(), na, d.rk_dact[i].begin());
+    std::copy_n(d.qvel.begin(), nv, w.vel + i * nv);
+    std::copy_n(d.qacc.begin(), nv, w.acc + i * nv);
+    std::copy_n(d.act_dot.begin(), na, w.actdot + i * na);
   };
   save_stage(0);
 
   for (int i = 1; i < 4; ++i) {
     const double a = kA[i - 1];
+    const double* acc = w.acc + (i - 1) * nv;
+    const double* actdot = w.actdot + (i - 1) * na;
     // X_i = X_0 + h a_{i,i-1} F_{i-1}
-    std::copy_n(d.rk_qpos0.begin(), nq, d.qpos.begin());
-    integrate_pos(m, d.qpos.data(), vel + (i - 1) * nv, a * h);
-    for (int k = 0; k < nv; ++k) d.qvel[k] = d.rk_qvel0[k] + a * h * d.rk_dqvel[i - 1][k];
-    for (int k = 0; k < na; ++k) d.act[k] = d.rk_act0[k] + a * h * d.rk_dact[i - 1][k];
+    std::copy_n(w.qpos0, nq, d.qpos.begin());
+    integrate_pos(m, d.qpos.data(), w.vel + (i - 1) * nv, a * h);
+    for (int k = 0; k < nv; ++k) d.qvel[k] = w.qvel0[k] + a * h * acc[k];
+    for (int k = 0; k < na; ++k) d.act[k] = w.act0[k] + a * h * actdot[k];
     d.time = time0 + kC[i - 1] * h;
-    forward_skip(m, d, true);
+    moreau::forward_skip(m, d, kStageNone, true);  // the public entry: forward dynamics without sensors
     save_stage(i);
   }
 
   // weighted derivative, then one step from the initial state
-  double* dvel = scratch_integrator(m, d);
+  double* dvel = integrator_temp(d);
   double* dacc = dvel + nv;
   double* dact = dacc + nv;
+  const double* vel = w.vel;
+  const double* acc = w.acc;
+  const double* actdot = w.actdot;
   for (int k = 0; k < nv; ++k) {
     dvel[k] = kB[0] * vel[k] + kB[1] * vel[nv + k] + kB[2] * vel[2 * nv + k] + kB[3] * vel[3 * nv + k];
-    dacc[k] = kB[0] * d.rk_dqvel[0][k] + kB[1] * d.rk_dqvel[1][k] + kB[2] * d.rk_dqvel[2][k] +
-              kB[3] * d.rk_dqvel[3][k];
+    dacc[k] = kB[0] * acc[k] + kB[1] * acc[nv + k] + kB[2] * acc[2 * nv + k] + kB[3] * acc[3 * nv + k];
   }
   for (int k = 0; k < na; ++k)
-    dact[k] = kB[0] * d.rk_dact[0][k] + kB[1] * d.rk_dact[1][k] + kB[2] * d.rk_dact[2][k] +
-              kB[3] * d.rk_dact[3][k];
+    dact[k] = kB[0] * actdot[k] + kB[1] * actdot[na + k] + kB[2] * actdot[2 * na + k] +
+              kB[3] * actdot[3 * na + k];
 
-  std::copy_n(d.rk_qpos0.begin(), nq, d.qpos.begin());
-  std::copy_n(d.rk_qvel0.begin(), nv, d.qvel.begin());
-  std::copy_n(d.rk_act0.begin(), na, d.act.begin());
+  std::copy_n(w.qpos0, nq, d.qpos.begin());
+  std::copy_n(w.qvel0, nv, d.qvel.begin());
+  std::copy_n(w.act0, na, d.act.begin());
   d.time = time0;
   advance(m, d, dact, dacc, dvel);
 }

@@ -19,7 +19,7 @@ namespace moreau {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'O', 'R', 'E', 'A', 'U', 'B', 'M'};
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 constexpr uint32_t kByteOrder = 0x01020304;
 constexpr size_t kHeader = 8 + 4 + 4 + 8 + 8;
 

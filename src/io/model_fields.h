@@ -13,7 +13,7 @@
   X(nq, -1) X(nv, -1) X(nu, -1) X(na, -1)                                                  \
   X(nbody, -1) X(njnt, -1) X(ngeom, -1) X(nsite, -1) X(ncam, -1) X(nlight, -1)             \
   X(nmesh, -1) X(nmeshvert, -1) X(nmeshface, -1) X(nhfield, -1) X(nhfielddata, -1)         \
-  X(ntex, -1) X(nmat, -1) X(nskin, -1)                                                     \
+  X(ntex, -1) X(ntexdata, -1) X(nmat, -1) X(nskin, -1)                                                     \
   X(npair, -1) X(nexclude, -1) X(neq, -1) X(ntendon, -1) X(nwrap, -1) X(nsensor, -1)       \
   X(nnumeric, -1) X(nnumericdata, -1) X(ntext, -1) X(ntuple, -1)                           \
   X(nkey, -1) X(nmocap, -1)                                                                \
@@ -62,6 +62,7 @@
   X(geom_sameframe, m.ngeom) X(geom_solmix, m.ngeom) X(geom_solref, kNREF * m.ngeom)       \
   X(geom_solimp, kNIMP * m.ngeom) X(geom_size, 3 * m.ngeom) X(geom_rbound, m.ngeom)        \
   X(geom_pos, 3 * m.ngeom) X(geom_quat, 4 * m.ngeom) X(geom_friction, 3 * m.ngeom)         \
+  X(geom_srcpos, 3 * m.ngeom) X(geom_srcquat, 4 * m.ngeom)                                 \
   X(geom_margin, m.ngeom) X(geom_gap, m.ngeom) X(geom_fluid, kNFLUID * m.ngeom)            \
   X(geom_user, m.nuser_geom * m.ngeom) X(geom_rgba, 4 * m.ngeom)                           \
   /* sites */                                                                              \
@@ -82,6 +83,9 @@
   X(mesh_vertadr, m.nmesh) X(mesh_vertnum, m.nmesh) X(mesh_faceadr, m.nmesh)               \
   X(mesh_facenum, m.nmesh) X(mesh_graphadr, m.nmesh) X(mesh_vert, 3 * m.nmeshvert)         \
   X(mesh_face, 3 * m.nmeshface) X(mesh_graph, -1)                                          \
+  X(mesh_srcvert, 3 * m.nmeshvert) X(mesh_refpos, 3 * m.nmesh)                             \
+  X(mesh_refquat, 4 * m.nmesh) X(mesh_scale, 3 * m.nmesh) X(mesh_pos, 3 * m.nmesh)         \
+  X(mesh_quat, 4 * m.nmesh) X(mesh_hullface, m.nmesh)                                      \
   /* height fields */                                                                      \
   X(hfield_size, 4 * m.nhfield) X(hfield_nrow, m.nhfield) X(hfield_ncol, m.nhfield)        \
   X(hfield_adr, m.nhfield) X(hfield_data, m.nhfielddata)                                   \
@@ -130,8 +134,11 @@
   X(key_mquat, 4 * m.nmocap * m.nkey) X(key_ctrl, m.nu * m.nkey)                           \
   /* materials, textures, visual settings */                                                 \
   X(tex_type, m.ntex) X(tex_height, m.ntex) X(tex_width, m.ntex) X(tex_builtin, m.ntex)    \
+  X(tex_adr, m.ntex) X(tex_rgb, m.ntexdata)                                                \
   X(tex_mark, m.ntex) X(tex_rgb1, 3 * m.ntex) X(tex_rgb2, 3 * m.ntex)                      \
-  X(tex_markrgb, 3 * m.ntex) X(tex_random, m.ntex) X(tex_file, m.ntex) X(mat_texid, m.nmat)\
+  X(tex_markrgb, 3 * m.ntex) X(tex_random, m.ntex) X(tex_file, m.ntex)                     \
+  X(tex_cubefile, 6 * m.ntex) X(tex_gridsize, 2 * m.ntex) X(tex_gridlayout, m.ntex)        \
+  X(tex_hflip, m.ntex) X(tex_vflip, m.ntex) X(mat_texid, m.nmat)                           \
   X(mat_texuniform, m.nmat) X(mat_texrepeat, 2 * m.nmat) X(mat_emission, m.nmat)           \
   X(mat_specular, m.nmat) X(mat_shininess, m.nmat) X(mat_reflectance, m.nmat)              \
   X(mat_rgba, 4 * m.nmat) X(vis.global.fovy, -1) X(vis.global.ipd, -1)                     \

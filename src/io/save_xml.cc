@@ -7,12 +7,14 @@
 // and height fields inline. Doubles are written with 17 significant digits and floats with 9, which
 // read back to the same bits. Objects that are referenced (by a pair, a tendon, an actuator, ...)
 // but unnamed get a name "moreau_<kind><id>", the only way MJCF can refer to them.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "math/vec.h"
 #include "moreau/io.h"
@@ -121,6 +123,37 @@ std::string unit_list(const double* v) {
 
 const char* boolstr(bool b) { return b ? "true" : "false"; }
 
+// Whether mesh i's source (mesh_srcvert with mesh_refpos, mesh_refquat, mesh_scale and the
+// inertial frame mesh_pos, mesh_quat) still gives its mesh_vert, recomputed with the compiler's
+// arithmetic (src/compiler/mesh_compile.cc): then writing the source reloads to the same bits.
+// False for a Model whose mesh was changed after compiling (or one without the source).
+bool mesh_source_current(const Model& m, int i) {
+  const size_t nvert = m.mesh_vert.size() / 3;
+  if (m.mesh_srcvert.size() != 3 * nvert || m.mesh_refpos.size() != 3 * static_cast<size_t>(m.nmesh) ||
+      m.mesh_refquat.size() != 4 * static_cast<size_t>(m.nmesh) || m.mesh_scale.size() != 3 * static_cast<size_t>(m.nmesh) ||
+      m.mesh_pos.size() != 3 * static_cast<size_t>(m.nmesh) || m.mesh_quat.size() != 4 * static_cast<size_t>(m.nmesh) ||
+      m.mesh_hullface.size() != static_cast<size_t>(m.nmesh))
+    return false;
+  double rq[4], rqinv[4], qinv[4];
+  math::copy4(rq, &m.mesh_refquat[4 * i]);
+  math::normalize4_div(rq);
+  math::negquat(rqinv, rq);
+  math::negquat(qinv, &m.mesh_quat[4 * i]);
+  const double* scale = &m.mesh_scale[3 * i];
+  for (int k = 0; k < m.mesh_vertnum[i]; ++k) {
+    const size_t a = 3 * (static_cast<size_t>(m.mesh_vertadr[i]) + k);
+    double v[3], t[3];
+    math::sub3(v, &m.mesh_srcvert[a], &m.mesh_refpos[3 * i]);
+    math::rotvecquat(v, v, rqinv);
+    for (int c = 0; c < 3; ++c) t[c] = static_cast<float>(v[c] * scale[c]);
+    math::sub3(v, t, &m.mesh_pos[3 * i]);
+    math::rotvecquat(v, v, qinv);
+    for (int c = 0; c < 3; ++c)
+      if (static_cast<float>(v[c]) != m.mesh_vert[a + c]) return false;
+  }
+  return true;
+}
+
 const char* kGeomTypeNames[] = {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"};
 const char* geom_type_name(int t) {
   if (t >= 0 && t < kNGeomTypes) return kGeomTypeNames[t];
@@ -157,6 +190,7 @@ class Writer {
 
   std::string run() {
     find_references();
+    for (int i = 0; i < m_.nmesh; ++i) mesh_source_.push_back(mesh_source_current(m_, i));
     o_ << "<mujoco model=\"" << esc(m_.modelname) << "\">\n";
     compiler();
     option();
@@ -181,6 +215,7 @@ class Writer {
  private:
   const Model& m_;
   std::ostringstream o_;
+  std::vector<char> mesh_source_;  // per mesh: written from its source (mesh_source_current)
 
   // Objects that other elements name (indexed by ObjType, then id): an unnamed one gets a name.
   std::map<int, std::vector<bool>> referenced_;
@@ -280,7 +315,7 @@ class Writer {
 
   void option() {
     const Option& p = m_.opt;
-    static const char* integrators[] = {"Euler", "RK4", "implicit", "implicitfast"};
+    static const char* integrators[] = {"Euler", "RK4", "implicit", "implicitfast", "implicitcon"};
     static const char* collisions[] = {"all", "predefined", "dynamic"};
     static const char* cones[] = {"pyramidal", "elliptic"};
     static const char* jacobians[] = {"dense", "sparse", "auto"};
@@ -411,11 +446,28 @@ class Writer {
   void assets() {
     o_ << "  <asset>\n";
     for (int i = 0; i < m_.nmesh; ++i) {
-      o_ << "    <mesh name=\"" << name(m_.mesh_names, "mesh", i) << "\" vertex=\""
-         << list(&m_.mesh_vert[3 * static_cast<size_t>(m_.mesh_vertadr[i])], 3 * m_.mesh_vertnum[i]) << "\"";
-      if (m_.mesh_facenum[i] > 0)
-        o_ << " face=\"" << list(&m_.mesh_face[3 * static_cast<size_t>(m_.mesh_faceadr[i])], 3 * m_.mesh_facenum[i])
-           << "\"";
+      o_ << "    <mesh name=\"" << name(m_.mesh_names, "mesh", i) << "\" vertex=\"";
+      const int* face = &m_.mesh_face[3 * static_cast<size_t>(m_.mesh_faceadr[i])];
+      if (mesh_source_[i]) {
+        // the vertices as read with their reference frame and scale: the compiler recomputes
+        // the same inertial frame, vertices and hull from them; faces as given (a mirroring
+        // scale turned them), none when they are the hull's
+        o_ << list(&m_.mesh_srcvert[3 * static_cast<size_t>(m_.mesh_vertadr[i])], 3 * m_.mesh_vertnum[i])
+           << "\" refpos=\"" << list(&m_.mesh_refpos[3 * i], 3) << "\" refquat=\"" << list(&m_.mesh_refquat[4 * i], 4)
+           << "\" scale=\"" << list(&m_.mesh_scale[3 * i], 3) << "\"";
+        const double* sc = &m_.mesh_scale[3 * i];
+        if (!m_.mesh_hullface[i] && m_.mesh_facenum[i] > 0) {
+          std::vector<int> given(face, face + 3 * m_.mesh_facenum[i]);
+          if (sc[0] * sc[1] * sc[2] < 0)
+            for (size_t f = 0; f < given.size(); f += 3) std::swap(given[f + 1], given[f + 2]);
+          o_ << " face=\"" << list(given.data(), static_cast<int>(given.size())) << "\"";
+        }
+      } else {
+        // changed after compiling: the compiled (inertial-frame) vertices, which the compiler
+        // recentres on reload (equal to float rounding)
+        o_ << list(&m_.mesh_vert[3 * static_cast<size_t>(m_.mesh_vertadr[i])], 3 * m_.mesh_vertnum[i]) << "\"";
+        if (m_.mesh_facenum[i] > 0) o_ << " face=\"" << list(face, 3 * m_.mesh_facenum[i]) << "\"";
+      }
       o_ << "/>\n";
     }
     for (int h = 0; h < m_.nhfield; ++h) {
@@ -440,7 +492,16 @@ class Writer {
       if (b != kBuiltinNone)
         o_ << " width=\"" << m_.tex_width[t] << "\" height=\""
            << (m_.tex_type[t] == kTex2D ? m_.tex_height[t] : m_.tex_width[t]) << "\"";
+      // image files: names relative to the model's folder (texturedir included), as the saved
+      // file sits beside it, with the grid and flips that place the pixels
       if (!m_.tex_file[t].empty()) o_ << " file=\"" << esc(m_.tex_file[t]) << "\"";
+      static const char* faces[6] = {"fileright", "fileleft", "fileup", "filedown", "filefront", "fileback"};
+      for (int f = 0; f < 6; ++f)
+        if (!m_.tex_cubefile[6 * t + f].empty()) o_ << " " << faces[f] << "=\"" << esc(m_.tex_cubefile[6 * t + f]) << "\"";
+      if (b == kBuiltinNone)
+        o_ << " gridsize=\"" << m_.tex_gridsize[2 * t] << " " << m_.tex_gridsize[2 * t + 1] << "\" gridlayout=\""
+           << esc(m_.tex_gridlayout[t]) << "\" hflip=\"" << boolstr(m_.tex_hflip[t]) << "\" vflip=\""
+           << boolstr(m_.tex_vflip[t]) << "\"";
       o_ << "/>\n";
     }
     for (int t = 0; t < m_.nskin; ++t) o_ << "    <skin/>\n";
@@ -504,6 +565,33 @@ class Writer {
     o_ << "/>\n";
   }
 
+  // pos and quat of geom g. A mesh geom written from its mesh's source takes its own frame
+  // (geom_srcpos, geom_srcquat) when that still composes with the mesh's inertial frame to
+  // geom_pos and geom_quat, as the compiler composes them; else the compiled frame taken back
+  // through the mesh's frame (equal to rounding).
+  std::string geom_pose(int g) {
+    const int mesh = m_.geom_type[g] == kGeomMesh ? m_.geom_dataid[g] : -1;
+    if (mesh < 0 || !mesh_source_[mesh])
+      return "pos=\"" + list(&m_.geom_pos[3 * g], 3) + "\" quat=\"" + unit_list<4>(&m_.geom_quat[4 * g]) + "\"";
+    const double* mp = &m_.mesh_pos[3 * mesh];
+    const double* mq = &m_.mesh_quat[4 * mesh];
+    if (m_.geom_srcpos.size() == 3 * static_cast<size_t>(m_.ngeom) &&
+        m_.geom_srcquat.size() == 4 * static_cast<size_t>(m_.ngeom)) {
+      double pos[3], quat[4];
+      math::mulpose(pos, quat, &m_.geom_srcpos[3 * g], &m_.geom_srcquat[4 * g], mp, mq);
+      math::normalize4_div(quat);
+      if (std::equal(pos, pos + 3, &m_.geom_pos[3 * g]) && std::equal(quat, quat + 4, &m_.geom_quat[4 * g]))
+        return "pos=\"" + list(&m_.geom_srcpos[3 * g], 3) + "\" quat=\"" +
+               unit_list<4, 1>(&m_.geom_srcquat[4 * g]) + "\"";
+    }
+    double inv_pos[3], inv_quat[4], pos[3], quat[4];
+    math::negquat(inv_quat, mq);
+    math::rotvecquat(inv_pos, mp, inv_quat);
+    math::scl3(inv_pos, inv_pos, -1);
+    math::mulpose(pos, quat, &m_.geom_pos[3 * g], &m_.geom_quat[4 * g], inv_pos, inv_quat);
+    return "pos=\"" + list(pos, 3) + "\" quat=\"" + list(quat, 4) + "\"";
+  }
+
   void geom_xml(int g, const std::string& in) {
     const int t = m_.geom_type[g];
     o_ << in << "<geom" << name_attr(m_.geom_names, "geom", g, kObjGeom) << " type=\"" << geom_type_name(t) << "\"";
@@ -516,8 +604,7 @@ class Writer {
        << "\" solmix=\"" << num(m_.geom_solmix[g]) << "\" solref=\"" << list(&m_.geom_solref[kNREF * g], kNREF)
        << "\" solimp=\"" << list(&m_.geom_solimp[kNIMP * g], kNIMP) << "\" margin=\"" << num(m_.geom_margin[g])
        << "\" gap=\"" << num(m_.geom_gap[g]) << "\" friction=\"" << list(&m_.geom_friction[3 * g], 3)
-       << "\" pos=\"" << list(&m_.geom_pos[3 * g], 3) << "\" quat=\"" << unit_list<4>(&m_.geom_quat[4 * g])
-       << "\" rgba=\"" << list(&m_.geom_rgba[4 * g], 4) << "\"";
+       << "\" " << geom_pose(g) << " rgba=\"" << list(&m_.geom_rgba[4 * g], 4) << "\"";
     const double* f = &m_.geom_fluid[static_cast<size_t>(kNFLUID) * g];
     if (f[0] != 0) o_ << " fluidshape=\"ellipsoid\" fluidcoef=\"" << list(f + 1, 5) << "\"";
     user(m_.geom_user, m_.nuser_geom, g);

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "engine/checks.h"
-#include "engine/internal.h"
+#include "kinematics/jacobian.h"
 #include "math/spatial.h"
 #include "moreau/moreau.h"
 

@@ -4,9 +4,9 @@
 // parser places a frame's children in the enclosing body with the frame's pose composed into
 // theirs, so the compiler never sees a frame: a model with frames compiles to the same arrays as
 // the same model with the poses composed by hand.
-#include "compiler/compiler.h"
 #include "math/vec.h"
 #include "mjcf/parse_common.h"
+#include "model_geometry/geometry.h"
 
 namespace moreau::mjcf {
 
@@ -53,7 +53,7 @@ void FramePose::apply_vector(double v[3]) const {
 void FramePose::apply(GeomSpec& g) const {
   if (identity) return;
   if (g.has_fromto) {
-    compiler::geom_fromto(g, g.pos, g.quat, g.size);
+    if (const char* error = geometry::geom_fromto(g.type, g.fromto, g.pos, g.quat, g.size)) fail(g.src, error);
     g.has_fromto = false;
   }
   apply(g.pos, g.quat);
@@ -62,7 +62,7 @@ void FramePose::apply(GeomSpec& g) const {
 void FramePose::apply(SiteSpec& s) const {
   if (identity) return;
   if (s.has_fromto) {
-    compiler::site_fromto(s, s.pos, s.quat, s.size);
+    geometry::site_fromto(s.type, s.fromto, s.pos, s.quat, s.size);
     s.has_fromto = false;
   }
   apply(s.pos, s.quat);

@@ -13,7 +13,6 @@ extern const std::vector<std::pair<const char*, int>> kTriStateWords;   // false
 bool read_orientation(Attrs& a, const CompilerSpec& c, double quat[4]);
 // Conversions, exposed for unit tests.
 void euler_to_quat(const double euler[3], const std::string& seq, double quat[4]);
-void zaxis_to_quat(const double z[3], double quat[4]);
 void xyaxes_to_quat(const double xy[6], double quat[4]);
 
 void read_joint(Attrs& a, JointSpec& j, const CompilerSpec& c);
@@ -28,6 +27,10 @@ void read_pair(Attrs& a, PairSpec& p);
 void read_mesh(Attrs& a, MeshSpec& m);
 void read_material(Attrs& a, MaterialSpec& m);
 std::vector<double> read_user(Attrs& a);
+
+// <composite> (mjcf/composite.cc): its expansion into the enclosing body b (c, e: the element and
+// its attributes) and into spec's tendons, equalities and excludes.
+void parse_composite(const Node& c, Attrs& e, BodySpec& b, Spec& spec);
 
 // The pose of a <frame> in its enclosing body, accumulated over nested frames (mjcf/frame.cc).
 // apply() composes it into a child element's pose; an identity pose leaves the child untouched,

@@ -4,6 +4,7 @@
 
 #include "math/vec.h"
 #include "mjcf/parse_common.h"
+#include "model_geometry/geometry.h"
 
 namespace moreau::mjcf {
 
@@ -33,23 +34,6 @@ void euler_to_quat(const double euler[3], const std::string& seq, double quat[4]
     normalize4_div(quat);  // after each rotation and once more at the end: 2.2.2's frames to the bit
   }
   normalize4_div(quat);
-}
-
-void zaxis_to_quat(const double zin[3], double quat[4]) {
-  // Minimal rotation taking (0,0,1) to z.
-  double z[3] = {zin[0], zin[1], zin[2]};
-  normalize3_div(z);
-  const double up[3] = {0, 0, 1};
-  double axis[3];
-  cross3(axis, up, z);
-  const double s = norm3(axis);
-  if (s < 1e-15) {
-    if (z[2] > 0) unitquat(quat);
-    else { quat[0] = 0; quat[1] = 1; quat[2] = 0; quat[3] = 0; }
-    return;
-  }
-  scl3(axis, axis, 1 / s);
-  axisangle2quat(quat, axis, std::atan2(s, z[2]));
 }
 
 void xyaxes_to_quat(const double xy[6], double quat[4]) {
@@ -93,7 +77,7 @@ bool read_orientation(Attrs& a, const CompilerSpec& c, double quat[4]) {
   }
   if (a.nums("zaxis", v, 3)) {
     if (norm3(v) < 1e-15) a.error("attribute 'zaxis' is a zero vector");
-    zaxis_to_quat(v, quat);
+    geometry::zaxis_to_quat(v, quat);
     return true;
   }
   return false;

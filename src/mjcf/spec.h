@@ -1,5 +1,9 @@
-// The parsed MJCF tree (Spec): what the XML says, with default classes already applied and
-// orientations already converted to quaternions. The compiler turns it into a Model.
+// Entry of mjcf/: the parsed MJCF tree (Spec), what the XML says, with default classes already
+// applied and orientations already converted to quaternions, and parse_spec that makes it from
+// the element tree of mjcf/xml_reader.h.
+//
+// Layering: mjcf/ includes nothing from compiler/. The compiler (compiler/compile.h) sits above
+// and turns a Spec into a Model; geometry both need is in model_geometry/, below both.
 #pragma once
 
 #include <memory>
@@ -7,11 +11,25 @@
 #include <string>
 #include <vector>
 
-#include "compiler/lengthrange.h"
 #include "mjcf/xml_reader.h"
 #include "moreau/model.h"
 
 namespace moreau::mjcf {
+
+// <compiler><lengthrange>: how the compiler computes actuator length ranges (names and defaults
+// of the MJCF reference).
+struct LengthRangeOptions {
+  int mode = 1;  // 0 none, 1 muscle, 2 muscleuser, 3 all
+  bool useexisting = true;
+  bool uselimit = false;
+  double accel = 20;      // target acceleration of the pushing force
+  double maxforce = 0;    // cap on the force norm; 0: none
+  double timeconst = 1;   // velocity damping time constant (at least 0.01)
+  double timestep = 0.01; // 0: the model's timestep
+  double inttotal = 10;   // simulated time per side
+  double inteval = 2;     // evaluation interval at the end
+  double tolrange = 0.05; // convergence tolerance, relative to the range
+};
 
 struct CompilerSpec {
   bool degree = true;          // angle="degree" (MJCF default)
@@ -174,10 +192,14 @@ struct MeshSpec {
   bool smoothnormal = false;
 };
 
-// <texture>: a builtin's parameters or an image file's name (defaults as 2.2.2).
+// <texture>: a builtin's parameters or image files (defaults as 2.2.2).
 struct TextureSpec {
   Node src;
   std::string name, file;
+  std::string cubefile[6];  // fileright, fileleft, fileup, filedown, filefront, fileback
+  int gridsize[2] = {1, 1};
+  std::string gridlayout = "............";
+  bool hflip = false, vflip = false;
   int type = kTexCube, builtin = kBuiltinNone, mark = kMarkNone;
   double rgb1[3] = {0.8, 0.8, 0.8}, rgb2[3] = {0.5, 0.5, 0.5}, markrgb[3] = {0, 0, 0};
   double random = 0.01;
@@ -277,12 +299,16 @@ struct Spec {
   std::string modelname = "MuJoCo Model";
   CompilerSpec compiler;
   Option opt;
-  // meaninertia and meanmass are NaN unless <statistic> gives them: set_const computes them, and a
-  // given value replaces the computed one at load (as 2.2.2; its mj_setConst recomputes both).
+  // NaN unless <statistic> gives them: set_const computes every statistic, and a given value
+  // replaces the computed one at load (as 2.2.2; its mj_setConst recomputes them all).
   Statistic stat{.meaninertia = std::numeric_limits<double>::quiet_NaN(),
-                 .meanmass = std::numeric_limits<double>::quiet_NaN()};
+                 .meanmass = std::numeric_limits<double>::quiet_NaN(),
+                 .meansize = std::numeric_limits<double>::quiet_NaN(),
+                 .extent = std::numeric_limits<double>::quiet_NaN(),
+                 .center = {std::numeric_limits<double>::quiet_NaN(), 0, 0}};
   int nconmax = -1, njmax = -1, nuserdata = 0, nkey = 0;
   long long nstack = -1, memory = -1;
+  Node size_src;  // the last <size> element, for errors about its attributes
   int nuser_body = -1, nuser_jnt = -1, nuser_geom = -1, nuser_site = -1, nuser_cam = -1,
       nuser_tendon = -1, nuser_actuator = -1, nuser_sensor = -1;
   BodySpec world;
@@ -309,9 +335,3 @@ struct Spec {
 Spec parse_spec(const Node& root);
 
 }  // namespace moreau::mjcf
-
-namespace moreau::compiler {
-// springdamper (optional out): 2 per joint, the joints' springdamper values; they need
-// dof_invweight0 and are applied after set_const.
-Model compile(const mjcf::Spec& spec, std::vector<double>* springdamper = nullptr);
-}

@@ -69,34 +69,46 @@ std::string read_file_text(const std::string& path, const Node* from) {
   return ss.str();
 }
 
-// Expand <include file=...> found among e's children into out.children.
+void convert_children(const tinyxml2::XMLElement* e, const std::string& file, Node& out, int depth,
+                      std::vector<std::string>& stack);
+
+// Replace <include file=...> (element c of `file`) by the children of the included file's root.
+// Kept out of line so that the included document and the path strings take stack only on the
+// include path, not in every level of the element recursion (a chain of 1000 bodies is 1000
+// levels deep).
+[[gnu::noinline]] void expand_include(const tinyxml2::XMLElement* c, const std::string& file, Node& out,
+                                      int depth, std::vector<std::string>& stack) {
+  Node inc;
+  inc.name = "include";
+  inc.file = file;
+  inc.line = c->GetLineNum();
+  const char* fn = nullptr;
+  for (auto* a = c->FirstAttribute(); a; a = a->Next()) {
+    if (std::strcmp(a->Name(), "file") == 0) fn = a->Value();
+    else fail(inc, std::string("unknown attribute '") + a->Name() + "'");
+  }
+  if (!fn || !*fn) fail(inc, "attribute 'file' is required");
+  if (c->FirstChildElement()) fail(inc, "include cannot have child elements");
+  std::string path = fn;
+  if (path[0] != '/') path = dir_of(file) + path;
+  for (const auto& s : stack)
+    if (s == path) fail(inc, "recursive include of '" + path + "'");
+  const std::string text = read_file_text(path, &inc);
+  tinyxml2::XMLDocument doc;
+  parse_doc(doc, text, path);
+  stack.push_back(path);
+  // The included file's root element (normally <mujoco>) is dropped; its children are
+  // inserted here.
+  convert_children(doc.RootElement(), path, out, depth + 1, stack);
+  stack.pop_back();
+}
+
+// Convert e's children into out.children, expanding <include file=...>.
 void convert_children(const tinyxml2::XMLElement* e, const std::string& file, Node& out, int depth,
                       std::vector<std::string>& stack) {
   for (auto* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
     if (std::strcmp(c->Name(), "include") == 0) {
-      Node inc;
-      inc.name = "include";
-      inc.file = file;
-      inc.line = c->GetLineNum();
-      const char* fn = nullptr;
-      for (auto* a = c->FirstAttribute(); a; a = a->Next()) {
-        if (std::strcmp(a->Name(), "file") == 0) fn = a->Value();
-        else fail(inc, std::string("unknown attribute '") + a->Name() + "'");
-      }
-      if (!fn || !*fn) fail(inc, "attribute 'file' is required");
-      if (c->FirstChildElement()) fail(inc, "include cannot have child elements");
-      std::string path = fn;
-      if (path[0] != '/') path = dir_of(file) + path;
-      for (const auto& s : stack)
-        if (s == path) fail(inc, "recursive include of '" + path + "'");
-      const std::string text = read_file_text(path, &inc);
-      tinyxml2::XMLDocument doc;
-      parse_doc(doc, text, path);
-      stack.push_back(path);
-      // The included file's root element (normally <mujoco>) is dropped; its children are
-      // inserted here.
-      convert_children(doc.RootElement(), path, out, depth + 1, stack);
-      stack.pop_back();
+      expand_include(c, file, out, depth, stack);
       continue;
     }
     out.children.emplace_back();
@@ -109,7 +121,10 @@ void convert(const tinyxml2::XMLElement* e, const std::string& file, Node& out, 
   out.name = e->Name();
   out.file = file;
   out.line = e->GetLineNum();
-  if (depth > 500) fail(out, "elements nested too deeply");
+  // The limit bounds the recursion of the reader and the parser (under 1 KB of stack per level):
+  // enough for a chain of 1000 bodies split over included files (tinyxml2 itself stops a single
+  // file at 100 levels).
+  if (depth > 2000) fail(out, "elements nested too deeply");
   for (auto* a = e->FirstAttribute(); a; a = a->Next()) {
     for (const auto& p : out.attrs)
       if (p.first == a->Name()) fail(out, std::string("duplicate attribute '") + a->Name() + "'");

@@ -182,11 +182,13 @@ struct Rollout::Impl {
     Data& d = continuing ? *in_place[b] : data_for(w, m);
     const size_t T = a.nstep, nu = m.nu, nv = m.nv, nx = 6 * static_cast<size_t>(m.nbody);
     const size_t ns = nstate, nsens = m.nsensordata;
+    const bool whole = (a.spec & kStateIntegration) == kStateIntegration && m.opt.solver < kSolverRaisim;
+    const bool reset = !continuing && !(a.reuse_data && whole);
     std::array<int, kNWarning> warnings_before{};
-    if (continuing) {
+    if (!reset)
       for (int i = 0; i < kNWarning; ++i) warnings_before[i] = d.warning[i].number;
-    } else {
-      reset_data(m, d);
+    if (reset) reset_data(m, d);
+    if (!continuing) {
       d.control_callback = nullptr;
       set_state(m, d, a.spec, a.initial_state.data() + b * ns);
     }

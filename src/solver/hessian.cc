@@ -167,16 +167,18 @@ void add_rows(double* H, int nv, const constraint::SparseRow& r0, const double* 
   }
 }
 
-// H on the pattern: M plus the active rows' J' D J (lower triangle: H[r][c], c <= r).
+// H on the pattern: M plus the active rows' J' D J (lower triangle: H[r][c], c <= r). With base
+// (nM values in qM's layout) in place of qM and rowscale (nefc) multiplying each row's D (an
+// elliptic block by its first row's scale), the matrix of hessian_factor_scaled.
 void assemble(const Model& m, const Data& d, const Work& w, const Layout& t, const double* J,
-              double regularize) {
+              double regularize, const double* base = nullptr, const double* rowscale = nullptr) {
   const int nv = m.nv;
   double* H = w.L;
   for (int i = 0; i < nv; ++i) {
     double* row = H + static_cast<size_t>(i) * nv;
     const int* p = w.pattern + t.adr[i];
     for (int k = 0, n = t.cnt[i]; k < n; ++k) row[p[k]] = 0;
-    const double* q = d.qM.data() + m.dof_Madr[i];
+    const double* q = (base ? base : d.qM.data()) + m.dof_Madr[i];
     row[i] = q[0];
     int k = 1;
     for (int a = m.dof_parentid[i]; a >= 0; a = m.dof_parentid[a], ++k) row[a] = q[k];
@@ -192,7 +194,7 @@ void assemble(const Model& m, const Data& d, const Work& w, const Layout& t, con
       for (int r = i, e = i + group_rows(d, i); r < e; ++r) {
         if (d.efc_state[r] != kCnstrQuadratic) continue;
         val[nq] = constraint::row_of(d, J, r).val;
-        D[nq++] = d.efc_D[r];
+        D[nq++] = d.efc_D[r] * (rowscale ? rowscale[r] : 1.0);
       }
       switch (nq) {
         case 1: add_rows<1>(H, nv, r0, val, D); break;
@@ -212,11 +214,12 @@ void assemble(const Model& m, const Data& d, const Work& w, const Layout& t, con
     const double* val[6];
     for (int a = 0; a < dim; ++a) val[a] = constraint::row_of(d, J, i + a).val;
     double* T = w.jac;
+    const double scale = rowscale ? rowscale[i] : 1.0;
     for (int a = 0; a < dim; ++a)
       for (int y = 0; y < n; ++y) {
         double s = 0;
         for (int b = 0; b < dim; ++b) s += con.H[a * dim + b] * val[b][y];
-        T[a * n + y] = s;
+        T[a * n + y] = scale * s;
       }
     for (int x = 0; x < n; ++x) {
       double* row = H + static_cast<size_t>(r0.col[x]) * nv;
@@ -329,6 +332,17 @@ int hessian_factor(const Model& m, Data& d, const Work& w, bool reuse_pattern) {
     eliminate(m, w, t, true);
   }
   return static_cast<int>(std::min<long long>(m.nv + 2 * nnz, 0x7fffffff));
+}
+
+void hessian_factor_scaled(const Model& m, Data& d, const Work& w, const double* base, const double* rowscale) {
+  const double* J = constraint::J_values(m, d);
+  const Layout t = layout(w);
+  symbolic(m, d, w, t, J);
+  assemble(m, d, w, t, J, 0, base, rowscale);
+  if (!eliminate(m, w, t, false)) {
+    assemble(m, d, w, t, J, 1e-10, base, rowscale);
+    eliminate(m, w, t, true);
+  }
 }
 
 bool hessian_update(const Model& m, const Data& d, const Work& w, int i, double sigma) {

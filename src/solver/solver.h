@@ -36,7 +36,7 @@ void elliptic_block(int dim, const double* friction, const double* A, const doub
 // force f[0] fixed, inside the ellipse sum (f_j / friction_j)^2 <= f0^2.
 void elliptic_friction(int dim, const double* friction, const double* A, const double* g, double* f);
 
-// State of the primal iteration (pointers into Data::efc_work).
+// State of the primal iteration (pointers into Data::work.efc).
 struct Primal {
   double* x;         // nv: qacc
   double* Ma;        // nv: M x
@@ -98,6 +98,10 @@ int hessian_factor(const Model& m, Data& d, const Work& w, bool reuse_pattern);
 // elimination tree. False when row i does not fit the factor's pattern or a downdate loses
 // definiteness: the factor is then invalid and must be refactored.
 bool hessian_update(const Model& m, const Data& d, const Work& w, int i, double sigma);
+// The same factorization (fresh pattern) of base + J' diag(rowscale D) J (+ the cone terms, each
+// elliptic block scaled by its first row's rowscale): base holds nM values in qM's layout, symmetric
+// (the implicitcon integrator's matrix, src/integrator/implicit_constraint.cc). hessian_solve solves.
+void hessian_factor_scaled(const Model& m, Data& d, const Work& w, const double* base, const double* rowscale);
 void hessian_solve(const Model& m, const Work& w, double* x);
 
 // Rows in the dual form (dual.cc): u_i = D^-1/2 L'^-1 J_i' (M = L'DL), so that

@@ -7,8 +7,9 @@
 // terms, u' (J(p_end) - J(p_start)), with each tangent point moving with the obstacle's body.
 #include <cmath>
 
-#include "engine/internal.h"
+#include "kinematics/jacobian.h"
 #include "math/vec.h"
+#include "moreau/moreau.h"
 #include "tendon/tendon.h"
 #include "tendon/wrap.h"
 

@@ -212,7 +212,7 @@ const Case kCases[] = {
 void compare_extras(const Model& m, const mjModel* mj, const std::string& xml) {
   EXPECT_EQ(m.nkey, mj->nkey);
   EXPECT_EQ(m.nuserdata, mj->nuserdata);
-  // capacities: as given (Moreau's defaults for absent ones follow its own rule, src/engine/data.cc)
+  // capacities: as given (Moreau's defaults for absent ones follow its own rule, src/constraint/storage.cc)
   if (xml.find("nconmax=") != std::string::npos) EXPECT_EQ(m.nconmax, mj->nconmax);
   if (xml.find("njmax=") != std::string::npos) EXPECT_EQ(m.njmax, mj->njmax);
   if (xml.find("nstack=") != std::string::npos) EXPECT_EQ(m.nstack, mj->nstack);

@@ -134,7 +134,7 @@ TEST_P(Pipeline, ForwardMatchesMuJoCo) {
     forward(m, d);
     if (!std::isfinite(D->qacc[0])) continue;  // MuJoCo's own state diverged: nothing to compare
     // MuJoCo 2.2.2 drops contacts beyond its nconmax (default 100) with a warning; Moreau's capacity
-    // rule is larger (src/engine/data.cc), so the two contact lists legitimately differ there.
+    // rule is larger (src/constraint/storage.cc), so the two contact lists legitimately differ there.
     if (D->warning[mjWARN_CONTACTFULL].number > 0 || D->warning[mjWARN_CNSTRFULL].number > 0) {
       ++overflowed;
       continue;

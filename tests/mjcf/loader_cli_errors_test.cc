@@ -44,6 +44,14 @@ const BadInput kBadInputs[] = {
      5, "inertial", "triangle inequality"},
     {"massless_moving_body", "<mujoco>\n<worldbody>\n<body>\n<joint/>\n</body>\n</worldbody>\n</mujoco>\n", 3, "body",
      "mass and inertia of a moving body"},
+    {"memory_too_large",
+     "<mujoco>\n<size memory=\"1T\"/>\n<worldbody>\n<body><freejoint/><geom size=\"1\"/></body>\n</worldbody>\n"
+     "</mujoco>\n",
+     2, "size", "attribute 'memory' = '1T' asks for"},
+    {"nconmax_too_large",
+     "<mujoco>\n<size nconmax=\"2000000000\"/>\n<worldbody>\n<body><freejoint/><geom size=\"1\"/></body>\n"
+     "</worldbody>\n</mujoco>\n",
+     2, "size", "'nconmax' accepts -1 or at most"},
 };
 
 class LoaderCliErrors : public ::testing::TestWithParam<int> {};

@@ -2,6 +2,7 @@
 // expectation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -83,7 +84,7 @@ TEST(LoaderErrors, UnparsableNumber) {
 
 TEST(LoaderErrors, InvalidKeyword) {
   expect_error("<mujoco>\n<option integrator=\"leapfrog\"/>\n</mujoco>", 2, "option",
-               "attribute 'integrator' expects one of 'Euler', 'RK4', 'implicit', 'implicitfast', got 'leapfrog'");
+               "attribute 'integrator' expects one of 'Euler', 'RK4', 'implicit', 'implicitfast', 'implicitcon', got 'leapfrog'");
   expect_error("<mujoco>\n<worldbody>\n<geom type=\"blob\" size=\"1\"/>\n</worldbody>\n</mujoco>", 3, "geom",
                "attribute 'type' expects one of");
   expect_error("<mujoco>\n<compiler angle=\"gradian\"/>\n</mujoco>", 2, "compiler", "attribute 'angle'");
@@ -184,6 +185,52 @@ TEST(LoaderErrors, ErrorInsideIncludedFile) {
     EXPECT_EQ(e.file(), (dir / "part.xml").string()) << e.what();
   }
   fs::remove_all(dir);
+}
+
+// A chain of `n` jointless bodies written as a main file and included parts of `per_part` bodies
+// each (tinyxml2 refuses more than 100 levels in one file, so deep models span files); returns the
+// main file's text and puts the parts in `assets`.
+std::string chain_over_includes(int n, int per_part, moreau::AssetMap& assets) {
+  std::string main;
+  for (int part = 0; part * per_part < n; ++part) {
+    std::string text;
+    const int end = std::min(n, (part + 1) * per_part);
+    for (int i = part * per_part; i < end; ++i) text += "<body pos=\"0 0 0.1\"><geom size=\"0.01\"/>\n";
+    if (end < n) text += "<include file=\"part" + std::to_string(part + 1) + ".xml\"/>\n";
+    for (int i = part * per_part; i < end; ++i) text += "</body>";
+    if (part == 0) main = "<mujoco><worldbody>\n" + text + "\n</worldbody></mujoco>\n";
+    else assets["part" + std::to_string(part) + ".xml"] = "<mujoco>\n" + text + "\n</mujoco>\n";
+  }
+  return main;
+}
+
+// Elements may nest up to 2000 levels across included files: a chain of 1000 bodies loads (its
+// bodies in order, each one level below the last); 2100 levels are refused in the file and on
+// the line where the limit is crossed.
+TEST(LoaderErrors, DeepNestingOverIncludes) {
+  moreau::AssetMap assets;
+  const std::string xml = chain_over_includes(1000, 40, assets);
+  const moreau::Model m = moreau::load_model_from_string(xml, assets, "main.xml");
+  ASSERT_EQ(m.nbody, 1001);
+  for (int b = 1; b < m.nbody; ++b) {
+    ASSERT_EQ(m.body_parentid[b], b - 1) << b;
+    ASSERT_EQ(m.body_pos[3 * b + 2], 0.1) << b;
+  }
+
+  moreau::AssetMap deep_assets;
+  const std::string deep = chain_over_includes(2100, 40, deep_assets);
+  try {
+    moreau::load_model_from_string(deep, deep_assets, "main.xml");
+    FAIL() << "no error for 2100 levels";
+  } catch (const LoadError& e) {
+    // <mujoco> is level 0 and <worldbody> 1; body i (0-based) of part p is at level 2 + i + p
+    // (each include adds one level) and its geom one below: the geom of body 1950, on line 32 of
+    // part48.xml, is the first element past level 2000.
+    EXPECT_EQ(e.file(), "part48.xml") << e.what();
+    EXPECT_EQ(e.line(), 32) << e.what();
+    EXPECT_EQ(e.element(), "geom") << e.what();
+    EXPECT_NE(std::string(e.what()).find("elements nested too deeply"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ int compare_with_and_without(const Model& m, int nstate, unsigned seed, double s
   int trees = 0;
   for (int b = 0; b < m.nbody; ++b) trees += col::midphase_has_tree(with, b);
   EXPECT_GT(trees, 0) << "the model must have a body with a tree";
-  without.col_bvh_adr.assign(m.nbody, -1);  // no trees: the plain double loop over geom pairs
+  without.work.col_bvh_adr.assign(m.nbody, -1);  // no trees: the plain double loop over geom pairs
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-1, 1);
   int total = 0;

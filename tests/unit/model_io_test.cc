@@ -3,6 +3,7 @@
 // small models.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "constraint/storage.h"
 #include "io/model_fields.h"
 #include "mjcf/spec.h"
 #include "moreau/io.h"
@@ -137,7 +139,7 @@ TEST(ModelIO, BadBinaryInputIsALoadErrorNamingWhatWasExpected) {
   std::string v = bytes;
   v[8] = 99;
   e = error_of([&] { moreau::load_model_binary_from_string(v, "v.mrb"); });
-  EXPECT_NE(e.find("version 99, expected version 2"), std::string::npos) << e;
+  EXPECT_NE(e.find("version 99, expected version 3"), std::string::npos) << e;
   // a flipped byte in the fields
   std::string c = bytes;
   c[c.size() / 2] ^= 0x40;
@@ -230,7 +232,7 @@ TEST(ModelIO, SizeMemorySetsTheCapacity) {
   EXPECT_EQ(with("-1").memory, -1);
   EXPECT_EQ(moreau::load_model_from_string(kModel).memory, -1);
   // the contact capacity: as many contacts as fit in the bytes with 6 rows of nv + 16 doubles
-  // each (src/engine/data.cc); nv = 0 here
+  // each (src/constraint/storage.cc); nv = 0 here
   const Model one = with("1M");
   const moreau::Data d = moreau::make_data(one);
   const long long per_contact = static_cast<long long>(sizeof(moreau::Contact)) + 6 * 8 * 16;
@@ -241,6 +243,86 @@ TEST(ModelIO, SizeMemorySetsTheCapacity) {
     const std::string e = error_of([&] { with(bad); });
     EXPECT_NE(e.find(":2: <size>: attribute 'memory' expects a byte count"), std::string::npos) << bad << ": " << e;
   }
+}
+
+// A free sphere (nv = 6, condim 3: 4 pyramidal rows per contact) with one <size> attribute.
+std::string sphere_with(const std::string& size_attr) {
+  return "<mujoco>\n<size " + size_attr +
+         "/>\n<worldbody><body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>";
+}
+
+// The loader's capacity rules are make_data's: contacts from memory/nconmax, rows from njmax or
+// from the contacts, each allocated by make_data exactly as constraint::contact_capacity and
+// row_capacity say.
+TEST(ModelIO, SizeCapacityRulesAreMakeDatas) {
+  for (const char* attr : {"memory=\"1M\"", "nconmax=\"37\"", "njmax=\"50\"", "nconmax=\"-1\""}) {
+    const Model m = moreau::load_model_from_string(sphere_with(attr));
+    const moreau::Data d = moreau::make_data(m);
+    const long long ncon = moreau::constraint::contact_capacity(m);
+    EXPECT_EQ(static_cast<long long>(d.contact.size()), ncon) << attr;
+    EXPECT_EQ(static_cast<long long>(d.efc_type.size()), moreau::constraint::row_capacity(m, ncon)) << attr;
+  }
+  const Model m = moreau::load_model_from_string(sphere_with("memory=\"1M\""));
+  const long long per_contact = static_cast<long long>(sizeof(moreau::Contact)) + 6 * 8 * (6 + 16);
+  EXPECT_EQ(moreau::constraint::memory_per_contact(m), per_contact);
+  EXPECT_EQ(moreau::constraint::contact_capacity(m), (1 << 20) / per_contact);
+  EXPECT_EQ(moreau::constraint::row_capacity(m, 1000), 4000);  // 4 pyramidal rows per condim-3 contact
+}
+
+// <size> values whose contacts or rows Moreau cannot index (int) or this machine cannot hold are
+// a LoadError at <size> naming the attribute, what it asks for and the largest value accepted,
+// before any Data is made (memory="1T" used to end in std::bad_alloc).
+TEST(ModelIO, SizeBeyondWhatCanBeHonouredIsALoadError) {
+  const long long per_contact = static_cast<long long>(sizeof(moreau::Contact)) + 6 * 8 * (6 + 16);
+  const long long contacts = (1ll << 40) / per_contact;  // under the 2^30 clamp
+  ASSERT_LT(contacts, 1ll << 30);
+  const std::string e = error_of([&] { moreau::load_model_from_string(sphere_with("memory=\"1T\""), "m.xml"); });
+  EXPECT_NE(e.find("m.xml:2: <size>: attribute 'memory' = '1T' asks for " + std::to_string(contacts) +
+                   " contacts with " + std::to_string(4 * contacts) +
+                   " constraint rows, more than the 2147483647 rows that Moreau indexes; for this model 'memory' "
+                   "accepts -1 or at most "),
+            std::string::npos)
+      << e;
+  // the largest memory accepted: its contacts fit, one byte more is a contact more and is refused
+  const std::smatch most = [&] {
+    std::smatch r;
+    std::regex_search(e, r, std::regex("at most ([0-9]+) bytes \\(" + std::to_string(per_contact) + " per contact\\)"));
+    return r;
+  }();
+  ASSERT_EQ(most.size(), 2u) << e;
+  const long long limit = std::stoll(most[1]);
+  const Model probe = moreau::load_model_from_string(sphere_with("memory=\"1M\""));
+  const long long ok = limit / per_contact;
+  EXPECT_EQ((limit + 1) / per_contact, ok + 1);
+  EXPECT_EQ(moreau::constraint::arena_problem(probe, ok, moreau::constraint::row_capacity(probe, ok), 0), "");
+  const std::string next = error_of(
+      [&] { moreau::load_model_from_string(sphere_with("memory=\"" + std::to_string(limit + 1) + "\""), "m.xml"); });
+  EXPECT_NE(next.find("m.xml:2: <size>: attribute 'memory' = '" + std::to_string(limit + 1) + "' asks for " +
+                      std::to_string(ok + 1) + " contacts"),
+            std::string::npos)
+      << next;
+
+  const std::string c = error_of([&] { moreau::load_model_from_string(sphere_with("nconmax=\"2000000000\""), "m.xml"); });
+  EXPECT_NE(c.find("m.xml:2: <size>: attribute 'nconmax' = '2000000000' asks for 2000000000 contacts with 8000000000 "
+                   "constraint rows, more than the 2147483647 rows that Moreau indexes; for this model 'nconmax' "
+                   "accepts -1 or at most "),
+            std::string::npos)
+      << c;
+  // njmax rows: each row of the free body's 6 dofs has up to 6 Jacobian entries
+  const std::string j = error_of([&] { moreau::load_model_from_string(sphere_with("njmax=\"2000000000\""), "m.xml"); });
+  EXPECT_NE(j.find("m.xml:2: <size>: attribute 'njmax' = '2000000000' asks for 2000000000 constraint rows with up to "
+                   "12000000000 Jacobian entries, more than the 2147483647 that Moreau indexes; for this model "
+                   "'njmax' accepts -1 or at most "),
+            std::string::npos)
+      << j;
+  for (const char* bad : {"1e30", "-2", "2.5", "3000000000"}) {
+    const std::string n = error_of([&] { moreau::load_model_from_string(sphere_with(std::string("nstack=\"") + bad + "\""), "m.xml"); });
+    EXPECT_NE(n.find("m.xml:2: <size>: attribute 'nstack' expects -1 or a whole number from 0 to 2147483647, got '" +
+                     std::string(bad) + "'"),
+              std::string::npos)
+        << bad << ": " << n;
+  }
+  EXPECT_EQ(moreau::load_model_from_string(sphere_with("nstack=\"1000000\"")).nstack, 1000000);
 }
 
 }  // namespace
@@ -274,6 +356,71 @@ TEST(ModelIO, SaveXmlReloadsBitwiseEqual) {
   EXPECT_EQ(image(moreau::load_model(path.string())), image(m));
   fs::remove(path);
   EXPECT_EQ(moreau::save_xml_to_string(r), saved);
+}
+
+// Meshes: an asymmetric hexahedron given with faces, a mirroring scale, refpos and refquat, and
+// one whose faces are its convex hull, on geoms turned in their bodies. save_xml writes each mesh
+// from its source and each mesh geom in its own frame, so the reloaded Model is bitwise the
+// original (the mesh recompiles to the same inertial frame, vertices and hull graph) and so is a
+// rollout of the falling bodies.
+const char* kMeshModel = R"(<mujoco>
+  <asset>
+    <mesh name="wedge" vertex="0 0 0  1.3 0 0  0 0.7 0  0.2 0.1 0.9  1.1 0.6 0.8  0.3 0.9 0.4"
+          face="0 2 1  0 1 3  1 4 3  1 2 4  2 5 4  2 0 5  0 3 5  3 4 5"
+          scale="0.3 -0.2 0.25" refpos="0.1 0.05 -0.02" refquat="0.9 0.1 -0.2 0.3"/>
+    <mesh name="hull" vertex="0.1 0 0  -0.08 0.03 0  0 0.11 0.02  0.01 -0.02 0.13  0.04 0.05 -0.07  -0.03 -0.06 -0.05"/>
+  </asset>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body pos="0 0 0.4" euler="10 20 30"><freejoint/>
+      <geom type="mesh" mesh="wedge" pos="0.01 0.02 0.03" axisangle="1 2 3 0.7"/></body>
+    <body pos="0.5 0 0.3"><freejoint/>
+      <geom type="mesh" mesh="hull" quat="0.3 0.2 0.1 0.9"/>
+      <geom type="mesh" mesh="wedge" pos="0 0 0.1" xyaxes="0 1 0 -1 0 0"/></body>
+  </worldbody>
+  <keyframe><key qvel="0.5 0 0 1 2 3  0 -0.4 0 0 3 1"/></keyframe>
+</mujoco>)";
+
+TEST(ModelIO, SaveXmlWritesMeshesFromTheirSource) {
+  const Model m = moreau::load_model_from_string(kMeshModel);
+  ASSERT_EQ(m.nmesh, 2);
+  EXPECT_EQ(m.mesh_hullface[0], 0);
+  EXPECT_EQ(m.mesh_hullface[1], 1);
+  const std::string saved = moreau::save_xml_to_string(m);
+  EXPECT_NE(saved.find("refquat=\"0.90000000000000002 0.10000000000000001 -0.20000000000000001 0.29999999999999999\""),
+            std::string::npos)
+      << saved;
+  const Model r = moreau::load_model_from_string(saved);
+  EXPECT_EQ(image(r), image(m));
+  EXPECT_EQ(rollout(r, 200), rollout(m, 200));
+  EXPECT_EQ(moreau::save_xml_to_string(r), saved);
+}
+
+// A Model changed after loading is saved as it is, not from a source it no longer matches: a
+// moved mesh geom (its frame taken back through the mesh's inertial frame) and a changed mesh
+// vertex (the mesh in its compiled frame, recentred on reload) reload to the change, to rounding.
+TEST(ModelIO, SaveXmlWritesAChangedMeshAsChanged) {
+  Model m = moreau::load_model_from_string(kMeshModel);
+  m.geom_pos[3 * 1 + 0] += 0.25;
+  Model r = moreau::load_model_from_string(moreau::save_xml_to_string(m));
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(r.geom_pos[3 * 1 + k], m.geom_pos[3 * 1 + k], 1e-15) << k;
+  for (int k = 0; k < 4; ++k) EXPECT_NEAR(r.geom_quat[4 * 1 + k], m.geom_quat[4 * 1 + k], 1e-15) << k;
+  EXPECT_EQ(r.mesh_vert, m.mesh_vert);  // the mesh itself is unchanged: written from its source
+
+  m = moreau::load_model_from_string(kMeshModel);
+  const int v = m.mesh_vertadr[1];
+  m.mesh_vert[3 * v] *= 1.5f;
+  r = moreau::load_model_from_string(moreau::save_xml_to_string(m));
+  // the changed vertex in the body frame of the geom using it (geom 2), before and after
+  auto in_body = [](const Model& x, int g, int vert) {
+    const float* p = &x.mesh_vert[3 * vert];
+    double local[3] = {p[0], p[1], p[2]}, out[3];
+    moreau::rot_vec_quat(out, local, &x.geom_quat[4 * g]);
+    for (int k = 0; k < 3; ++k) out[k] += x.geom_pos[3 * g + k];
+    return std::array<double, 3>{out[0], out[1], out[2]};
+  };
+  const auto a = in_body(m, 2, v), b = in_body(r, 2, r.mesh_vertadr[1]);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(a[k], b[k], 1e-7) << k;
 }
 
 // An unnamed object that another element refers to gets a generated name (a Model built or

@@ -109,7 +109,7 @@ TEST(NcpSlidingCube, RaisimSatisfiesEq10AndDeSaxceRestoresTheMdp) {
     double min_dev = 1e300;
     for (int c = 0; c < d.ncon; ++c) {
       const int r = d.contact[c].efc_address;
-      const double* G = w.G + 3 * r;
+      const double* G = w.G + 6 * r;
       const double* l = w.lam + r;
       const double cT[2] = {w.c[r + 1], w.c[r + 2]};
       ASSERT_GT(std::hypot(cT[0], cT[1]), 1.0);  // sliding

@@ -121,10 +121,16 @@ TEST(Grasp, HowCloseToTheLimitEachSolverHolds) {
   }
 }
 
+// Lemke's algorithm fails on the degenerate 72-variable LCP when the box touches both pads and the
+// floor: past its pivot limit or on a secondary ray, depending on the rounding of the state that
+// reaches it; either way a clear error at 0.57 s.
 TEST(Grasp, LcpStopsWithAClearErrorOnTheGrasp) {
   const Output r = experiment("grasp --solver lcp");
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.last_line.find("pivot limit"), std::string::npos) << r.last_line;
+  EXPECT_TRUE(r.last_line.find("pivot limit") != std::string::npos ||
+              r.last_line.find("secondary ray") != std::string::npos)
+      << r.last_line;
+  EXPECT_NE(r.last_line.find("time 0.57"), std::string::npos) << r.last_line;
 }
 
 TEST(Slope, HardContactSolversHoldTheBoxWithoutCreep) {

@@ -73,9 +73,9 @@ TEST(NcpPipeline, RefusesCombinationsThatMakeNoSense) {
   m.opt.integrator = moreau::kIntEuler;
   moreau::forward(m, d);
   EXPECT_THROW(moreau::inverse(m, d), std::runtime_error);
-  // torsional / rolling friction (condim 4, 6) is outside the model
+  // torsional / rolling friction (condim 4, 6) is outside lcp's friction pyramid
   moreau::Model m6 = moreau::load_model_from_string(
-      "<mujoco><option solver=\"raisim\"/><worldbody><geom type=\"plane\" size=\"1 1 .1\"/>"
+      "<mujoco><option solver=\"lcp\"/><worldbody><geom type=\"plane\" size=\"1 1 .1\"/>"
       "<body pos=\"0 0 .1\"><freejoint/><geom type=\"sphere\" size=\".1\" condim=\"6\"/></body></worldbody></mujoco>");
   moreau::Data d6 = moreau::make_data(m6);
   try {

@@ -35,13 +35,17 @@
 namespace {
 thread_local bool g_counting = false;
 std::atomic<long> g_allocations{0};
+std::atomic<long> g_bytes{0};  // bytes requested while counting
 }  // namespace
 
 // The ThreadSanitizer build of this file (moreau_thread_tests) leaves operator new to TSan's runtime,
 // which defines it too (it runs only the parallel-rollout test, which counts nothing).
 #ifndef MOREAU_KEEP_OPERATOR_NEW
 void* operator new(std::size_t n) {
-  if (g_counting) g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (g_counting) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    g_bytes.fetch_add(static_cast<long>(n), std::memory_order_relaxed);
+  }
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
@@ -52,7 +56,10 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 // The nothrow forms too (std::stable_sort's buffer), so that every new pairs with this delete.
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  if (g_counting) g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (g_counting) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    g_bytes.fetch_add(static_cast<long>(n), std::memory_order_relaxed);
+  }
   return std::malloc(n ? n : 1);
 }
 void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
@@ -192,7 +199,7 @@ TEST(Robustness, ImplicitStepAllocatesNothingAfterTheFirstStep) {
       continue;
     }
     moreau::Model m = moreau::load_model(path);
-    for (int integrator : {moreau::kIntImplicit, moreau::kIntImplicitFast}) {
+    for (int integrator : {moreau::kIntImplicit, moreau::kIntImplicitFast, moreau::kIntImplicitCon}) {
       m.opt.integrator = integrator;
       moreau::Data d = moreau::make_data(m);
       start(m, d);
@@ -250,7 +257,7 @@ TEST(Robustness, HardContactStepAllocatesNothing) {
   MOREAU_SKIPPED_SHARED(skipped, cases.size());
 }
 
-// The finite-difference derivatives work in Data::fd_work, sized by make_data: no
+// The finite-difference derivatives work in Data::work.fd, sized by make_data: no
 // allocation, not even on the first call.
 TEST(Robustness, DerivativesAllocateNothing) {
   for (const std::string& path : {kHumanoid, std::string("/usr/share/mujoco/model/tendon_arm/arm26.xml")}) {
@@ -270,6 +277,28 @@ TEST(Robustness, DerivativesAllocateNothing) {
     moreau::deriv_smooth_vel(m, d);
     g_counting = false;
     EXPECT_EQ(g_allocations.load(), 0);
+  }
+}
+
+// data_bytes counts every array a Data owns: a copy of a Data allocates each array at its size, and
+// exactly the bytes data_bytes reports beyond sizeof(Data). make_data sizes every array exactly
+// (no spare capacity), so the copy and the original report the same bytes.
+TEST(Robustness, DataBytesCountsEveryArray) {
+  for (const std::string& path : {kHumanoid, std::string("/usr/share/mujoco/model/tendon_arm/arm26.xml"),
+                                  std::string("/usr/share/mujoco/model/humanoid/22_humanoids.xml")}) {
+    for (const int solver : {moreau::kSolverNewton, moreau::kSolverRaisim}) {
+      SCOPED_TRACE(path + " solver " + std::to_string(solver));
+      moreau::Model m = moreau::load_model(path);
+      m.opt.solver = solver;
+      const moreau::Data d = moreau::make_data(m);
+      g_bytes = 0;
+      g_counting = true;
+      const moreau::Data copy = d;
+      g_counting = false;
+      EXPECT_EQ(moreau::data_bytes(m, copy), sizeof(moreau::Data) + static_cast<size_t>(g_bytes.load()));
+      EXPECT_EQ(moreau::data_bytes(m, d), moreau::data_bytes(m, copy));
+      if (solver == moreau::kSolverRaisim) EXPECT_GT(copy.work.ncp.size(), 0u);
+    }
   }
 }
 
@@ -519,7 +548,7 @@ TEST(Robustness, BadNumbersInJsonlAreRejectedPerLine) {
 
 // ---------------------------------------------------------------------------------------------
 // The contact and constraint-row arena is sized from the model (size/nconmax, size/njmax, else
-// Model::memory, else the default rule in src/engine/data.cc). Exhausting it must warn
+// Model::memory, else the default rule in src/constraint/storage.cc). Exhausting it must warn
 // (kWarnContactFull / kWarnCnstrFull), keep ncon and nefc within capacity, and never write past the
 // end: scripts/test.sh runs this under AddressSanitizer (make_data sizes each array from empty, so a
 // write past its end lands in ASan's redzone).
@@ -608,7 +637,7 @@ TEST(Robustness, ExhaustedRowArenaWarnsAndStopsAtItsEnd) {
 }
 
 TEST(Robustness, ArenaFromModelMemoryWarnsWhenFull) {
-  // Model::memory (bytes for the contacts, each with 6 rows of nv + 16 doubles: src/engine/data.cc)
+  // Model::memory (bytes for the contacts, each with 6 rows of nv + 16 doubles: src/constraint/storage.cc)
   // when nconmax is not given.
   moreau::Model m = moreau::load_model_from_string(box_pile("", "pyramidal"));
   m.memory = 6 * (static_cast<long long>(sizeof(moreau::Contact)) + 6 * 8 * (m.nv + 16));

@@ -131,14 +131,17 @@ void expect_equal(const Result& want, const Result& got) {
 
 // Threads 1..4 with one pool per count, each run twice (the second run reuses the Datas, on
 // rollouts that the first run gave to other workers), against the serial loop.
-void expect_serial_equality(const moreau::Model& m, const Batch& b) {
+// reuse_data: the workers skip reset_data where the flag allows it (RolloutArgs::reuse_data).
+void expect_serial_equality(const moreau::Model& m, const Batch& b, bool reuse_data = false) {
   const Result want = serial({&m}, b);
   for (int nthread = 1; nthread <= 4; ++nthread) {
     SCOPED_TRACE("nthread " + std::to_string(nthread));
     moreau::Rollout pool(m, nthread);
     for (int run = 0; run < 2; ++run) {
       Result got;
-      pool.run(args_of(m, b, got));
+      moreau::RolloutArgs a = args_of(m, b, got);
+      a.reuse_data = reuse_data;
+      pool.run(a);
       expect_equal(want, got);
     }
   }
@@ -179,6 +182,20 @@ TEST(Rollout, HardContactSolverSceneEqualsSerialLoopForThreads1To4) {
   const double vx0 = b.x0[m.nq], vx = r.state[(b.T - 1) * ns + m.nq];
   EXPECT_GT(vx0, 0.8);
   EXPECT_LT(std::abs(vx), 1e-6);
+}
+
+TEST(Rollout, ReusedDatasFromIntegrationStatesEqualSerialLoop) {
+  // without reset_data between rollouts a worker's Data still holds the previous rollout's contacts,
+  // constraint rows and derived quantities; from an integration state step reads none of them
+  const moreau::Model humanoid = moreau::load_model(kHumanoid);
+  expect_serial_equality(humanoid, make_batch(humanoid, 10, 120, moreau::kStateIntegration, 4), true);
+  const moreau::Model arm = moreau::load_model(kArm26);
+  expect_serial_equality(arm, make_batch(arm, 7, 150, moreau::kStateIntegration, 5), true);
+  // a hard-contact solver warm-starts from the Data: the flag is ignored and each rollout starts
+  // from a reset Data
+  moreau::Model cube = moreau::load_model(kSlidingCube);
+  cube.opt.solver = moreau::kSolverRaisim;
+  expect_serial_equality(cube, make_batch(cube, 9, 200, moreau::kStateIntegration, 6), true);
 }
 
 TEST(Rollout, PerRolloutModelsGiveTheirOwnSerialLoops) {

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from . import files
-from .scene import scene_dict, pose_array, free_camera, statistic_from_poses
+from .scene import scene_dict, pose_array, free_camera
 
 _BEGIN, _END = "<!-- MOREAU_INLINE_BEGIN -->", "<!-- MOREAU_INLINE_END -->"
 
@@ -92,7 +92,6 @@ def record(m, states, path="replay.html", times=None, camera=None):
     slider. It plays offline: the scene, the trajectory (float32 body poses) and three.js are inlined."""
     poses, times = _states_to_poses(m, states, times)
     scene = scene_dict(m)
-    scene["stat"] = statistic_from_poses(m, poses[0])
     html = replay_html(scene, poses, times, camera=camera)
     with open(path, "w", encoding="utf-8") as f:
         f.write(html)

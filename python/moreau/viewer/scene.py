@@ -2,8 +2,9 @@
 
 The scene is a JSON-ready dict of what the page draws: bodies, geoms (type, size, colour, material,
 pose in the body frame), sites, meshes and height fields (base64 float32 / int32 arrays), materials,
-builtin textures, lights, cameras, joints, actuators, keyframes and <visual> settings. A state
-frame is bytes: 16 float64 header words, then float32 body poses (nbody x [pos, quat]), then
+textures (builtin parameters, or the pixels of image files), lights, cameras, joints, actuators,
+keyframes, <visual> settings and the model's statistic (the free camera's frame). A state frame is
+bytes: 16 float64 header words, then float32 body poses (nbody x [pos, quat]), then
 float32 contacts (ncon x [pos, force in world coordinates]).
 """
 import base64
@@ -124,43 +125,47 @@ def scene_dict(m, d=None):
     if _field(m, "tex_type") is not None:
         scene["tex"] = {k: _flat(getattr(m, "tex_" + k), int) for k in ("type", "builtin", "width", "height", "mark")}
         scene["tex"].update({k: _flat(getattr(m, "tex_" + k)) for k in ("rgb1", "rgb2", "markrgb", "random")})
+        scene["tex"]["image"] = texture_images(m)
     if d is not None:
         scene["initial"] = {"poses": pose_array(d).reshape(-1).tolist(), "contacts": []}
     return scene
 
 
+MAX_TEXTURE_SIDE = 512
+
+
+def texture_images(m):
+    """The pixels of each texture read from image files, for the page: {width, height, rgb (base64
+    RGB bytes, rows from the top)}, or None for builtin textures (the page draws those from their
+    parameters). An image (a cube's face) wider or taller than MAX_TEXTURE_SIDE pixels is
+    subsampled by a whole step, which keeps a replay of a model with large photographs small."""
+    rgb = _field(m, "tex_rgb")
+    if rgb is None:
+        return [None] * m.ntex
+    rgb = np.asarray(rgb, dtype=np.uint8).reshape(-1)
+    out = []
+    for t in range(m.ntex):
+        if int(m.tex_builtin[t]) != 0:
+            out.append(None)
+            continue
+        w, h, adr = int(m.tex_width[t]), int(m.tex_height[t]), int(m.tex_adr[t])
+        img = rgb[adr:adr + 3 * w * h].reshape(h, w, 3)
+        faces = 6 if int(m.tex_type[t]) != 0 and h == 6 * w else 1
+        step = max(1, -(-max(w, h // faces) // MAX_TEXTURE_SIDE))
+        if step > 1:
+            img = np.concatenate([f[::step, ::step] for f in np.split(img, faces, axis=0)], axis=0)
+        out.append({"width": int(img.shape[1]), "height": int(img.shape[0]), "rgb": _b64(img, np.uint8)})
+    return out
+
+
 def view_statistic(m, d=None):
-    """Centre and size of what the camera should frame: the bounding box of the bodies and of the
-    non-plane geoms (their bounding spheres) in the state d, or m.stat without d."""
-    if d is None:
-        return {"extent": float(m.stat.extent), "center": _flat(m.stat.center)}
-    pts = [np.asarray(d.xpos)[1:]] if m.nbody > 1 else []
-    gtype = np.asarray(m.geom_type)
-    keep = gtype != int(moreau.GeomType.PLANE) if hasattr(moreau, "GeomType") else gtype != 0
-    keep &= gtype != 1  # height fields: large, at the floor
-    if keep.any():
-        gx = np.asarray(d.geom_xpos)[keep]
-        r = np.asarray(m.geom_rbound)[keep][:, None]
-        pts += [gx - r, gx + r]
-    if not pts:
-        return {"extent": float(m.stat.extent), "center": _flat(m.stat.center)}
-    p = np.concatenate(pts)
-    lo, hi = p.min(axis=0), p.max(axis=0)
-    extent = max(float(np.linalg.norm(hi - lo)), 0.2)
-    return {"extent": extent, "center": ((lo + hi) / 2).tolist()}
-
-
-def statistic_from_poses(m, poses):
-    """view_statistic for a trajectory's first frame ((nbody, 7) poses): the bounding box of the
-    body origins, widened by the largest bounding sphere of a non-plane geom."""
-    p = np.asarray(poses, dtype=float).reshape(-1, 7)[1:, :3]
-    if len(p) == 0:
-        return {"extent": float(m.stat.extent), "center": _flat(m.stat.center)}
-    gtype = np.asarray(m.geom_type)
-    rb = np.asarray(m.geom_rbound)[(gtype != 0) & (gtype != 1)]
-    r = float(rb.max()) if len(rb) else 0.0
-    lo, hi = p.min(axis=0) - r, p.max(axis=0) + r
-    return {"extent": max(float(np.linalg.norm(hi - lo)), 0.2), "center": ((lo + hi) / 2).tolist()}
+    """Centre and size of what the camera frames: the model's statistic (m.stat.center and
+    m.stat.extent, computed by the compiler in qpos0 as MuJoCo 2.2.2 does, or given by
+    <statistic>), as MuJoCo's free camera uses them; the state d does not move it. meansize and
+    meanmass come along for the page's decorations."""
+    st = m.stat
+    return {"extent": float(st.extent), "center": _flat(st.center), "meansize": float(st.meansize),
+            "meanmass": float(st.meanmass)}
 
 
 def pose_array(d):
@@ -195,8 +200,8 @@ def frame_bytes(m, d, header, contacts=None):
 
 
 def free_camera(m, d=None, lookat=None, distance=None, azimuth=None, elevation=None, fovy=None):
-    """The default free camera (as MuJoCo's: looking at the centre from 1.5 extents, at <visual>'s
-    azimuth and elevation; centre and extent from view_statistic), with any parameter replaced."""
+    """The default free camera (as MuJoCo's: looking at m.stat.center from 1.5 m.stat.extent, at
+    <visual>'s azimuth and elevation), with any parameter replaced."""
     vis = visual_settings(m)
     st = view_statistic(m, d)
     return {"lookat": list(map(float, lookat if lookat is not None else st["center"])),

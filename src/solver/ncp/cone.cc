@@ -170,6 +170,342 @@ void ellipse_min(const double* G, const double* b, double gN, double mu, const d
   if (e.slope_sign(mid, lam) == 2) e.slope_sign(lo, lam);
 }
 
+// ------------------------------------------------------------------------------ scaled cones (ncp.h)
+
+bool scaled_cone(const Contact& con) {
+  return con.dim > 3 || (con.dim == 3 && con.friction[0] != con.friction[1]);
+}
+
+void cone_scale(const Contact& con, double* D) {
+  D[0] = 1;
+  for (int j = 1; j < con.dim; ++j) D[j] = std::max(0.0, con.friction[j - 1]);
+}
+
+bool in_elliptic_cone(int dim, const double* D, const double* l) {
+  if (l[0] < 0) return false;
+  double s = 0;
+  for (int j = 1; j < dim; ++j) {
+    if (D[j] > 0) {
+      const double q = l[j] / D[j];
+      s += q * q;
+    } else if (l[j] != 0) {
+      return false;
+    }
+  }
+  return std::sqrt(s) <= l[0];
+}
+
+void project_unit_cone(int dim, const double* x, double* out) {
+  double t = 0;
+  for (int j = 1; j < dim; ++j) t += x[j] * x[j];
+  t = std::sqrt(t);
+  if (t <= x[0]) {
+    std::copy_n(x, dim, out);
+    return;
+  }
+  if (t <= -x[0]) {
+    std::fill_n(out, dim, 0.0);
+    return;
+  }
+  const double a = 0.5 * (x[0] + t), s = a / t;
+  out[0] = a;
+  for (int j = 1; j < dim; ++j) out[j] = s * x[j];
+}
+
+double dist_unit_cone(int dim, const double* x) {
+  double p[6], e = 0;
+  project_unit_cone(dim, x, p);
+  for (int j = 0; j < dim; ++j) e += (x[j] - p[j]) * (x[j] - p[j]);
+  return std::sqrt(e);
+}
+
+void sym_eigen(int n, const double* A, double* w, double* Q) {
+  double a[36];
+  std::copy_n(A, n * n, a);
+  double scale = 0;
+  for (int i = 0; i < n * n; ++i) scale += a[i] * a[i];
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) Q[i * n + j] = i == j ? 1 : 0;
+  for (int sweep = 0; sweep < 50; ++sweep) {
+    double off = 0;
+    for (int p = 0; p < n; ++p)
+      for (int q = p + 1; q < n; ++q) off += a[p * n + q] * a[p * n + q];
+    if (off <= 1e-32 * scale) break;
+    for (int p = 0; p < n; ++p) {
+      for (int q = p + 1; q < n; ++q) {
+        const double apq = a[p * n + q];
+        if (apq == 0) continue;
+        // rotation in the (p, q) plane that zeroes a_pq (Jacobi's method)
+        const double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+        const double c = 1 / std::sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < n; ++k) {
+          const double kp = a[k * n + p], kq = a[k * n + q];
+          a[k * n + p] = c * kp - s * kq;
+          a[k * n + q] = s * kp + c * kq;
+        }
+        for (int k = 0; k < n; ++k) {
+          const double pk = a[p * n + k], qk = a[q * n + k];
+          a[p * n + k] = c * pk - s * qk;
+          a[q * n + k] = s * pk + c * qk;
+        }
+        for (int k = 0; k < n; ++k) {
+          const double kp = Q[k * n + p], kq = Q[k * n + q];
+          Q[k * n + p] = c * kp - s * kq;
+          Q[k * n + q] = s * kp + c * kq;
+        }
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i) w[i] = a[i * n + i];
+}
+
+double sym_inverse(int n, const double* A, double* Ainv) {
+  // Cholesky factor L L' of A + eps I, eps = 0, then 1e-10 trace if a pivot is not positive (a
+  // block that does not span R^n: the rows without effect get no force, as for the 3x3 blocks)
+  double trace = 0;
+  for (int i = 0; i < n; ++i) trace += A[i * n + i];
+  std::fill_n(Ainv, n * n, 0.0);
+  if (!(trace > 0)) return 0;
+  double L[36];
+  for (double eps : {0.0, 1e-10 * trace}) {
+    bool ok = true;
+    for (int j = 0; j < n && ok; ++j) {
+      double djj = A[j * n + j] + eps;
+      for (int k = 0; k < j; ++k) djj -= L[j * n + k] * L[j * n + k];
+      if (!(djj > 1e-14 * trace)) {
+        ok = false;
+        break;
+      }
+      const double ljj = std::sqrt(djj);
+      L[j * n + j] = ljj;
+      for (int i = j + 1; i < n; ++i) {
+        double s = A[i * n + j];
+        for (int k = 0; k < j; ++k) s -= L[i * n + k] * L[j * n + k];
+        L[i * n + j] = s / ljj;
+      }
+    }
+    if (!ok) continue;
+    // inverse of L (lower triangular), then A^-1 = L^-T L^-1
+    double Li[36];
+    std::fill_n(Li, n * n, 0.0);
+    for (int j = 0; j < n; ++j) {
+      Li[j * n + j] = 1 / L[j * n + j];
+      for (int i = j + 1; i < n; ++i) {
+        double s = 0;
+        for (int k = j; k < i; ++k) s -= L[i * n + k] * Li[k * n + j];
+        Li[i * n + j] = s / L[i * n + i];
+      }
+    }
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j <= i; ++j) {
+        double s = 0;
+        for (int k = i; k < n; ++k) s += Li[k * n + i] * Li[k * n + j];
+        Ainv[i * n + j] = Ainv[j * n + i] = s;
+      }
+    return trace;
+  }
+  return 0;
+}
+
+namespace {
+
+// The sliding problem of a scaled cone in the eigenbasis of A (ncp.h): min 0.5 x'Wx + a'x subject
+// to ||x|| + beta.x <= alpha, W = diag(w) > 0.
+struct Sliding {
+  int n;
+  const double* w;
+  const double* a;
+  const double* beta;
+  double wmin, wmax;
+
+  // x(nu) = argmin 0.5 x'Wx + (a + nu beta)'x + nu ||x||; returns ||x|| + beta.x. With c = a + nu beta: x = 0 if ||c|| <= nu, otherwise
+  // x_i = -c_i t / (w_i t + nu) where t = ||x|| solves sum c_i^2 / (w_i t + nu)^2 = 1 (a decreasing
+  // function of t: one root, bracketed by (||c|| - nu) / w_max and (||c|| - nu) / w_min), found by
+  // Newton on psi(t) = 1/||q(t)|| - 1, q_i = c_i / (w_i t + nu), safeguarded by the bracket.
+  double eval(double nu, double* x) const {
+    double c[5], cn = 0;
+    for (int i = 0; i < n; ++i) {
+      c[i] = a[i] + nu * beta[i];
+      cn += c[i] * c[i];
+    }
+    cn = std::sqrt(cn);
+    if (cn <= nu) {
+      std::fill_n(x, n, 0.0);
+      return 0;
+    }
+    if (nu == 0) {
+      for (int i = 0; i < n; ++i) x[i] = -c[i] / w[i];
+    } else {
+      double lo = (cn - nu) / wmax, hi = (cn - nu) / wmin, t = lo;
+      for (int it = 0; it < 100; ++it) {
+        double s2 = 0, ds = 0;
+        for (int i = 0; i < n; ++i) {
+          const double den = w[i] * t + nu, q = c[i] / den;
+          s2 += q * q;
+          ds += q * q * w[i] / den;
+        }
+        const double qn = std::sqrt(s2), psi = 1 / qn - 1;
+        if (psi == 0) break;
+        if (psi < 0) lo = t;
+        else hi = t;
+        double next = t - psi * s2 * qn / ds;
+        if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+        const bool done = std::fabs(next - t) <= 1e-15 * next;
+        t = next;
+        if (done) break;
+      }
+      for (int i = 0; i < n; ++i) x[i] = -c[i] * t / (w[i] * t + nu);
+    }
+    double nx = 0, bx = 0;
+    for (int i = 0; i < n; ++i) {
+      nx += x[i] * x[i];
+      bx += beta[i] * x[i];
+    }
+    return std::sqrt(nx) + bx;
+  }
+};
+
+// The minimizer of 0.5 x'Wx + a'x subject to ||x|| + beta.x <= alpha0 + alpha1 nu, where nu is the
+// constraint's own multiplier (alpha1 = 0: the plane V_N of (7); alpha1 = 1/G_NN: the cone
+// constraint of (12) with z_N eliminated, whose value z_N = alpha0 + alpha1 nu - beta.x moves with
+// nu). x(0) if it satisfies the constraint; otherwise x(nu*) with the constraint active:
+// h(nu) = ||x(nu)|| + beta.x(nu) - alpha0 - alpha1 nu does not increase (the derivative of the
+// concave dual), so nu* is bracketed by doubling and found by the Illinois variant of regula falsi.
+// Returns nu*.
+double sliding_min(const Sliding& s, double alpha0, double alpha1, double* x) {
+  auto h = [&](double nu) { return s.eval(nu, x) - alpha0 - alpha1 * nu; };
+  const double f0 = h(0);
+  if (f0 <= 0) return 0;
+  double an = 0;
+  for (int i = 0; i < s.n; ++i) an += s.a[i] * s.a[i];
+  double lo = 0, flo = f0, hi = std::max(std::sqrt(an), 1e-300), fhi = h(hi);
+  for (int k = 0; k < 200 && fhi > 0; ++k) {
+    lo = hi;
+    flo = fhi;
+    hi *= 2;
+    fhi = h(hi);
+  }
+  if (fhi > 0) return hi;
+  const double scale = std::fabs(alpha0) + alpha1 * hi;
+  const double tol = 1e-14 * (scale > 0 ? scale : 1.0);
+  int side = 0;
+  for (int it = 0; it < 100 && fhi < -tol; ++it) {
+    double nu = (lo * fhi - hi * flo) / (fhi - flo);
+    if (!(nu > lo && nu < hi)) nu = 0.5 * (lo + hi);
+    const double f = h(nu);
+    if (std::fabs(f) <= tol || hi - lo <= 1e-15 * hi) return nu;
+    if (f > 0) {
+      lo = nu;
+      flo = f;
+      if (side == -1) fhi *= 0.5;
+      side = -1;
+    } else {
+      hi = nu;
+      fhi = f;
+      if (side == 1) flo *= 0.5;
+      side = 1;
+    }
+  }
+  h(hi);  // the feasible end of the bracket
+  return hi;
+}
+
+}  // namespace
+
+void raisim_scaled(int dim, const double* G, const double* Ginv, const double* D, double* eig,
+                   const double* gt, const double* lam, bool desaxce, double* out) {
+  if (gt[0] > 0) {  // takeoff
+    std::fill_n(out, dim, 0.0);
+    return;
+  }
+  double lv0[6] = {0, 0, 0, 0, 0, 0};
+  for (int a = 0; a < dim; ++a) {
+    double s = 0;
+    for (int b = 0; b < dim; ++b) s += Ginv[a * dim + b] * gt[b];
+    lv0[a] = -s;
+  }
+  if (in_elliptic_cone(dim, D, lv0)) {  // stiction
+    std::copy_n(lv0, dim, out);
+    return;
+  }
+  const double GNN = G[0];
+  if (!(GNN > 0)) {
+    std::fill_n(out, dim, 0.0);
+    return;
+  }
+  // sliding: the problem's constant data in z (once per solve): A = Schur complement of the
+  // normal entry of D G D, its eigen-decomposition, beta in that basis
+  const int n = dim - 1;
+  double* w = eig + 1;
+  double* bt = w + n;
+  double* Q = bt + n;
+  if (eig[0] == 0) {
+    double A[25] = {}, beta[5] = {};
+    for (int i = 0; i < n; ++i) beta[i] = D[i + 1] * G[(i + 1) * dim] / GNN;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        A[i * n + j] = D[i + 1] * G[(i + 1) * dim + j + 1] * D[j + 1] - beta[i] * beta[j] * GNN;
+    sym_eigen(n, A, w, Q);
+    double wmax = 0;
+    for (int i = 0; i < n; ++i) wmax = std::max(wmax, w[i]);
+    for (int i = 0; i < n; ++i) w[i] = std::max(w[i], wmax > 0 ? 1e-12 * wmax : 1e-300);
+    for (int k = 0; k < n; ++k) {
+      double s = 0;
+      for (int i = 0; i < n; ++i) s += Q[i * n + k] * beta[i];
+      bt[k] = s;
+    }
+    eig[0] = 1;
+  }
+  // the objective's linear term b (with de Saxce's correction for raisim-ds), in z and the basis
+  double b0 = gt[0];
+  if (desaxce) {
+    double g2 = 0;
+    for (int j = 1; j < dim; ++j) {
+      double cj = gt[j];
+      for (int k = 0; k < dim; ++k) cj += G[j * dim + k] * lam[k];
+      g2 += D[j] * D[j] * cj * cj;
+    }
+    b0 += std::sqrt(g2);
+  }
+  double at[5];
+  for (int k = 0; k < n; ++k) {
+    double s = 0;
+    for (int i = 0; i < n; ++i) s += Q[i * n + k] * D[i + 1] * gt[i + 1];
+    at[k] = s - b0 * bt[k];
+  }
+  double wmin = w[0], wmax = w[0];
+  for (int i = 1; i < n; ++i) {
+    wmin = std::min(wmin, w[i]);
+    wmax = std::max(wmax, w[i]);
+  }
+  // raisim: (7) over K_1 ∩ V_N, the plane G_N z + g~_N = 0 (alpha = -g~_N / G_NN);
+  // raisim-ds: (12) over K_1, z_N = (nu - b_N) / G_NN - beta.x (ncp.h)
+  const Sliding s{n, w, at, bt, wmin, wmax};
+  const double alpha0 = desaxce ? -b0 / GNN : -gt[0] / GNN, alpha1 = desaxce ? 1 / GNN : 0;
+  double xt[5];
+  const double nu = sliding_min(s, alpha0, alpha1, xt);
+  double zN = alpha0 + alpha1 * nu;
+  for (int k = 0; k < n; ++k) zN -= bt[k] * xt[k];
+  out[0] = zN;
+  for (int i = 0; i < n; ++i) {
+    double x = 0;
+    for (int k = 0; k < n; ++k) x += Q[i * n + k] * xt[k];
+    out[i + 1] = D[i + 1] * x;
+  }
+}
+
+void projected_scaled(int dim, const double* D, const double* c, double rho, const double* lam,
+                      bool desaxce, double* out) {
+  double x[6] = {}, cz[6] = {}, g2 = 0;
+  for (int j = 0; j < dim; ++j) cz[j] = D[j] * c[j];
+  for (int j = 1; j < dim; ++j) g2 += cz[j] * cz[j];
+  x[0] = lam[0] - rho * (cz[0] + (desaxce ? std::sqrt(g2) : 0));
+  for (int j = 1; j < dim; ++j) x[j] = (D[j] > 0 ? lam[j] / D[j] : 0) - rho * cz[j];
+  project_unit_cone(dim, x, out);
+  for (int j = 1; j < dim; ++j) out[j] *= D[j];
+}
+
 double max_eigenvalue3(const double* A) {
   const double p1 = A[1] * A[1] + A[2] * A[2] + A[5] * A[5];
   const double q = (A[0] + A[4] + A[8]) / 3;

@@ -98,21 +98,36 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
       int dim;
       const Kind kind = block_kind(d, r, &dim);
       double* lam = w.lam + r;
-      const double* G = w.G + 3 * r;
-      double c[3] = {0, 0, 0}, lnew[3] = {0, 0, 0};
+      const double* G = w.G + 6 * r;
+      double c[6] = {0, 0, 0, 0, 0, 0}, lnew[6] = {0, 0, 0, 0, 0, 0};
       for (int a = 0; a < dim; ++a) c[a] = w.g[r + a] + constraint::dot_row(Jv, d, r + a, w.v);
       if (kind == kCone) {
-        const double mu = d.contact[d.efc_id[r]].friction[0];
-        if (relax) {
+        const Contact& con = d.contact[d.efc_id[r]];
+        if (scaled_cone(con)) {
+          double D[6];
+          cone_scale(con, D);
+          if (relax) {
+            double gt[6];
+            for (int a = 0; a < dim; ++a) {
+              double Gl = 0;
+              for (int b = 0; b < dim; ++b) Gl += G[a * dim + b] * lam[b];
+              gt[a] = c[a] - Gl;
+            }
+            raisim_scaled(dim, G, w.Ginv + 6 * r, D, w.eig + 6 * r, gt, lam, desaxce, lnew);
+          } else {
+            projected_scaled(dim, D, c, w.rho[r], lam, desaxce, lnew);
+          }
+        } else if (relax) {
+          const double mu = con.friction[0];
           double gt[3], Gl[3];
           mul3(G, lam, Gl);
           for (int a = 0; a < 3; ++a) gt[a] = c[a] - Gl[a];
-          raisim_contact(G, w.Ginv + 3 * r, mu, gt, lam, desaxce, lnew);
+          raisim_contact(G, w.Ginv + 6 * r, mu, gt, lam, desaxce, lnew);
         } else {
-          projected_contact(c, w.rho[r], mu, lam, desaxce, lnew);
+          projected_contact(c, w.rho[r], con.friction[0], lam, desaxce, lnew);
         }
       } else {
-        lnew[0] = lam[0] - c[0] * w.Ginv[3 * r];
+        lnew[0] = lam[0] - c[0] * w.Ginv[6 * r];
         if (kind == kUnilateral) {
           lnew[0] = std::max(0.0, lnew[0]);
         } else if (kind == kBox) {

@@ -253,7 +253,7 @@ int lcp(const Model& m, Data& d, Work& w) {
 
 LcpView last_lcp(const Model& m, const Data& d) {
   LcpView view;
-  if (m.opt.solver != kSolverLCP || d.ncp_work.empty()) return view;
+  if (m.opt.solver != kSolverLCP || d.work.ncp.empty()) return view;
   Work w = carve(m, const_cast<Data&>(d));
   view.n = static_cast<int>(w.header[0]);
   view.M = w.lcpM;

@@ -16,6 +16,28 @@
 
 namespace moreau::ncp {
 
+// Errors of a scaled-cone block (ncp.h) in z = D^-1 l and the velocity D y, y = c + Gamma(c):
+// dist_K1(z), dist_K1(D y) (K1 is self-dual) and |z . D y| = |l . y|. In these coordinates every
+// component of z is a force (a torque over its friction length) and every component of D y a
+// velocity, so the errors keep the units of the 3D ones.
+void scaled_errors(const Contact& con, const double* lam, double scale, const double* c, double* ep,
+                   double* ed, double* ec) {
+  const int dim = con.dim;
+  double D[6], z[6], y[6], g2 = 0;
+  cone_scale(con, D);
+  for (int j = 0; j < dim; ++j) {
+    z[j] = D[j] > 0 ? lam[j] * scale / D[j] : 0;
+    y[j] = D[j] * c[j];
+  }
+  for (int j = 1; j < dim; ++j) g2 += y[j] * y[j];
+  y[0] += std::sqrt(g2);
+  double zy = 0;
+  for (int j = 0; j < dim; ++j) zy += z[j] * y[j];
+  *ep = dist_unit_cone(dim, z);
+  *ed = dist_unit_cone(dim, y);
+  *ec = std::fabs(zy);
+}
+
 void metrics(const Model& m, Data& d, Work& w, double h) {
   const int nefc = d.nefc;
   const double* Jv = constraint::J_values(m, d);
@@ -28,7 +50,9 @@ void metrics(const Model& m, Data& d, Work& w, double h) {
     const Kind kind = block_kind(d, r, &dim);
     const double* c = w.c + r;
     double ep = 0, ed = 0, ec = 0;
-    if (kind == kCone) {
+    if (kind == kCone && scaled_cone(d.contact[d.efc_id[r]])) {
+      scaled_errors(d.contact[d.efc_id[r]], w.lam + r, 1 / h, c, &ep, &ed, &ec);
+    } else if (kind == kCone) {
       const double mu = d.contact[d.efc_id[r]].friction[0];
       const double l[3] = {w.lam[r] / h, w.lam[r + 1] / h, w.lam[r + 2] / h};
       const double y[3] = {c[0] + mu * std::sqrt(c[1] * c[1] + c[2] * c[2]), c[1], c[2]};
@@ -81,6 +105,8 @@ void contact_metrics(const Model& m, Data& d, const double* vplus_in) {
   double* vplus = cw.v[0];
   double* jacp1 = cw.jac;
   double* jacp2 = cw.jac + 3 * nv;
+  double* jacr1 = cw.jac + 6 * nv;
+  double* jacr2 = cw.jac + 9 * nv;
   for (int k = 0; k < nv; ++k) vplus[k] = vplus_in ? vplus_in[k] : d.qvel[k] + h * d.qacc[k];
   auto account = [&](double ep, double ed, double ec) {
     st.primal = std::max(st.primal, ep);
@@ -106,27 +132,39 @@ void contact_metrics(const Model& m, Data& d, const double* vplus_in) {
       account(std::max(0.0, std::fabs(l) - F), ed, std::fabs(l * c + F * std::fabs(c)));
     }
   }
-  // contacts
+  // contacts: c = relative velocity (and, from condim 4, angular velocity) of geom2 with respect
+  // to geom1 in the contact frame, plus the normal shift
   for (int i = 0; i < d.ncon; ++i) {
     const Contact& con = d.contact[i];
     if (con.efc_address < 0) continue;
+    const bool rot = con.dim > 3;
     double f6[6];
     contact_force(m, d, i, f6);
-    jac(m, d, jacp1, nullptr, con.pos, m.geom_bodyid[con.geom1]);
-    jac(m, d, jacp2, nullptr, con.pos, m.geom_bodyid[con.geom2]);
-    double vrel[3] = {0, 0, 0};
+    jac(m, d, jacp1, rot ? jacr1 : nullptr, con.pos, m.geom_bodyid[con.geom1]);
+    jac(m, d, jacp2, rot ? jacr2 : nullptr, con.pos, m.geom_bodyid[con.geom2]);
+    double vrel[6] = {0, 0, 0, 0, 0, 0};
     for (int a = 0; a < 3; ++a)
       for (int k = 0; k < nv; ++k) vrel[a] += (jacp2[a * nv + k] - jacp1[a * nv + k]) * vplus[k];
-    double c[3];
-    for (int a = 0; a < 3; ++a)
-      c[a] = con.frame[3 * a] * vrel[0] + con.frame[3 * a + 1] * vrel[1] + con.frame[3 * a + 2] * vrel[2];
+    if (rot)
+      for (int a = 0; a < 3; ++a)
+        for (int k = 0; k < nv; ++k) vrel[3 + a] += (jacr2[a * nv + k] - jacr1[a * nv + k]) * vplus[k];
+    double c[6];
+    for (int a = 0; a < 6; ++a) {
+      const double* v = vrel + (a < 3 ? 0 : 3);
+      const double* ax = con.frame + 3 * (a % 3);
+      c[a] = ax[0] * v[0] + ax[1] * v[1] + ax[2] * v[2];
+    }
     c[0] += ncp::shift(m, d, con.efc_address, ncp::kUnilateral, 0, h);
-    const double mu = con.dim == 1 ? 0 : con.friction[0];
-    const double l[3] = {f6[0], con.dim == 1 ? 0 : f6[1], con.dim == 1 ? 0 : f6[2]};
-    const double y[3] = {c[0] + mu * std::sqrt(c[1] * c[1] + c[2] * c[2]), c[1], c[2]};
     if (con.dim == 1) {
-      account(std::max(0.0, -l[0]), std::max(0.0, -c[0]), std::fabs(l[0] * c[0]));
+      account(std::max(0.0, -f6[0]), std::max(0.0, -c[0]), std::fabs(f6[0] * c[0]));
+    } else if (ncp::scaled_cone(con)) {
+      double ep, ed, ec;
+      ncp::scaled_errors(con, f6, 1, c, &ep, &ed, &ec);
+      account(ep, ed, ec);
     } else {
+      const double mu = con.friction[0];
+      const double l[3] = {f6[0], f6[1], f6[2]};
+      const double y[3] = {c[0] + mu * std::sqrt(c[1] * c[1] + c[2] * c[2]), c[1], c[2]};
       account(ncp::dist_cone(mu, l), ncp::dist_dual_cone(mu, y),
               std::fabs(l[0] * y[0] + l[1] * y[1] + l[2] * y[2]));
     }

@@ -19,8 +19,12 @@
 //   tau = max(solref[0], 2h) (the row's time constant, with MuJoCo's refsafe floor; h if refsafe is
 //   disabled; 2h for direct solref = (-stiffness, -damping)).
 // Blocks (one per Gauss-Seidel update):
-//   3D contact (efc rows n, t1, t2 of an elliptic contact; condim 3): lambda in the Coulomb cone
-//     K_mu, eqs. (4)-(6), mu = friction[0];
+//   contact of condim 3, 4 or 6 (efc rows n, t1, t2, then spin, then roll1, roll2 of an elliptic
+//     contact): lambda in MuJoCo's elliptic cone K = {l : sum_j (l_j / mu_j)^2 <= l_N^2, l_N >= 0},
+//     mu_j = friction[j-1]; for condim 3 with isotropic friction this is the Coulomb cone K_mu of
+//     eqs. (4)-(6), mu = friction[0]. The other cones are solved in the scaled coordinates
+//     z = D^-1 l, D = diag(1, mu_1, ..., mu_{d-1}), where K is the circular cone of slope 1 (see
+//     "scaled cones" below);
 //   1D rows: equality (bilateral, lambda free), limit and frictionless contact (unilateral,
 //     lambda >= 0 _|_ c >= 0), friction loss (box |lambda| <= frictionloss h, c opposes lambda).
 // The contact rows are built in the elliptic layout for these solvers whatever opt.cone says
@@ -55,7 +59,7 @@ inline Kind block_kind(const Data& d, int r, int* dim) {
   }
 }
 
-// Views into Data::ncp_work (cap = constraint capacity rows).
+// Views into Data::work.ncp (cap = constraint capacity rows).
 struct Work {
   double* header;  // 4: [0] = size of the last LCP, [1] = rows of the previous solve (warm start)
   double* vf;      // nv: free velocity
@@ -64,8 +68,9 @@ struct Work {
   double* g;       // cap: J v_f + s
   double* lam;     // cap: impulses
   double* c;       // cap: G lambda + g at the end
-  double* G;       // 3 cap: the block's rows of G (dim x dim, row-major from 3*r0)
-  double* Ginv;    // 3 cap: inverse of the block (regularized)
+  double* G;       // 6 cap: the block's rows of G (dim x dim, row-major from 6*r0)
+  double* Ginv;    // 6 cap: inverse of the block (regularized)
+  double* eig;     // 6 cap: scaled cones, raisim: the sliding problem's data (6*r0; sliding_data)
   double* rho;     // cap: step of the projected updates: 1/lambda_max(block)
   double* lo;      // cap: first dof where column Mt^-1 J_r' is non-zero
   double* hi;      // cap: one past the last
@@ -74,7 +79,7 @@ struct Work {
   double* prev_type;  // cap
   double* prev_key;   // cap: geom1 * ngeom + geom2 for contact rows, efc_id otherwise
   double* prev_pos;   // 3 cap: contact point of contact rows
-  double* MinvJT;  // cap*nv (constraint work space, shared with PGS)
+  double* MinvJT;  // cap*nv: the columns Mt^-1 J_r', dense
   // lcp only (null otherwise)
   double* Gd;      // kLcpMaxRows^2: dense Delassus matrix
   double* lcpM;    // kLcpMaxSize^2
@@ -89,7 +94,7 @@ struct Work {
 
 inline long long lemke_work_size(int n) { return static_cast<long long>(n) * (2LL * n + 2) + n; }
 long long work_size(const Model& m, int cap);
-// Size d.ncp_work for m (allocates only when it is too small: once, in make_data or on the first
+// Size d.work.ncp for m (allocates only when it is too small: once, in make_data or on the first
 // solve after opt.solver changed).
 void ensure_storage(const Model& m, Data& d);
 Work carve(const Model& m, Data& d);
@@ -131,12 +136,65 @@ void ellipse_min(const double* G, const double* b, double gN, double mu, const d
 double max_eigenvalue3(const double* A);
 bool invert3(const double* A, double* Ainv);
 
+// ------------------------------------------------------------------------------ scaled cones (cone.cc)
+// A contact block whose cone is not the isotropic 3D Coulomb cone (torsional or rolling friction,
+// condim 4 or 6, or anisotropic tangential friction). With D = diag(1, mu_1, ..., mu_{d-1}) and
+// z = D^-1 lambda, the elliptic cone becomes K_1 = {||z_T|| <= z_N}, self-dual; the velocity
+// becomes D c, the block D G D, and de Saxce's function Gamma(c) = (||D c_T||, 0, ...) (the
+// velocity-side weights of the elliptic cone's dual). In z every equation of the paper holds as
+// written with mu = 1 in R^d, so the solvers run unchanged there:
+//   ncp-pgs / ccp: z <- P_K1(z - rho (D c + Gamma)), rho = 1 / lambda_max(D G D);
+//   raisim / raisim-ds: takeoff and stiction as in 3D (the stiction test in the elliptic cone).
+//     raisim's sliding case minimizes (7) over K_1 ∩ V_N, the d-dimensional form of the paper's
+//     ellipse: eliminating z_N with the plane V_N leaves
+//       min 0.5 x'Ax + a'x  s.t.  ||x|| + beta.x <= alpha      (x = z_T in R^(d-1))
+//     with A the Schur complement of the normal entry of D G D (positive definite), beta =
+//     (D G D)_TN / (D G D)_NN, alpha = -g~_N / G_NN > 0, a = D_T b_T - b_N beta. The plane's
+//     unconstrained minimizer lambda_v0 lies outside the cone (the stiction test failed), so the
+//     minimum lies on dK ∩ V_N, as in the paper. The paper's bisection on the polar angle becomes
+//     a bisection on the constraint's multiplier nu (the constraint value at the Lagrangian
+//     minimizer decreases monotonically in nu), each inner minimizer of
+//     0.5 x'Ax + (a + nu beta)'x + nu ||x|| found by a monotone 1D Newton iteration in the
+//     eigenbasis of A.
+//     raisim-ds's sliding case minimizes the corrected objective over K_1, the paper's (12), of
+//     which (13) is the restriction to dK ∩ V_N that holds for a sliding contact at convergence.
+//     Eliminating z_N by its own stationarity gives the same inner problem, with the constraint
+//     ||x|| + beta.x <= (nu - b_N) / G_NN. (12)'s fixed points are exactly the NCP's solutions; (13)
+//     solved directly in R^d also has fixed points where the plane's multiplier is not zero (on
+//     ANYmal's condim-6 feet: feet sliding with friction along their velocity), so it is not used.
+// mu_j = 0 (a direction without friction) gives D_j = 0: that impulse component stays 0.
+bool scaled_cone(const Contact& con);
+// D of the block (dim entries).
+void cone_scale(const Contact& con, double* D);
+bool in_elliptic_cone(int dim, const double* D, const double* l);
+// Projection on K_1 in R^dim.
+void project_unit_cone(int dim, const double* x, double* out);
+double dist_unit_cone(int dim, const double* x);
+// Eigen-decomposition of a symmetric n x n matrix (n <= 6, row-major) by cyclic Jacobi rotations:
+// A = Q diag(w) Q', eigenvector k in column k of Q (row-major n x n).
+void sym_eigen(int n, const double* A, double* w, double* Q);
+// The paper's errors of a scaled-cone block from its impulses times scale (forces) and velocities c.
+void scaled_errors(const Contact& con, const double* lam, double scale, const double* c, double* ep,
+                   double* ed, double* ec);
+// Inverse of a symmetric positive semi-definite n x n matrix (n <= 6) by Cholesky, regularized by
+// 1e-10 trace(A) when A is (numerically) singular; returns the trace (0 and a zero inverse when A
+// is zero).
+double sym_inverse(int n, const double* A, double* Ainv);
+// The raisim update of a scaled-cone block (Alg. 1, lines 2-12, in z): G, Ginv the block in lambda
+// coordinates, gt = g~, lam the current impulse, eig: 6*dim doubles of per-solve cache (eig[0] = 0
+// until filled).
+void raisim_scaled(int dim, const double* G, const double* Ginv, const double* D, double* eig,
+                   const double* gt, const double* lam, bool desaxce, double* out);
+// The projected update of ncp-pgs / ccp on a scaled-cone block: out = D P_K1(D^-1 lam - rho (D c + Gamma)).
+void projected_scaled(int dim, const double* D, const double* c, double rho, const double* lam,
+                      bool desaxce, double* out);
+
 // ------------------------------------------------------------------------------ LCP (lcp.cc)
 // Lemke's complementary pivoting with the covering vector (1..1) and lexicographic ratio test:
 // find z >= 0 with w = M z + q >= 0, z'w = 0 (M: n x n row-major). work: lemke_work_size(n).
 // Returns the number of pivots, -1 on a secondary ray (no solution found), -2 past max_pivots.
 int lemke(int n, const double* M, const double* q, double* z, double* work, int max_pivots);
-// The last LCP the lcp solver solved (pointers into d.ncp_work; n = 0 if none).
+// The last LCP the lcp solver solved (pointers into d.work.ncp; n = 0 if none).
 struct LcpView {
   int n = 0;
   const double* M = nullptr;

@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/internal.h"
+#include "dynamics/dynamics.h"
 #include "solver/ncp/ncp.h"
 
 namespace moreau::ncp {
 
 long long work_size(const Model& m, int cap) {
-  long long n = 4 + 3LL * m.nv + 18LL * cap;
+  long long n = 4 + 3LL * m.nv + 30LL * cap + 1LL * cap * m.nv;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 3 * L + 6 * L + lemke_work_size(kLcpMaxSize);
@@ -20,13 +20,13 @@ long long work_size(const Model& m, int cap) {
 
 void ensure_storage(const Model& m, Data& d) {
   const long long n = work_size(m, constraint::capacity(d));
-  if (static_cast<long long>(d.ncp_work.size()) < n) d.ncp_work.assign(static_cast<size_t>(n), 0.0);
+  if (static_cast<long long>(d.work.ncp.size()) < n) d.work.ncp.assign(static_cast<size_t>(n), 0.0);
 }
 
 Work carve(const Model& m, Data& d) {
   const int nv = m.nv, cap = constraint::capacity(d);
   Work w;
-  double* p = d.ncp_work.data();
+  double* p = d.work.ncp.data();
   w.header = p; p += 4;
   w.vf = p; p += nv;
   w.v = p; p += nv;
@@ -34,8 +34,9 @@ Work carve(const Model& m, Data& d) {
   w.g = p; p += cap;
   w.lam = p; p += cap;
   w.c = p; p += cap;
-  w.G = p; p += 3 * cap;
-  w.Ginv = p; p += 3 * cap;
+  w.G = p; p += 6 * cap;
+  w.Ginv = p; p += 6 * cap;
+  w.eig = p; p += 6 * cap;
   w.rho = p; p += cap;
   w.lo = p; p += cap;
   w.hi = p; p += cap;
@@ -43,7 +44,7 @@ Work carve(const Model& m, Data& d) {
   w.prev_type = p; p += cap;
   w.prev_key = p; p += cap;
   w.prev_pos = p; p += 3 * cap;
-  w.MinvJT = constraint::carve(m, d).MinvJT;
+  w.MinvJT = p; p += static_cast<long long>(cap) * nv;
   w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpvar = w.lemke = nullptr;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
@@ -129,13 +130,33 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
   for (int r = 0; r < nefc;) {
     int dim;
     const Kind kind = block_kind(d, r, &dim);
-    double* G = w.G + 3 * r;
+    double* G = w.G + 6 * r;
     for (int a = 0; a < dim; ++a)
       for (int b = 0; b < dim; ++b)
         G[a * dim + b] = constraint::dot_row(Jv, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv);
-    if (dim == 3) {
-      for (int a = 0; a < 3; ++a)  // symmetrize (round-off)
-        for (int b = a + 1; b < 3; ++b) G[a * 3 + b] = G[b * 3 + a] = 0.5 * (G[a * 3 + b] + G[b * 3 + a]);
+    if (kind == kCone) {
+      for (int a = 0; a < dim; ++a)  // symmetrize (round-off)
+        for (int b = a + 1; b < dim; ++b) G[a * dim + b] = G[b * dim + a] = 0.5 * (G[a * dim + b] + G[b * dim + a]);
+    }
+    if (kind == kCone && scaled_cone(d.contact[d.efc_id[r]])) {
+      // torsional / rolling friction or anisotropic friction (ncp.h, scaled cones): the raisim
+      // solvers need G^-1, the projected ones the step 1 / lambda_max(D G D)
+      double D[6];
+      cone_scale(d.contact[d.efc_id[r]], D);
+      w.eig[6 * r] = 0;
+      if (m.opt.solver == kSolverRaisim || m.opt.solver == kSolverRaisimDS) {
+        sym_inverse(dim, G, w.Ginv + 6 * r);
+        w.rho[r] = 0;
+      } else {
+        double Gz[36], ev[6], Q[36];
+        for (int a = 0; a < dim; ++a)
+          for (int b = 0; b < dim; ++b) Gz[a * dim + b] = D[a] * G[a * dim + b] * D[b];
+        sym_eigen(dim, Gz, ev, Q);
+        double lmax = 0;
+        for (int a = 0; a < dim; ++a) lmax = std::max(lmax, ev[a]);
+        w.rho[r] = lmax > 0 ? 1 / lmax : 0;
+      }
+    } else if (dim == 3) {
       // a block that does not span R^3 (e.g. a contact on a body that cannot slide; detected by
       // its smallest eigenvalue, det / (product of the two others) <= 1e-10 lambda_max) is inverted
       // with a regularization of 1e-10 lambda_max: the rows without effect get no force
@@ -146,11 +167,11 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
       std::copy_n(G, 9, R);
       if (!(det > 1e-10 * lmax * lmax * lmax))
         for (int a = 0; a < 3; ++a) R[4 * a] += 1e-10 * lmax;
-      if (!invert3(R, w.Ginv + 3 * r)) std::fill_n(w.Ginv + 3 * r, 9, 0.0);
+      if (!invert3(R, w.Ginv + 6 * r)) std::fill_n(w.Ginv + 6 * r, 9, 0.0);
       w.rho[r] = lmax > 0 ? 1 / lmax : 0;
     } else {
-      w.Ginv[3 * r] = G[0] > 0 ? 1 / G[0] : 0;
-      w.rho[r] = w.Ginv[3 * r];
+      w.Ginv[6 * r] = G[0] > 0 ? 1 / G[0] : 0;
+      w.rho[r] = w.Ginv[6 * r];
     }
     for (int k = 0; k < dim; ++k) {
       const int i = r + k;

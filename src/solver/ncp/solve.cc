@@ -37,8 +37,10 @@ std::string geom_label(const Model& m, int g) {
   return std::to_string(g);
 }
 
-// Contacts these solvers model: condim 1 (frictionless) and condim 3 with isotropic friction.
+// Contacts these solvers model: every condim (1, 3, 4, 6) with MuJoCo's elliptic cone; lcp's
+// polyhedral cone has tangential edges only, so it takes condim 1 and isotropic condim 3.
 void check_contacts(const Model& m, const Data& d) {
+  if (m.opt.solver != kSolverLCP) return;
   for (int i = 0; i < d.ncon; ++i) {
     const Contact& con = d.contact[i];
     if (con.efc_address < 0) continue;
@@ -47,13 +49,14 @@ void check_contacts(const Model& m, const Data& d) {
           std::string("solver ") + solver_name(m.opt.solver) + ": contact between geoms " +
           geom_label(m, con.geom1) + " and " + geom_label(m, con.geom2) + " has condim " +
           std::to_string(con.dim) +
-          "; the hard-contact solvers model condim 1 and 3 only (no torsional or "
-          "rolling friction)");
+          "; the lcp solver's friction pyramid models condim 1 and 3 only (no torsional or "
+          "rolling friction: use raisim, raisim-ds, ncp-pgs or ccp)");
     if (con.dim == 3 && con.friction[0] != con.friction[1])
       internal::raise<std::runtime_error>(
           std::string("solver ") + solver_name(m.opt.solver) + ": contact between geoms " +
           geom_label(m, con.geom1) + " and " + geom_label(m, con.geom2) +
-          " has anisotropic friction; the Coulomb cone of these solvers is isotropic");
+          " has anisotropic friction; the lcp solver's friction pyramid is isotropic (use raisim, "
+          "raisim-ds, ncp-pgs or ccp)");
   }
 }
 
@@ -83,8 +86,15 @@ void set_state(const Model& m, Data& d, const Work& w) {
     for (int a = 0; a < dim; ++a)
       if (l[a] != 0) s = kCnstrQuadratic;
     if (kind == kCone && s != kCnstrSatisfied) {
-      const double mu = d.contact[d.efc_id[r]].friction[0];
-      if (std::sqrt(l[1] * l[1] + l[2] * l[2]) >= mu * l[0] * (1 - 1e-9)) s = kCnstrCone;
+      const Contact& con = d.contact[d.efc_id[r]];
+      if (scaled_cone(con)) {
+        double D[6], t = 0;
+        cone_scale(con, D);
+        for (int a = 1; a < dim; ++a) t += D[a] > 0 ? (l[a] / D[a]) * (l[a] / D[a]) : 0;
+        if (std::sqrt(t) >= l[0] * (1 - 1e-9)) s = kCnstrCone;
+      } else if (std::sqrt(l[1] * l[1] + l[2] * l[2]) >= con.friction[0] * l[0] * (1 - 1e-9)) {
+        s = kCnstrCone;
+      }
     }
     for (int a = 0; a < dim; ++a) d.efc_state[r + a] = s;
     r += dim;

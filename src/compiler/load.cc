@@ -1,62 +1,20 @@
 // Public entry points: load_model, load_model_from_string (also with an asset map), name2id, id2name.
-#include <cmath>
+// Loading reads and parses the MJCF (mjcf/), then compiles the Spec (compiler/compile.h).
 #include <stdexcept>
 #include <string>
 
+#include "compiler/compile.h"
 #include "engine/checks.h"
 #include "engine/messages.h"
 #include "io/assets.h"
 #include "mjcf/spec.h"
-#include "moreau/actuation.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 
 namespace {
-// The compiled model plus the constants that need the dynamics at qpos0 (set_const), the
-// resting length of tendon springs without springlength: the tendon's length in the spring
-// reference configuration qpos_spring (as MuJoCo 2.2.2), and the actuator length ranges
-// (compiler/lengthrange).
-Model finish(Model m, const std::vector<double>& springdamper, const mjcf::Spec& spec) {
-  const Statistic given = m.stat;  // NaN where <statistic> does not set the value
-  set_const(m);
-  if (!std::isnan(given.meaninertia)) m.stat.meaninertia = given.meaninertia;  // as 2.2.2
-  if (!std::isnan(given.meanmass)) m.stat.meanmass = given.meanmass;
-  // springdamper (time constant T, damping ratio z): a mass-spring-damper with the joint's
-  // effective mass 1/dof_invweight0 at qpos0: stiffness = M/(T z)^2, damping = 2 M / T.
-  for (int j = 0; j < m.njnt; ++j) {
-    const double T = springdamper[2 * j], z = springdamper[2 * j + 1];
-    if (T <= 0 || z <= 0) continue;
-    const int dof = m.jnt_dofadr[j];
-    const double iw = m.dof_invweight0[dof];
-    if (iw <= 0) continue;
-    m.jnt_stiffness[j] = 1 / (iw * T * T * z * z);
-    m.dof_damping[dof] = 2 / (iw * T);
-  }
-  bool need = false;
-  for (int t = 0; t < m.ntendon; ++t) need = need || m.tendon_lengthspring[t] < 0;
-  if (need) {
-    Data d = make_data(m);
-    reset_data(m, d);
-    for (int i = 0; i < m.nq; ++i) d.qpos[i] = m.qpos_spring[i];
-    kinematics(m, d);
-    com_pos(m, d);
-    tendon(m, d);
-    for (int t = 0; t < m.ntendon; ++t)
-      if (m.tendon_lengthspring[t] < 0) m.tendon_lengthspring[t] = d.ten_length[t];
-  }
-  std::string error;
-  const int u = set_lengthrange(m, spec.compiler.lengthrange, &error);
-  if (u >= 0) mjcf::fail(spec.actuators[u].src, error);
-  return m;
-}
-
-Model load(const mjcf::Node& root) {
-  const mjcf::Spec spec = mjcf::parse_spec(root);
-  std::vector<double> springdamper;
-  Model m = compiler::compile(spec, &springdamper);
-  return finish(std::move(m), springdamper, spec);
-}
+// MJCF text -> Spec (mjcf/) -> Model (this folder).
+Model load(const mjcf::Node& root) { return compiler::compile(mjcf::parse_spec(root)); }
 }  // namespace
 
 namespace {
