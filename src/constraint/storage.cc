@@ -234,7 +234,7 @@ namespace {
 
 // Number of rows from i on (at most shared_rows) whose columns are row i's: all of them unless a
 // row was cut short by a full storage (fits).
-int block_rows(const Data& d, int i) {
+[[gnu::always_inline]] inline int block_rows(const Data& d, int i) {
   const int g = shared_rows(d, i);
   if (g == 1 || i + g > d.nefc) return 1;
   const int n = d.efc_J_rownnz[i];

@@ -20,7 +20,10 @@
 // Storage: the entries of H and L are addressed densely (row i at H + i*nv) but only the pattern
 // is written or read, so the nv*nv array is touched where the factor is non-zero.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "solver/solver.h"
 
@@ -79,27 +82,44 @@ long long symbolic(const Model& m, const Data& d, const Work& w, const Layout& t
   (void)J;
   int* pat = w.pattern;
   long long top = 0;
+  // up to 64 dofs, each row's pattern is a bit set: the union is an OR and the ascending list
+  // comes out of the bits in order (no marks, no sort); larger models merge lists with marks
+  const bool bits = nv <= 64;
+  uint64_t mask[64];
   for (int i = nv - 1; i >= 0; --i) {
     t.adr[i] = static_cast<int>(top);
-    t.mark[i] = i;
-    auto add = [&](int c) {
-      if (t.mark[c] != i) {
-        t.mark[c] = i;
-        pat[top++] = c;
+    if (bits) {
+      uint64_t mi = 0;
+      for (int a = m.dof_parentid[i]; a >= 0; a = m.dof_parentid[a]) mi |= uint64_t{1} << a;
+      for (int g = t.grouphead[i]; g >= 0; g = t.groupnext[g]) {
+        const int* col = &d.efc_J_colind[d.efc_J_rowadr[g]];
+        for (int k = 0, n = d.efc_J_rownnz[g]; k < n; ++k) mi |= uint64_t{1} << col[k];
       }
-    };
-    for (int a = m.dof_parentid[i]; a >= 0; a = m.dof_parentid[a]) add(a);
-    for (int g = t.grouphead[i]; g >= 0; g = t.groupnext[g]) {
-      const int* col = &d.efc_J_colind[d.efc_J_rowadr[g]];
-      for (int k = 0, n = d.efc_J_rownnz[g]; k < n; ++k) add(col[k]);
-    }
-    for (int c = t.child[i]; c >= 0; c = t.sibling[c]) {
-      const int* p = pat + t.adr[c];
-      for (int k = 0, n = t.cnt[c]; k < n; ++k) add(p[k]);
+      for (int c = t.child[i]; c >= 0; c = t.sibling[c]) mi |= mask[c];
+      mi &= ~(uint64_t{1} << i);
+      mask[i] = mi;
+      for (; mi; mi &= mi - 1) pat[top++] = std::countr_zero(mi);
+    } else {
+      t.mark[i] = i;
+      auto add = [&](int c) {
+        if (t.mark[c] != i) {
+          t.mark[c] = i;
+          pat[top++] = c;
+        }
+      };
+      for (int a = m.dof_parentid[i]; a >= 0; a = m.dof_parentid[a]) add(a);
+      for (int g = t.grouphead[i]; g >= 0; g = t.groupnext[g]) {
+        const int* col = &d.efc_J_colind[d.efc_J_rowadr[g]];
+        for (int k = 0, n = d.efc_J_rownnz[g]; k < n; ++k) add(col[k]);
+      }
+      for (int c = t.child[i]; c >= 0; c = t.sibling[c]) {
+        const int* p = pat + t.adr[c];
+        for (int k = 0, n = t.cnt[c]; k < n; ++k) add(p[k]);
+      }
+      std::sort(pat + t.adr[i], pat + top);
     }
     int* p = pat + t.adr[i];
     t.cnt[i] = static_cast<int>(top - t.adr[i]);
-    std::sort(p, p + t.cnt[i]);
     t.parent[i] = t.cnt[i] > 0 ? p[t.cnt[i] - 1] : -1;
     if (t.parent[i] >= 0) {
       t.sibling[i] = t.child[t.parent[i]];
@@ -111,9 +131,17 @@ long long symbolic(const Model& m, const Data& d, const Work& w, const Layout& t
   return top;
 }
 
+// Two doubles in one SSE2 register (the x86-64 baseline; other targets split it in scalars).
+typedef double v2d __attribute__((vector_size(16)));
+inline v2d load2(const double* p) {
+  v2d v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 // H[r][c] += sum_q D_q J_q[r] J_q[c] (c <= r) for rows q = 0..nq) that share the columns of r0:
-// NQ of them (unrolled, the common pyramidal blocks) or, with NQ = 0, nq. The sum runs over q in
-// order in both forms.
+// NQ of them (unrolled, the common pyramidal blocks, two columns c per step) or, with NQ = 0, nq.
+// The sum runs over q in order in every form, so both give the same bits.
 template <int NQ>
 void add_rows(double* H, int nv, const constraint::SparseRow& r0, const double* const* val,
               const double* D, int nq = NQ) {
@@ -122,7 +150,16 @@ void add_rows(double* H, int nv, const constraint::SparseRow& r0, const double* 
     double* row = H + static_cast<size_t>(r0.col[a]) * nv;
     double sa[10];
     for (int q = 0; q < nq; ++q) sa[q] = D[q] * val[q][a];
-    for (int b = 0; b <= a; ++b) {
+    int b = 0;
+    if constexpr (NQ > 0) {
+      for (; b < a; b += 2) {
+        v2d h = sa[0] * load2(val[0] + b);
+        for (int q = 1; q < NQ; ++q) h += sa[q] * load2(val[q] + b);
+        row[r0.col[b]] += h[0];
+        row[r0.col[b + 1]] += h[1];
+      }
+    }
+    for (; b <= a; ++b) {
       double h = sa[0] * val[0][b];
       for (int q = 1; q < nq; ++q) h += sa[q] * val[q][b];
       row[r0.col[b]] += h;
