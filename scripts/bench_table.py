@@ -76,6 +76,14 @@ ROWS = [
      "mujoco/transmission_actuation/dog_tendons_sensors"),
     ("sensors, humanoid", "moreau/sensors/humanoid_sensors", "mujoco/sensors/humanoid_sensors"),
     ("sensors, dog", "moreau/sensors/dog_tendons_sensors", "mujoco/sensors/dog_tendons_sensors"),
+    ("derivatives of `step` (A, B), humanoid: analytic against 2.2.2's centred differences",
+     "deriv/moreau_analytic/humanoid", "deriv/mujoco_fd_centred/humanoid"),
+    ("derivatives of `step` (A, B), quadruped: analytic against 2.2.2's centred differences",
+     "deriv/moreau_analytic/quadruped", "deriv/mujoco_fd_centred/quadruped"),
+    ("derivatives of `step` (A, B), dog: analytic against 2.2.2's centred differences",
+     "deriv/moreau_analytic/dog", "deriv/mujoco_fd_centred/dog"),
+    ("derivatives of `step` (A, B), humanoid100: analytic against 2.2.2's centred differences",
+     "deriv/moreau_analytic/humanoid100", "deriv/mujoco_fd_centred/humanoid100"),
 ]
 
 
@@ -89,6 +97,8 @@ def cell(names):
 
 
 def fmt_us(t):
+    if t >= 1e5:
+        return f"{t / 1e3:.0f} ms"
     return f"{t:.3g} µs" if t < 100 else f"{t:.0f} µs"
 
 
