@@ -590,8 +590,9 @@ int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   std::string dir = o.dir;
   if (dir.empty()) {
-    char tmpl[] = "/tmp/moreau_scaling_XXXXXX";
-    if (!mkdtemp(tmpl)) {
+    // a fresh folder in the system's temporary directory (TMPDIR or its default)
+    std::string tmpl = (fs::temp_directory_path() / "moreau_scaling_XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) {
       std::perror("moreau_scaling: mkdtemp");
       return 1;
     }

@@ -1,4 +1,4 @@
-// Issue 2's MJCF list, element by element: small models that set every listed attribute to a
+// The MJCF coverage list, element by element: small models that set every listed attribute to a
 // non-default value, compiled by Moreau and by MuJoCo 2.2.2 and compared array by array
 // (differential/model_compare.h), plus the size and statistic fields the comparison leaves out.
 // The real models of tests/models_mujoco222.txt (ModelCompare) cover typical use; these cover the

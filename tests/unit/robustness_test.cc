@@ -1,4 +1,4 @@
-// Issue 7 properties that users running Moreau for days rely on: step allocates nothing on the heap
+// Properties that users running Moreau for days rely on: step allocates nothing on the heap
 // after the first step (on every shared model), results are bitwise deterministic across runs, Data
 // copies and threads, parallel rollouts share one Model safely (scripts/test.sh also runs them under
 // ThreadSanitizer), a diverging simulation or a bad input number is detected, reported with the
