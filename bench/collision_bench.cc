@@ -58,10 +58,8 @@ States* load_states(const std::string& path) {
 }
 
 // The source folder of this file (bench/), for the scenes kept beside it.
-std::string bench_dir() {
-  const std::string f = __FILE__;
-  return f.substr(0, f.find_last_of('/'));
-}
+// bench/ of the source tree (not __FILE__: a compiler cache may make that relative to the build).
+std::string bench_dir() { return std::string(MOREAU_SOURCE_DIR) + "/bench"; }
 const std::string kModels[] = {
     "/usr/share/mujoco/model/humanoid100/humanoid100.xml", "/usr/share/mujoco/model/humanoid/22_humanoids.xml",
     // 1000 boxes in one body under a humanoid: where the mid phase matters (src/collision/midphase.h)
