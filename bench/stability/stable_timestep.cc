@@ -54,6 +54,17 @@ void stiffen(Model& m) {
   m.opt.disableflags |= kDsblRefsafe;
 }
 
+// The humanoid lying: 3 s of falling from its standing keyframe (Euler, h = 0.5 ms).
+Data fallen(const Model& model) {
+  Model mf = model;
+  mf.opt.integrator = kIntEuler;
+  mf.opt.timestep = 5e-4;
+  Data d = make_data(mf);
+  reset_data_keyframe(mf, d, 0);
+  for (int i = 0; i < 6000; ++i) step(mf, d);
+  return d;
+}
+
 std::vector<Scene> scenes(const std::string& humanoid) {
   std::vector<Scene> s;
   {
@@ -63,29 +74,20 @@ std::vector<Scene> scenes(const std::string& humanoid) {
   {
     Model m = load_model(humanoid);
     stiffen(m);
-    // lying: 3 s of falling from the standing keyframe (Euler, h = 0.5 ms)
-    Model mf = m;
-    mf.opt.integrator = kIntEuler;
-    mf.opt.timestep = 5e-4;
-    Data d = make_data(mf);
-    reset_data_keyframe(mf, d, 0);
-    for (int i = 0; i < 6000; ++i) step(mf, d);
-    s.push_back({"humanoid lying", m, std::vector<double>(d.qpos.begin(), d.qpos.end()),
-                 std::vector<double>(d.qvel.begin(), d.qvel.end())});
-    reset_data_keyframe(mf, d, 0);
-    s.push_back({"humanoid standing (falls)", m, std::vector<double>(d.qpos.begin(), d.qpos.end()), {}});
+    const Data lying = fallen(m);
+    s.push_back({"humanoid lying", m, std::vector<double>(lying.qpos.begin(), lying.qpos.end()),
+                 std::vector<double>(lying.qvel.begin(), lying.qvel.end())});
+    Data standing = make_data(m);
+    reset_data_keyframe(m, standing, 0);
+    s.push_back({"humanoid standing (falls)", m,
+                 std::vector<double>(standing.qpos.begin(), standing.qpos.end()), {}});
   }
   {
-    Model m = load_model(humanoid);
-    Model mf = m;
-    mf.opt.integrator = kIntEuler;
-    mf.opt.timestep = 5e-4;
-    Data d = make_data(mf);
-    reset_data_keyframe(mf, d, 0);
-    for (int i = 0; i < 6000; ++i) step(mf, d);
+    const Model m = load_model(humanoid);
+    const Data lying = fallen(m);
     s.push_back({"humanoid lying, the model's solref 0.02, refsafe on", m,
-                 std::vector<double>(d.qpos.begin(), d.qpos.end()),
-                 std::vector<double>(d.qvel.begin(), d.qvel.end())});
+                 std::vector<double>(lying.qpos.begin(), lying.qpos.end()),
+                 std::vector<double>(lying.qvel.begin(), lying.qvel.end())});
   }
   return s;
 }

@@ -410,14 +410,15 @@ The state of moreau.VecEnv's environments.)doc")
               const size_t ni = e.nint;
               std::vector<double> x0(static_cast<size_t>(B) * ni), rows(static_cast<size_t>(B) * T * ni);
               for (py::ssize_t b = 0; b < B; ++b) std::copy_n(e.row(idx[b]), ni, x0.data() + b * ni);
-              // where the components of spec sit in an integration state (both in bit order)
+              // where the components of spec sit in an integration state, which holds every
+              // component in bit order
               std::vector<std::pair<size_t, size_t>> pick;
               size_t from = 0;
-              for (int k = 0; k < kNState; ++k) {
+              for (unsigned k = 0; k < kNState; ++k) {
                 const unsigned bit = 1u << k;
                 const size_t count = state_size(m, bit);
                 if ((sp & bit) && count) pick.emplace_back(from, count);
-                if (kStateIntegration & bit) from += count;
+                from += count;
               }
               a.spec = kStateIntegration;
               a.reuse_data = true;
@@ -430,12 +431,7 @@ The state of moreau.VecEnv's environments.)doc")
                   Data& d = e.scratch;
                   reset_data(m, d);
                   set_state(m, d, kStateIntegration, e.row(idx[b]));
-                  check_pos(m, d);
-                  check_vel(m, d);
-                  fwd_position(m, d);
-                  sensor_pos(m, d);
-                  fwd_velocity(m, d);
-                  sensor_vel(m, d);
+                  step1(m, d);  // the final pass's stages (scratch has no control callback)
                   std::copy_n(d.sensordata.data(), m.nsensordata, final_out + b * m.nsensordata);
                   get_state(m, d, kStateIntegration, e.row(idx[b]));
                 }

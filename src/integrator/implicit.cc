@@ -77,13 +77,7 @@ void implicit(const Model& m, Data& d) {
 
   const double* D = d.qDeriv.data();
   if (fast) {
-    for (int i = 0; i < nv; ++i) {
-      d.qH[deriv_lower(m, i, 0)] = d.qM[m.dof_Madr[i]] - h * D[deriv_lower(m, i, 0)];
-      const int depth = dof_depth(m, i);
-      for (int t = 1; t <= depth; ++t)
-        d.qH[deriv_lower(m, i, t)] =
-            d.qM[m.dof_Madr[i] + t] - 0.5 * h * (D[deriv_lower(m, i, t)] + D[deriv_upper(m, i, t)]);
-    }
+    implicitfast_matrix(m, d);
     factor_ld(m, d.qH.data(), d.qHDiagInv.data(), nullptr);
     solve_ld(m, d.qH.data(), d.qHDiagInv.data(), dv, 1);
   } else {
@@ -102,6 +96,20 @@ void implicit(const Model& m, Data& d) {
 
   if (midpoint) midpoint_free_bodies(m, d, dv);
   advance(m, d, d.act_dot.data(), dv, nullptr);
+}
+
+
+// d.qH = M - h (D + D')/2 in qM's layout, D = d.qDeriv (implicitfast's matrix, also implicitcon's base).
+void implicitfast_matrix(const Model& m, Data& d) {
+  const double h = m.opt.timestep;
+  const double* D = d.qDeriv.data();
+  for (int i = 0; i < m.nv; ++i) {
+    d.qH[deriv_lower(m, i, 0)] = d.qM[m.dof_Madr[i]] - h * D[deriv_lower(m, i, 0)];
+    const int depth = dof_depth(m, i);
+    for (int t = 1; t <= depth; ++t)
+      d.qH[deriv_lower(m, i, t)] =
+          d.qM[m.dof_Madr[i] + t] - 0.5 * h * (D[deriv_lower(m, i, t)] + D[deriv_upper(m, i, t)]);
+  }
 }
 
 }  // namespace moreau::internal

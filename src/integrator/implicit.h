@@ -9,6 +9,8 @@ namespace moreau::internal {
 // first); then adds -d qfrc_bias/dv.
 void deriv_passive_actuator_vel(const Model& m, Data& d);
 void deriv_rne_vel(const Model& m, Data& d);
+// d.qH = M - h (D + D')/2 in qM's layout from d.qDeriv (implicitfast; implicitcon's base).
+void implicitfast_matrix(const Model& m, Data& d);
 
 // src/integrator/implicit.cc: reverse-order LU of M - hD in the dof-dof sparse layout, and its solve.
 void factor_lu(const Model& m, double* H);

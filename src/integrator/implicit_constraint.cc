@@ -36,15 +36,7 @@ void implicit_constraint(const Model& m, Data& d) {
   const double h = m.opt.timestep;
 
   deriv_passive_actuator_vel(m, d);
-  const double* D = d.qDeriv.data();
-  // base = M - h (D + D')/2 in qM's layout (d.qH, as implicitfast)
-  for (int i = 0; i < nv; ++i) {
-    d.qH[deriv_lower(m, i, 0)] = d.qM[m.dof_Madr[i]] - h * D[deriv_lower(m, i, 0)];
-    const int depth = dof_depth(m, i);
-    for (int t = 1; t <= depth; ++t)
-      d.qH[deriv_lower(m, i, t)] =
-          d.qM[m.dof_Madr[i] + t] - 0.5 * h * (D[deriv_lower(m, i, t)] + D[deriv_upper(m, i, t)]);
-  }
+  implicitfast_matrix(m, d);  // base = M - h (D + D')/2 in qM's layout (d.qH)
 
   double* dv = integrator_temp(d);  // (v_{t+h} - v_t) / h
   if (nefc == 0) {
