@@ -80,6 +80,8 @@ struct Work {
   double* prev_key;   // cap: geom1 * ngeom + geom2 for contact rows, efc_id otherwise
   double* prev_pos;   // 3 cap: contact point of contact rows
   double* MinvJT;  // cap*nv: the columns Mt^-1 J_r', dense
+  double* cols;    // nv*(cap+1): the same, dof-major (row stride nefc rounded up to even), for their solve
+  double* acc;     // cap+1: sums of that solve
   // lcp only (null otherwise)
   double* Gd;      // kLcpMaxRows^2: dense Delassus matrix
   double* lcpM;    // kLcpMaxSize^2

@@ -10,7 +10,7 @@
 namespace moreau::ncp {
 
 long long work_size(const Model& m, int cap) {
-  long long n = 4 + 3LL * m.nv + 30LL * cap + 1LL * cap * m.nv;
+  long long n = 4 + 3LL * m.nv + 31LL * cap + 1 + (2LL * cap + 1) * m.nv;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 3 * L + 6 * L + lemke_work_size(kLcpMaxSize);
@@ -45,6 +45,8 @@ Work carve(const Model& m, Data& d) {
   w.prev_key = p; p += cap;
   w.prev_pos = p; p += 3 * cap;
   w.MinvJT = p; p += static_cast<long long>(cap) * nv;
+  w.cols = p; p += static_cast<long long>(cap + 1) * nv;
+  w.acc = p; p += cap + 1;
   w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpvar = w.lemke = nullptr;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
@@ -65,6 +67,73 @@ void solve_mt(const Model& m, Data& d, const Work& w, double* x, int n) {
 }
 
 namespace {
+
+// Two columns at once (SSE2 on any x86-64; GCC and Clang lower it elsewhere).
+typedef double Pair __attribute__((vector_size(16), aligned(8)));
+
+// w.MinvJT = Mt^-1 J' for every row, with the tree-sparse factor (qld, diaginv) of Mt. The nefc
+// right-hand sides are held dof-major (X[k * ld + r] = entry k of column r) so that each step of
+// the two substitutions of solve_ld is one loop over all columns, two at a time; each column sees
+// the same operations in the same order as in solve_ld (which also skips the steps whose
+// multiplier is zero: they change no non-zero value). Then transposed to the column layout the
+// sweeps use, with each column's non-zero dof range.
+void solve_columns(const Model& m, const Data& d, Work& w, const double* Jv, const double* qld,
+                   const double* diaginv) {
+  const int nv = m.nv, n = d.nefc, ld = (n + 1) & ~1;
+  double* X = w.cols;
+  double* acc = w.acc;
+  std::fill_n(X, static_cast<size_t>(nv) * ld, 0.0);
+  for (int r = 0; r < n; ++r) {
+    const constraint::SparseRow row = constraint::row_of(d, Jv, r);
+    for (int k = 0; k < row.nnz; ++k) X[static_cast<size_t>(row.col[k]) * ld + r] = row.val[k];
+  }
+  // (1) L' y = b, from the leaves to the root
+  for (int k = nv - 1; k >= 0; --k) {
+    const double* row = qld + m.dof_Madr[k];
+    const double* xk = X + static_cast<size_t>(k) * ld;
+    int t = 1;
+    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t) {
+      const double l = row[t];
+      double* xi = X + static_cast<size_t>(i) * ld;
+      for (int c = 0; c < ld; c += 2)
+        *reinterpret_cast<Pair*>(xi + c) -= l * *reinterpret_cast<const Pair*>(xk + c);
+    }
+  }
+  // (2) z = D^-1 y
+  for (int k = 0; k < nv; ++k) {
+    double* xk = X + static_cast<size_t>(k) * ld;
+    const double s = diaginv[k];
+    for (int c = 0; c < ld; c += 2) *reinterpret_cast<Pair*>(xk + c) *= s;
+  }
+  // (3) L x = z, from the root to the leaves: x_k -= sum over the ancestors i of L_ki x_i
+  for (int k = 0; k < nv; ++k) {
+    int i = m.dof_parentid[k];
+    if (i < 0) continue;
+    const double* row = qld + m.dof_Madr[k];
+    const double* xi = X + static_cast<size_t>(i) * ld;
+    for (int c = 0; c < ld; c += 2)
+      *reinterpret_cast<Pair*>(acc + c) = row[1] * *reinterpret_cast<const Pair*>(xi + c);
+    int t = 2;
+    for (i = m.dof_parentid[i]; i >= 0; i = m.dof_parentid[i], ++t) {
+      const double l = row[t];
+      xi = X + static_cast<size_t>(i) * ld;
+      for (int c = 0; c < ld; c += 2)
+        *reinterpret_cast<Pair*>(acc + c) += l * *reinterpret_cast<const Pair*>(xi + c);
+    }
+    double* xk = X + static_cast<size_t>(k) * ld;
+    for (int c = 0; c < ld; c += 2)
+      *reinterpret_cast<Pair*>(xk + c) -= *reinterpret_cast<const Pair*>(acc + c);
+  }
+  for (int r = 0; r < n; ++r) {
+    double* col = w.MinvJT + static_cast<size_t>(r) * nv;
+    for (int k = 0; k < nv; ++k) col[k] = X[static_cast<size_t>(k) * ld + r];
+    int a = 0, b = nv;
+    while (a < nv && col[a] == 0) ++a;
+    while (b > a && col[b - 1] == 0) --b;
+    w.lo[r] = a;
+    w.hi[r] = b;
+  }
+}
 
 // Time constant of the Baumgarte term of row i (ncp.h).
 double time_constant(const Model& m, const Data& d, int i, double h) {
@@ -110,21 +179,8 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
   }
 
   // columns Mt^-1 J_r' and their non-zero dof range
-  std::fill_n(w.MinvJT, static_cast<size_t>(nefc) * nv, 0.0);
-  for (int r = 0; r < nefc; ++r) {
-    const constraint::SparseRow row = constraint::row_of(d, Jv, r);
-    double* col = w.MinvJT + static_cast<size_t>(r) * nv;
-    for (int k = 0; k < row.nnz; ++k) col[row.col[k]] = row.val[k];
-  }
-  solve_mt(m, d, w, w.MinvJT, nefc);
-  for (int r = 0; r < nefc; ++r) {
-    const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
-    int a = 0, b = nv;
-    while (a < nv && col[a] == 0) ++a;
-    while (b > a && col[b - 1] == 0) --b;
-    w.lo[r] = a;
-    w.hi[r] = b;
-  }
+  if (w.damped) solve_columns(m, d, w, Jv, d.qH.data(), d.qHDiagInv.data());
+  else solve_columns(m, d, w, Jv, d.qLD.data(), d.qLDiagInv.data());
 
   // diagonal blocks of G = J Mt^-1 J', their inverse and projection step; g = J v_f + s
   for (int r = 0; r < nefc;) {
