@@ -81,7 +81,7 @@ struct Work {
   double* prev_pos;   // 3 cap: contact point of contact rows
   double* MinvJT;  // cap*nv: the columns Mt^-1 J_r', dense
   double* cols;    // nv*(cap+1): the same, dof-major (row stride nefc rounded up to even), for their solve
-  double* acc;     // cap+1: sums of that solve
+  double* dofrange;  // 2 nv + 1: that solve's column range of each dof (and the sort's counts)
   // lcp only (null otherwise)
   double* Gd;      // kLcpMaxRows^2: dense Delassus matrix
   double* lcpM;    // kLcpMaxSize^2
