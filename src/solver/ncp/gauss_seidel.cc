@@ -9,8 +9,9 @@
 //             sliding: the minimum of (7) on the ellipse dK ∩ V_N by bisection on the polar angle.
 //   raisim-ds Alg. 1: the same with de Saxce's correction in the sliding case (lines 10-12):
 //             g_cor = g~ + Gamma(G_ii lambda_i + g~), minimum of (13) on the same ellipse.
-//             Both raisim solvers relax each update, lambda <- (1-alpha) lambda + alpha lambda*,
-//             alpha <- gamma alpha + (1-gamma) alpha_min (lines 14-15).
+//             Both raisim solvers relax each contact update, lambda <- (1-alpha) lambda +
+//             alpha lambda*, alpha <- gamma alpha + (1-gamma) alpha_min (lines 14-15; alpha decays
+//             per contact update, as Alg. 1 counts them).
 //   ncp-pgs   projected Gauss-Seidel on the NCP (6) with de Saxce's function: lambda <-
 //             P_K(lambda - rho (c + Gamma(c))), rho = 1/lambda_max(G_ii); its fixed points are
 //             exactly the solutions of (6) (lambda = P_K(lambda - rho y) <=> K ∋ lambda ⊥ y ∈ K*).
@@ -18,7 +19,10 @@
 //             optimality conditions of the convex problem min 0.5 l'Gl + g'l over K (block
 //             coordinate descent with step 1/L: monotone).
 // 1D rows (all solvers): the exact 1D minimizer lambda - c/G_ii, projected on R (equality), R+
-// (limit, frictionless contact) or [-frictionloss h, frictionloss h] (friction loss).
+// (limit, frictionless contact) or [-frictionloss h, frictionloss h] (friction loss), not relaxed:
+// the relaxation stabilizes RaiSim's non-convex contact update, while a projected 1D minimization
+// is a step of coordinate descent on a convex problem that needs none (relaxing it too slowed the
+// friction-loss rows of legged robots, which then held the sweeps far from convergence).
 // Stopping test: max |delta lambda| <= tolerance * max |lambda| over a sweep (a relative criterion,
 // as RaiSim's), or opt.iterations sweeps.
 #include <algorithm>
@@ -135,7 +139,7 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
           lnew[0] = std::clamp(lnew[0], -bound, bound);
         }
       }
-      if (relax) {  // Alg. 1, lines 14-15
+      if (relax && kind == kCone) {  // Alg. 1, lines 14-15
         for (int a = 0; a < dim; ++a) lnew[a] = (1 - alpha) * lam[a] + alpha * lnew[a];
         alpha = kGammaRelax * alpha + (1 - kGammaRelax) * kAlphaMin;
       }
