@@ -150,8 +150,7 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
         dmax = std::max(dmax, std::fabs(delta));
         lam[a] = lnew[a];
         const double* col = w.MinvJT + static_cast<size_t>(r + a) * nv;
-        for (int k = static_cast<int>(w.lo[r + a]), e = static_cast<int>(w.hi[r + a]); k < e; ++k)
-          w.v[k] += delta * col[k];
+        axpy_range(delta, col, w.v, static_cast<int>(w.lo[r + a]), static_cast<int>(w.hi[r + a]));
       }
       r += dim;
     }

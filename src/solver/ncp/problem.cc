@@ -343,7 +343,7 @@ void warm_start(const Model& m, Data& d, Work& w) {
     const double l = w.lam[r];
     if (l == 0) continue;
     const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
-    for (int k = static_cast<int>(w.lo[r]), e = static_cast<int>(w.hi[r]); k < e; ++k) w.v[k] += l * col[k];
+    axpy_range(l, col, w.v, static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
   }
 }
 
