@@ -40,6 +40,8 @@ namespace moreau::ncp {
 inline constexpr double kAlpha0 = 1.0;      // initial relaxation alpha of Alg. 1 (line 14)
 inline constexpr double kAlphaMin = 0.7;    // alpha_min of Alg. 1 (line 15)
 inline constexpr double kGammaRelax = 0.99; // gamma of Alg. 1 (line 15)
+inline constexpr double kDriftCos = 0.9;        // raisim solvers: cosine of two sweeps' changes
+inline constexpr double kDriftMaxStep = 1e4;    // that counts as a drift; longest extrapolation
 inline constexpr int kLcpDirections = 4;    // edges of the Stewart-Trinkle friction pyramid
 inline constexpr int kLcpMaxSize = 240;     // most LCP variables the lcp solver accepts
 inline constexpr int kLcpMaxRows = 240;     // most constraint rows the lcp solver accepts
@@ -79,6 +81,7 @@ struct Work {
   double* prev_type;  // cap
   double* prev_key;   // cap: geom1 * ngeom + geom2 for contact rows, efc_id otherwise
   double* prev_pos;   // 3 cap: contact point of contact rows
+  double* dprev;   // cap: the change of lambda over the previous sweep
   double* MinvJT;  // cap*nv: the columns Mt^-1 J_r', dense
   double* cols;    // nv*(cap+1): the same, dof-major (row stride nefc rounded up to even), for their solve
   double* dofrange;  // 2 nv + 1: that solve's column range of each dof (and the sort's counts)

@@ -10,7 +10,7 @@
 namespace moreau::ncp {
 
 long long work_size(const Model& m, int cap) {
-  long long n = 4 + 5LL * m.nv + 1 + 30LL * cap + (2LL * cap + 1) * m.nv;
+  long long n = 4 + 5LL * m.nv + 1 + 31LL * cap + (2LL * cap + 1) * m.nv;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 3 * L + 6 * L + lemke_work_size(kLcpMaxSize);
@@ -44,6 +44,7 @@ Work carve(const Model& m, Data& d) {
   w.prev_type = p; p += cap;
   w.prev_key = p; p += cap;
   w.prev_pos = p; p += 3 * cap;
+  w.dprev = p; p += cap;
   w.MinvJT = p; p += static_cast<long long>(cap) * nv;
   w.cols = p; p += static_cast<long long>(cap + 1) * nv;
   w.dofrange = p; p += 2 * nv + 1;
