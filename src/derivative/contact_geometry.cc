@@ -1,0 +1,495 @@
+// The derivative of a contact's position, distance and frame with respect to the rigid motions of
+// its two geoms (contact_geometry.h). A geom's motion is a twist (w, v): angular velocity w and the
+// velocity v of its origin geom_xpos, so that a point x fixed in the geom moves with
+// v + w x (x - geom_xpos) and a direction u fixed in it with w x u. Four methods, by geom pair:
+//
+// Analytic (exact), from how the narrow phase builds the contact (src/collision):
+//  - plane (geom1, static or on a moving body) vs sphere, capsule, box, ellipsoid, cylinder, mesh:
+//    n = the plane's z axis (dn = w1 x n), x = the point of geom2 that the routine picks, a function
+//    x_l(n_l) of the normal in geom2's frame (n_l = R2' n): a box corner or mesh vertex (fixed), a
+//    sphere's or capsule end's centre minus r n_l, an ellipsoid's support point -D^2 n_l / |D n_l|,
+//    a cylinder's rim point (direction -n_l's xy part, turned by 0 or +-120 degrees); then
+//    dist = n.(x - plane origin), pos = x - n dist / 2; the frame's offered tangent is a capsule's
+//    axis (turning with it), else the world y (z) axis.
+//  - sphere and capsule pairs (parallel capsules included: each end contact is an end's centre
+//    against the closest point of the other segment): two points c1, c2 with radii, c = a centre,
+//    a segment end, or the closest point p + s u of a segment (s free inside: u.(c1 - c2) = 0),
+//    n = (c2 - c1) / L, dist = L - r1 - r2, pos = c1 + n (r1 + dist / 2).
+// Narrow-phase differences (sphere-box, capsule-box, box-box, and the MPR pairs: ellipsoid,
+// cylinder and mesh vs non-plane geoms, height fields): the pair's routine is piecewise smooth
+// (box pairs: clipping branches, MuJoCo's half-depth face distances, scaled corners; MPR: libccd's
+// portal refinement, whose steps stay the same under small perturbations), so its derivative is
+// taken by centred differences of the routine alone: step 1e-6 in each of the 12 twist directions,
+// the contact matched by position. Truncation ~1e-13, round-off ~1e-10 relative; the derivative
+// is that of what the routine returns (for MPR, its approximate penetration, not the exact
+// geometry's). It costs 24 calls of the routine per contact, not a forward pass per column.
+// Witness (the fallback of a contact that a 1e-6 perturbation loses or splits, with a warning):
+// the points p1 = pos - n dist / 2 and p2 = pos + n dist / 2 held on their geoms, the normal
+// fixed: d dist = n.(v2(p2) - v1(p1)), d pos = (v1(p1) + v2(p2)) / 2, d frame = 0. An
+// approximation: it omits the curvature terms of dn and of the points' sliding.
+#include "derivative/contact_geometry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+
+#include "collision/narrowphase.h"
+#include "kinematics/jacobian.h"
+#include "math/vec.h"
+#include "moreau/collision.h"
+
+namespace moreau::internal {
+namespace {
+
+using namespace math;
+
+bool round_type(int t) { return t == kGeomSphere || t == kGeomCapsule; }
+bool moving(const Model& m, int geom) { return last_dof(m, m.geom_bodyid[geom]) >= 0; }
+
+// Velocity of world point x of a geom with twist tw (w, v at its origin gp).
+void point_vel(double* out, const double* tw, const double* gp, const double* x) {
+  double r[3], t[3];
+  sub3(r, x, gp);
+  cross3(t, tw, r);
+  add3(out, tw + 3, t);
+}
+
+// d frame (rows n, t1, t2) from dn and the offered tangent tan0 (dtan its derivative): make_frame's
+// t1 = normalize(tan0 - (n.tan0) n), t2 = n x t1.
+void frame_deriv(const double* frame, const double* dn, const double* tan0, const double* dtan, double* dframe) {
+  const double* n = frame;
+  copy3(dframe, dn);
+  std::fill_n(dframe + 3, 6, 0.0);
+  const double nt = dot3(n, tan0);
+  double u[3], du[3];
+  for (int a = 0; a < 3; ++a) {
+    u[a] = tan0[a] - nt * n[a];
+    du[a] = dtan[a] - (dot3(dn, tan0) + dot3(n, dtan)) * n[a] - nt * dn[a];
+  }
+  const double ul = std::sqrt(dot3(u, u));
+  if (ul <= kMinVal) return;
+  const double* t1 = frame + 3;
+  const double tp = dot3(t1, du);
+  for (int a = 0; a < 3; ++a) dframe[3 + a] = (du[a] - tp * t1[a]) / ul;
+  double x[3], y[3];
+  cross3(x, dn, t1);
+  cross3(y, n, dframe + 3);
+  for (int a = 0; a < 3; ++a) dframe[6 + a] = x[a] + y[a];
+}
+
+// The default tangent of make_frame (no tangent offered): world y, or z when n is near y.
+void default_tangent(const double* n, double* tan0) {
+  tan0[0] = tan0[1] = tan0[2] = 0;
+  if (std::abs(n[1]) < 0.5) tan0[1] = 1; else tan0[2] = 1;
+}
+
+// ---- plane (geom1) vs a convex primitive or mesh (geom2) ----
+
+struct PlanePair {
+  const double* frame;
+  double n[3], x[3], xl[3], dist;
+  const double* p1;  // plane origin
+  const double* p2;  // geom2 origin
+  const double* R2;  // geom2 frame (row-major)
+  int type;
+  const double* size;
+  int cyl = 0;         // the cylinder point (0: the deepest rim point, 1: the other disk, 2, 3: +-120 degrees)
+  double cv[2], cvn = 0;  // the cylinder's rim direction (unit) and |n_l's xy part|
+};
+
+void cylinder_points(const double* nl, double r, double h, double* vx, double* vy, double* vn, double pts[4][3]) {
+  const double zd = nl[2] > 0 ? -h : h;
+  *vx = -nl[0], *vy = -nl[1];
+  *vn = std::sqrt(*vx * *vx + *vy * *vy);
+  if (*vn < kMinVal) { *vx = 1; *vy = 0; } else { *vx /= *vn; *vy /= *vn; }
+  const double c = -0.5, s = std::sqrt(3.0) / 2;
+  const double x = *vx, y = *vy;
+  const double p[4][3] = {{r * x, r * y, zd}, {r * x, r * y, -zd}, {r * (c * x - s * y), r * (s * x + c * y), zd},
+                          {r * (c * x + s * y), r * (-s * x + c * y), zd}};
+  for (int i = 0; i < 4; ++i) copy3(pts[i], p[i]);
+}
+
+PlanePair plane_pair(const Model& m, const Data& d, const Contact& con) {
+  PlanePair g;
+  g.frame = con.frame;
+  copy3(g.n, con.frame);
+  g.dist = con.dist;
+  for (int a = 0; a < 3; ++a) g.x[a] = con.pos[a] + 0.5 * con.dist * g.n[a];
+  g.p1 = &d.geom_xpos[3 * con.geom1];
+  g.p2 = &d.geom_xpos[3 * con.geom2];
+  g.R2 = &d.geom_xmat[9 * con.geom2];
+  g.type = m.geom_type[con.geom2];
+  g.size = &m.geom_size[3 * con.geom2];
+  double r[3];
+  sub3(r, g.x, g.p2);
+  mulmatTvec3(g.xl, g.R2, r);
+  if (g.type == kGeomCylinder) {
+    double nl[3], pts[4][3];
+    mulmatTvec3(nl, g.R2, g.n);
+    cylinder_points(nl, g.size[0], g.size[1], &g.cv[0], &g.cv[1], &g.cvn, pts);
+    double best = 1e300;
+    for (int i = 0; i < 4; ++i) {
+      double e[3];
+      sub3(e, pts[i], g.xl);
+      if (dot3(e, e) < best) best = dot3(e, e), g.cyl = i;
+    }
+  }
+  return g;
+}
+
+// out: d pos (3), d dist, d frame (9) for twists tw1 (plane), tw2 (geom2).
+void plane_deriv(const PlanePair& g, const double* tw1, const double* tw2, double* out) {
+  double dn[3], wn[3], t[3], dnl[3], dxl[3] = {0, 0, 0};
+  cross3(dn, tw1, g.n);
+  cross3(wn, tw2, g.n);
+  sub3(t, dn, wn);
+  mulmatTvec3(dnl, g.R2, t);  // n_l = R2' n: d n_l = R2' (dn - w2 x n)
+  switch (g.type) {
+    case kGeomSphere:
+    case kGeomCapsule:  // x = centre (or an end's centre) - r n
+      for (int a = 0; a < 3; ++a) dxl[a] = -g.size[0] * dnl[a];
+      break;
+    case kGeomEllipsoid: {  // x_l = -D^2 n_l / |D n_l|
+      double nl[3];
+      mulmatTvec3(nl, g.R2, g.n);
+      double den2 = 0, sd = 0;
+      for (int k = 0; k < 3; ++k) {
+        const double s2 = g.size[k] * g.size[k];
+        den2 += s2 * nl[k] * nl[k];
+        sd += s2 * nl[k] * dnl[k];
+      }
+      const double den = std::sqrt(den2);
+      for (int k = 0; k < 3; ++k) {
+        const double s2 = g.size[k] * g.size[k];
+        dxl[k] = -s2 * dnl[k] / den + s2 * nl[k] * sd / (den2 * den);
+      }
+      break;
+    }
+    case kGeomCylinder:
+      if (g.cvn >= kMinVal) {
+        // v = -n_xy / |n_xy|: dv = (I - v v') (-dn_xy) / |n_xy|, turned as the point is
+        const double w0 = -dnl[0], w1 = -dnl[1];
+        const double vw = g.cv[0] * w0 + g.cv[1] * w1;
+        const double dvx = (w0 - g.cv[0] * vw) / g.cvn, dvy = (w1 - g.cv[1] * vw) / g.cvn;
+        const double c = -0.5, s = std::sqrt(3.0) / 2, r = g.size[0];
+        if (g.cyl < 2) dxl[0] = r * dvx, dxl[1] = r * dvy;
+        else if (g.cyl == 2) dxl[0] = r * (c * dvx - s * dvy), dxl[1] = r * (s * dvx + c * dvy);
+        else dxl[0] = r * (c * dvx + s * dvy), dxl[1] = r * (-s * dvx + c * dvy);
+      }
+      break;
+    default:  // box corner, mesh vertex: fixed in the geom
+      break;
+  }
+  double dx[3], Rdxl[3];
+  point_vel(dx, tw2, g.p2, g.x);
+  mulmatvec3(Rdxl, g.R2, dxl);
+  add3(dx, dx, Rdxl);
+  double rx[3], rel[3];
+  sub3(rx, g.x, g.p1);
+  sub3(rel, dx, tw1 + 3);  // the plane origin moves with v1
+  const double ddist = dot3(dn, rx) + dot3(g.n, rel);
+  for (int a = 0; a < 3; ++a) out[a] = dx[a] - 0.5 * (dn[a] * g.dist + g.n[a] * ddist);
+  out[3] = ddist;
+  double tan0[3], dtan[3] = {0, 0, 0};
+  if (g.type == kGeomCapsule) {
+    tan0[0] = g.R2[2], tan0[1] = g.R2[5], tan0[2] = g.R2[8];
+    cross3(dtan, tw2, tan0);
+  } else {
+    default_tangent(g.n, tan0);
+  }
+  frame_deriv(g.frame, dn, tan0, dtan, out + 4);
+}
+
+// ---- sphere and capsule pairs ----
+
+struct RoundPair {
+  const double* frame;
+  double c1[3], c2[3], r1 = 0, r2 = 0, n[3], L = 0, dist = 0;
+  const double* p1;
+  const double* p2;
+  bool seg1 = false, seg2 = false;  // c1 / c2 slides on a free segment parameter
+  double u1[3] = {0, 0, 0}, u2[3] = {0, 0, 0};
+};
+
+RoundPair round_pair(const Model& m, const Data& d, const Contact& con) {
+  RoundPair g;
+  g.frame = con.frame;
+  copy3(g.n, con.frame);
+  g.dist = con.dist;
+  g.r1 = m.geom_size[3 * con.geom1];
+  g.r2 = m.geom_size[3 * con.geom2];
+  g.p1 = &d.geom_xpos[3 * con.geom1];
+  g.p2 = &d.geom_xpos[3 * con.geom2];
+  for (int a = 0; a < 3; ++a) {
+    g.c1[a] = con.pos[a] - g.n[a] * (g.r1 + 0.5 * con.dist);
+    g.c2[a] = con.pos[a] + g.n[a] * (g.r2 + 0.5 * con.dist);
+  }
+  g.L = con.dist + g.r1 + g.r2;
+  auto segment = [&](int geom, const double* c, double* u) {
+    const double* R = &d.geom_xmat[9 * geom];
+    u[0] = R[2], u[1] = R[5], u[2] = R[8];
+    double v[3];
+    sub3(v, c, &d.geom_xpos[3 * geom]);
+    return std::abs(dot3(u, v)) < m.geom_size[3 * geom + 1] * (1 - 1e-9);  // inside: free
+  };
+  if (m.geom_type[con.geom1] == kGeomCapsule) g.seg1 = segment(con.geom1, g.c1, g.u1);
+  if (m.geom_type[con.geom2] == kGeomCapsule) g.seg2 = segment(con.geom2, g.c2, g.u2);
+  if (g.seg1 && g.seg2 && 1 - std::pow(dot3(g.u1, g.u2), 2) <= 1e-12) {
+    // parallel capsules: the contact is an end of one against the other segment; the end is the
+    // point nearer its segment's end
+    double v1[3], v2[3];
+    sub3(v1, g.c1, g.p1);
+    sub3(v2, g.c2, g.p2);
+    const double f1 = std::abs(dot3(g.u1, v1)) / m.geom_size[3 * con.geom1 + 1];
+    const double f2 = std::abs(dot3(g.u2, v2)) / m.geom_size[3 * con.geom2 + 1];
+    (f1 >= f2 ? g.seg1 : g.seg2) = false;
+  }
+  return g;
+}
+
+void round_deriv(const RoundPair& g, const double* tw1, const double* tw2, double* out) {
+  double v1[3], v2[3], du1[3], du2[3], dw0[3], w[3];
+  point_vel(v1, tw1, g.p1, g.c1);
+  point_vel(v2, tw2, g.p2, g.c2);
+  cross3(du1, tw1, g.u1);
+  cross3(du2, tw2, g.u2);
+  sub3(dw0, v1, v2);
+  sub3(w, g.c1, g.c2);
+  // segment parameters: u1.w = 0 (s free), u2.w = 0 (t free), w = c1 - c2
+  double ds = 0, dt = 0;
+  const double e1 = -(dot3(g.u1, dw0) + dot3(du1, w)), e2 = -(dot3(g.u2, dw0) + dot3(du2, w));
+  if (g.seg1 && g.seg2) {
+    // ds - b dt = e1, b ds - dt = e2
+    const double b = dot3(g.u1, g.u2), det = b * b - 1;
+    ds = (-e1 + b * e2) / det;
+    dt = (e2 - b * e1) / det;
+  } else if (g.seg1) {
+    ds = e1;
+  } else if (g.seg2) {
+    dt = -e2;
+  }
+  double dc1[3], dc2[3], dd[3], dn[3];
+  for (int a = 0; a < 3; ++a) dc1[a] = v1[a] + g.u1[a] * ds, dc2[a] = v2[a] + g.u2[a] * dt;
+  sub3(dd, dc2, dc1);
+  const double ddist = dot3(g.n, dd);
+  for (int a = 0; a < 3; ++a) dn[a] = (dd[a] - ddist * g.n[a]) / g.L;
+  // pos = c1 + n (r1 + dist/2)
+  for (int a = 0; a < 3; ++a) out[a] = dc1[a] + dn[a] * (g.r1 + 0.5 * g.dist) + g.n[a] * 0.5 * ddist;
+  out[3] = ddist;
+  double tan0[3];
+  const double zero[3] = {0, 0, 0};
+  default_tangent(g.n, tan0);
+  frame_deriv(g.frame, dn, tan0, zero, out + 4);
+}
+
+// ---- witness points (MPR pairs) ----
+
+void witness_deriv(const Contact& con, const double* gp1, const double* gp2, const double* tw1, const double* tw2,
+                   double* out) {
+  const double* n = con.frame;
+  double p1[3], p2[3], v1[3], v2[3];
+  for (int a = 0; a < 3; ++a) p1[a] = con.pos[a] - 0.5 * con.dist * n[a], p2[a] = con.pos[a] + 0.5 * con.dist * n[a];
+  point_vel(v1, tw1, gp1, p1);
+  point_vel(v2, tw2, gp2, p2);
+  for (int a = 0; a < 3; ++a) out[a] = 0.5 * (v1[a] + v2[a]);
+  out[3] = dot3(n, v2) - dot3(n, v1);
+  std::fill_n(out + 4, 9, 0.0);
+}
+
+// ---- narrow-phase differences ----
+
+// The pair's margin as the driver gives it: includemargin + gap (the explicit pair's gap, or the
+// larger geom gap).
+double pair_margin(const Model& m, const Contact& con) {
+  double gap = std::max(m.geom_gap[con.geom1], m.geom_gap[con.geom2]);
+  if (m.opt.collision != kCollideDynamic)
+    for (int i = 0; i < m.npair; ++i)
+      if ((m.pair_geom1[i] == con.geom1 && m.pair_geom2[i] == con.geom2) ||
+          (m.pair_geom1[i] == con.geom2 && m.pair_geom2[i] == con.geom1)) {
+        gap = m.pair_gap[i];
+        break;
+      }
+  return con.includemargin + gap;
+}
+
+// Turn a row-major frame about world axis `axis` by `angle`: R <- Q R.
+void turn(double* R, int axis, double angle) {
+  const double c = std::cos(angle), s = std::sin(angle);
+  const int i = (axis + 1) % 3, j = (axis + 2) % 3;
+  for (int col = 0; col < 3; ++col) {
+    const double a = R[3 * i + col], b = R[3 * j + col];
+    R[3 * i + col] = c * a - s * b;
+    R[3 * j + col] = s * a + c * b;
+  }
+}
+
+// The contact of out[0..n) nearest to pos (squared distance in *d2), or -1.
+int nearest(const ContactPoint* out, int n, const double* pos, double* d2) {
+  int best = -1;
+  *d2 = 1e300;
+  for (int i = 0; i < n; ++i) {
+    double e[3];
+    sub3(e, out[i].pos, pos);
+    if (dot3(e, e) < *d2) *d2 = dot3(e, e), best = i;
+  }
+  return best;
+}
+
+void contact_values(const ContactPoint& c, double* y) {
+  copy3(y, c.pos);
+  y[3] = c.dist;
+  double f[9];
+  std::copy_n(c.frame, 9, f);
+  col::make_frame(f);
+  std::copy_n(f, 9, y + 4);
+}
+
+// Centred differences of the narrow phase along the 12 twist directions, at steps h and h/4: they
+// agree to O(h^2 f''') where the routine is smooth, and differ by at least a jump / h where its
+// output jumps within the step (MPR taking another path). kLost: the contact is not reproduced,
+// or a perturbation loses it.
+enum class NarrowPhase { kOk, kLost, kJumps };
+NarrowPhase narrow_phase_jacobian(const Model& m, Data& d, const Contact& con, double* G) {
+  const int g1 = con.geom1, g2 = con.geom2;
+  const CollisionTable& table = default_collision_table();
+  const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];
+  const CollisionFunction fn = table.fn[t1][t2];
+  if (!fn) return NarrowPhase::kLost;
+  void* user = table.user[t1][t2];
+  const double margin = pair_margin(m, con);
+  ContactPoint out[kMaxContactsPerPair];
+  double d2;
+  const int n0 = fn(m, d, g1, g2, margin, out, user);
+  const int i0 = nearest(out, n0, con.pos, &d2);
+  if (i0 < 0 || d2 > 1e-24 || out[i0].dist != con.dist) return NarrowPhase::kLost;
+  // step; largest displacement of a matched contact; agreement of the two steps
+  constexpr double h = 1e-6, match = 1e-4, agree = 1e-5;
+  std::fill_n(G, 13 * 12, 0.0);
+  for (int side = 0; side < 2; ++side) {
+    const int g = side == 0 ? g1 : g2;
+    if (!moving(m, g)) continue;
+    double* xpos = &d.geom_xpos[3 * g];
+    double* xmat = &d.geom_xmat[9 * g];
+    double pos0[3], mat0[9];
+    copy3(pos0, xpos);
+    std::copy_n(xmat, 9, mat0);
+    for (int a = 0; a < 6; ++a) {
+      double y[4][13];
+      for (int s = 0; s < 4; ++s) {
+        const double e = (s % 2 == 0 ? 1 : -1) * (s < 2 ? h : h / 4);
+        if (a < 3) turn(xmat, a, e); else xpos[a - 3] += e;
+        const int n = fn(m, d, g1, g2, margin, out, user);
+        copy3(xpos, pos0);
+        std::copy_n(mat0, 9, xmat);
+        int i = i0 < n ? i0 : -1;
+        if (i >= 0) {
+          double e3[3];
+          sub3(e3, out[i].pos, con.pos);
+          if (dot3(e3, e3) > match * match) i = -1;
+        }
+        if (i < 0) i = nearest(out, n, con.pos, &d2);
+        if (i < 0 || d2 > match * match) return NarrowPhase::kLost;
+        contact_values(out[i], y[s]);
+      }
+      for (int r = 0; r < 13; ++r) {
+        const double c = (y[0][r] - y[1][r]) / (2 * h), c4 = (y[2][r] - y[3][r]) / (h / 2);
+        if (std::abs(c - c4) > agree * std::max(1.0, std::abs(c))) return NarrowPhase::kJumps;
+        G[12 * r + 6 * side + a] = c;
+      }
+    }
+  }
+  return NarrowPhase::kOk;
+}
+
+void warn_witness(NarrowPhase why) {
+  static std::once_flag lost, jumps;
+  std::call_once(why == NarrowPhase::kLost ? lost : jumps, [why] {
+    std::fprintf(stderr, "moreau: analytic derivatives: %s: its qpos derivative uses the witness-point approximation\n",
+                 why == NarrowPhase::kLost
+                     ? "a contact that a 1e-6 perturbation of its geoms loses or moves by more than 1e-4"
+                     : "a contact whose narrow phase (MPR) jumps under a 1e-6 perturbation of its geoms");
+  });
+}
+
+}  // namespace
+
+ContactDerivMethod contact_deriv_method(const Model& m, const Data& d, const Contact& con) {
+  (void)d;
+  const int t1 = m.geom_type[con.geom1], t2 = m.geom_type[con.geom2];
+  if (t1 == kGeomPlane)
+    return t2 == kGeomHField || t2 == kGeomPlane ? ContactDerivMethod::kUnsupported : ContactDerivMethod::kAnalytic;
+  if (round_type(t1) && round_type(t2)) {
+    // coincident centres: the normal is the cross product of the geoms' axes (not differentiable)
+    const bool distinct = con.dist + m.geom_size[3 * con.geom1] + m.geom_size[3 * con.geom2] > 1e-9;
+    return distinct ? ContactDerivMethod::kAnalytic : ContactDerivMethod::kUnsupported;
+  }
+  return ContactDerivMethod::kNarrowPhase;  // box pairs, MPR (convex_convex, hfield_convex)
+}
+
+void contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out) {
+  const Contact& con = d.contact[id];
+  double* G = out->G;
+  ContactDerivMethod method = contact_deriv_method(m, d, con);
+  if (method == ContactDerivMethod::kNarrowPhase) {
+    const NarrowPhase r = narrow_phase_jacobian(m, d, con, G);
+    if (r == NarrowPhase::kOk) return;
+    warn_witness(r);
+    method = ContactDerivMethod::kWitness;
+  }
+  std::fill_n(G, 13 * 12, 0.0);
+  const double* gp1 = &d.geom_xpos[3 * con.geom1];
+  const double* gp2 = &d.geom_xpos[3 * con.geom2];
+  PlanePair plane;
+  RoundPair round;
+  if (method == ContactDerivMethod::kAnalytic) {
+    if (m.geom_type[con.geom1] == kGeomPlane) plane = plane_pair(m, d, con);
+    else round = round_pair(m, d, con);
+  }
+  const bool mv[2] = {moving(m, con.geom1), moving(m, con.geom2)};
+  for (int j = 0; j < 12; ++j) {
+    if (!mv[j / 6]) continue;
+    double tw[12] = {0}, col[13];
+    tw[j] = 1;
+    switch (method) {
+      case ContactDerivMethod::kAnalytic:
+        if (m.geom_type[con.geom1] == kGeomPlane) plane_deriv(plane, tw, tw + 6, col);
+        else round_deriv(round, tw, tw + 6, col);
+        break;
+      case ContactDerivMethod::kWitness:
+        witness_deriv(con, gp1, gp2, tw, tw + 6, col);
+        break;
+      default:
+        std::fill_n(col, 13, 0.0);
+        break;
+    }
+    for (int r = 0; r < 13; ++r) G[12 * r + j] = col[r];
+  }
+}
+
+void contact_jacobian_apply(const Model& m, const Data& d, const Contact& con, const ContactJacobian& cj,
+                            const double* Sk, bool on1, bool on2, const double* o1, const double* o2, double* dpos,
+                            double* ddist, double* dframe) {
+  (void)m;
+  double tw[12] = {0};
+  auto twist = [&](double* t, int geom, const double* o) {
+    double r[3], c[3];
+    sub3(r, &d.geom_xpos[3 * geom], o);
+    cross3(c, Sk, r);
+    copy3(t, Sk);
+    add3(t + 3, Sk + 3, c);
+  };
+  if (on1) twist(tw, con.geom1, o1);
+  if (on2) twist(tw + 6, con.geom2, o2);
+  double y[13];
+  for (int r = 0; r < 13; ++r) {
+    double s = 0;
+    for (int j = 0; j < 12; ++j) s += cj.G[12 * r + j] * tw[j];
+    y[r] = s;
+  }
+  copy3(dpos, y);
+  *ddist = y[3];
+  std::copy_n(y + 4, 9, dframe);
+}
+
+}  // namespace moreau::internal
