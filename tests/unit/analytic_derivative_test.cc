@@ -382,6 +382,43 @@ TEST(AnalyticDerivative, TransitionConstrainedMatchesTransitionFd) {
   MOREAU_SKIPPED_SHARED(skipped, 3);
 }
 
+// humanoid100 (the benchmark's state: keyframe 0, 200 steps, the humanoids fallen on the floor and
+// on each other): 109 contacts of every kind the model has (plane with sphere, capsule, ellipsoid,
+// cylinder and box; sphere-sphere, capsule-capsule; box-box; the MPR pairs capsule-ellipsoid,
+// ellipsoid-ellipsoid, cylinder-cylinder), no column falling back. transition_derivatives against
+// transition_fd (centred, eps 1e-6), Newton converged to 1e-12; bound 1e-5 relative to max(|A|, 1).
+TEST(AnalyticDerivative, Humanoid100MatchesTransitionFd) {
+  const std::string path = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
+  Model m = load_model(path);
+  m.opt.tolerance = 1e-12;
+  m.opt.iterations = 200;
+  Data d = make_data(m);
+  if (m.nkey > 0) reset_data_keyframe(m, d, 0);
+  for (int i = 0; i < 200; ++i) step(m, d);
+  EXPECT_TRUE(derivative_fallbacks(m, d).empty());
+  forward(m, d);
+  int mpr = 0, box = 0;
+  for (int i = 0; i < d.ncon; ++i) {
+    const int t1 = m.geom_type[d.contact[i].geom1], t2 = m.geom_type[d.contact[i].geom2];
+    mpr += t1 != kGeomPlane && (t1 == kGeomEllipsoid || t1 == kGeomCylinder || t2 == kGeomEllipsoid || t2 == kGeomCylinder);
+    box += t1 == kGeomBox && t2 == kGeomBox;
+  }
+  EXPECT_GT(mpr, 0);
+  EXPECT_GT(box, 0);
+  const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + d.nefc);
+  const int ndx = 2 * m.nv + m.na, nu = m.nu;
+  Vec A(static_cast<size_t>(ndx) * ndx), B(static_cast<size_t>(ndx) * nu), Af(A.size()), Bf(B.size());
+  transition_derivatives(m, d, A.data(), B.data(), nullptr, nullptr);
+  transition_fd(m, d, 1e-6, true, Af.data(), Bf.data(), nullptr, nullptr);
+  forward(m, d);
+  ASSERT_EQ(static_cast<size_t>(d.nefc), state.size());
+  EXPECT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin()));
+  const double ea = rel_error(A, Af, 0), eb = rel_error(B, Bf, 0);
+  std::printf("humanoid100 (ncon %d: %d MPR, %d box-box; nefc %d): A %.2e, B %.2e\n", d.ncon, mpr, box, d.nefc, ea, eb);
+  EXPECT_LE(ea, 1e-5);
+  EXPECT_LE(eb, 1e-5);
+}
+
 // Constraint position derivatives (analytic): a box, a capsule and a sphere pressed into a plane
 // (pyramidal cones, condim 3 from the bodies' geoms; a frictionless sphere, condim 1), a hinge chain past its limit with dof
 // friction, tilted and spinning so that the contact frames and points move. Every column of
