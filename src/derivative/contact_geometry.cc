@@ -23,10 +23,16 @@
 // the contact matched by position. Truncation ~1e-13, round-off ~1e-10 relative; the derivative
 // is that of what the routine returns (for MPR, its approximate penetration, not the exact
 // geometry's). It costs 24 calls of the routine per contact, not a forward pass per column.
-// Witness (the fallback of a contact that a 1e-6 perturbation loses or splits, with a warning):
-// the points p1 = pos - n dist / 2 and p2 = pos + n dist / 2 held on their geoms, the normal
-// fixed: d dist = n.(v2(p2) - v1(p1)), d pos = (v1(p1) + v2(p2)) / 2, d frame = 0. An
-// approximation: it omits the curvature terms of dn and of the points' sliding.
+// Where MPR jumps under 1e-6 perturbations (it takes another path, or an ellipsoid normal's
+// iteration stops elsewhere: measured jumps of 1e-6..1e-5 of the geoms' size in pos and up to 1e-4
+// in the normal, at all scales from 1e-7 to 1e-3), the routine has no derivative (centred
+// differences of forward there grow as 1/eps), and the fallback is the witness approximation
+// (also for a contact that a perturbation loses), with a warning: the points
+// p1 = pos - n dist / 2 and p2 = pos + n dist / 2 (a sphere's or capsule's moved to its centre
+// line) held on their geoms, the normal fixed: d dist = n.(v2(p2) - v1(p1)),
+// d pos = (v1(p1) + v2(p2)) / 2, d frame = 0. A rough approximation (errors of order 1 on smooth
+// MPR contacts, docs/notes/derivatives.md): MPR's depth is not the geometric penetration, and the
+// curvature terms of dn and of the points' sliding are omitted.
 #include "derivative/contact_geometry.h"
 
 #include <algorithm>
@@ -285,11 +291,19 @@ void round_deriv(const RoundPair& g, const double* tw1, const double* tw2, doubl
 
 // ---- witness points (MPR pairs) ----
 
-void witness_deriv(const Contact& con, const double* gp1, const double* gp2, const double* tw1, const double* tw2,
-                   double* out) {
+// The witness points p1 = pos - n dist / 2, p2 = pos + n dist / 2 move with their geoms; a sphere's
+// or capsule's point moves with its centre-line point p -+ r n (rolling a sphere about its centre
+// does not move its surface point along n).
+void witness_deriv(const Model& m, const Contact& con, const double* gp1, const double* gp2, const double* tw1,
+                   const double* tw2, double* out) {
   const double* n = con.frame;
+  auto inner = [&](int geom) { return round_type(m.geom_type[geom]) ? m.geom_size[3 * geom] : 0.0; };
+  const double r1 = inner(con.geom1), r2 = inner(con.geom2);
   double p1[3], p2[3], v1[3], v2[3];
-  for (int a = 0; a < 3; ++a) p1[a] = con.pos[a] - 0.5 * con.dist * n[a], p2[a] = con.pos[a] + 0.5 * con.dist * n[a];
+  for (int a = 0; a < 3; ++a) {
+    p1[a] = con.pos[a] - (0.5 * con.dist + r1) * n[a];
+    p2[a] = con.pos[a] + (0.5 * con.dist + r2) * n[a];
+  }
   point_vel(v1, tw1, gp1, p1);
   point_vel(v2, tw2, gp2, p2);
   for (int a = 0; a < 3; ++a) out[a] = 0.5 * (v1[a] + v2[a]);
@@ -393,8 +407,8 @@ NarrowPhase narrow_phase_jacobian(const Model& m, Data& d, const Contact& con, d
         contact_values(out[i], y[s]);
       }
       for (int r = 0; r < 13; ++r) {
-        const double c = (y[0][r] - y[1][r]) / (2 * h), c4 = (y[2][r] - y[3][r]) / (h / 2);
-        if (std::abs(c - c4) > agree * std::max(1.0, std::abs(c))) return NarrowPhase::kJumps;
+        const double c = (y[0][r] - y[1][r]) / (2 * h);
+        if (std::abs(c - (y[2][r] - y[3][r]) / (h / 2)) > agree * std::max(1.0, std::abs(c))) return NarrowPhase::kJumps;
         G[12 * r + 6 * side + a] = c;
       }
     }
@@ -408,7 +422,7 @@ void warn_witness(NarrowPhase why) {
     std::fprintf(stderr, "moreau: analytic derivatives: %s: its qpos derivative uses the witness-point approximation\n",
                  why == NarrowPhase::kLost
                      ? "a contact that a 1e-6 perturbation of its geoms loses or moves by more than 1e-4"
-                     : "a contact whose narrow phase (MPR) jumps under a 1e-6 perturbation of its geoms");
+                     : "a contact whose narrow phase (MPR) jumps under 1e-6 perturbations of its geoms");
   });
 }
 
@@ -427,14 +441,18 @@ ContactDerivMethod contact_deriv_method(const Model& m, const Data& d, const Con
   return ContactDerivMethod::kNarrowPhase;  // box pairs, MPR (convex_convex, hfield_convex)
 }
 
-void contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out) {
+void contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out, bool witness) {
   const Contact& con = d.contact[id];
   double* G = out->G;
   ContactDerivMethod method = contact_deriv_method(m, d, con);
+  const int t1 = m.geom_type[con.geom1], t2 = m.geom_type[con.geom2];
+  const bool box_pair = t2 == kGeomBox && (t1 == kGeomSphere || t1 == kGeomCapsule || t1 == kGeomBox);
   if (method == ContactDerivMethod::kNarrowPhase) {
-    const NarrowPhase r = narrow_phase_jacobian(m, d, con, G);
-    if (r == NarrowPhase::kOk) return;
-    warn_witness(r);
+    if (!(witness && !box_pair)) {
+      const NarrowPhase r = narrow_phase_jacobian(m, d, con, G);
+      if (r == NarrowPhase::kOk) return;
+      warn_witness(r);
+    }
     method = ContactDerivMethod::kWitness;
   }
   std::fill_n(G, 13 * 12, 0.0);
@@ -457,7 +475,7 @@ void contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out) {
         else round_deriv(round, tw, tw + 6, col);
         break;
       case ContactDerivMethod::kWitness:
-        witness_deriv(con, gp1, gp2, tw, tw + 6, col);
+        witness_deriv(m, con, gp1, gp2, tw, tw + 6, col);
         break;
       default:
         std::fill_n(col, 13, 0.0);
