@@ -23,23 +23,28 @@
 // the contact matched by position. Truncation ~1e-13, round-off ~1e-10 relative; the derivative
 // is that of what the routine returns (for MPR, its approximate penetration, not the exact
 // geometry's). It costs 24 calls of the routine per contact, not a forward pass per column.
-// Where MPR jumps under 1e-6 perturbations (it takes another path, or an ellipsoid normal's
-// iteration stops elsewhere: measured jumps of 1e-6..1e-5 of the geoms' size in pos and up to 1e-4
-// in the normal, at all scales from 1e-7 to 1e-3), the routine has no derivative (centred
-// differences of forward there grow as 1/eps), and the fallback is the witness approximation
-// (also for a contact that a perturbation loses), with a warning: the points
+// Where MPR jumps under 1e-6 perturbations (it takes another path: measured jumps of 1e-6..1e-5
+// of the geoms' size in pos and up to 1e-4 in the normal on flat faces, at every scale from 1e-7
+// to 1e-3), the model's routine has no derivative (centred differences of forward there grow as
+// 1/eps). The fallback runs MPR to convergence (tolerance 1e-12), a smooth function of the poses
+// up to a jitter of ~4e-9 in pos, and differences it at steps 1e-4 and 1e-4/4 (agreement 1e-2):
+// the derivative of the contact the model's MPR approximates within its tolerance. Where that
+// jumps too, or a perturbation loses the contact, the witness approximation: the points
 // p1 = pos - n dist / 2 and p2 = pos + n dist / 2 (a sphere's or capsule's moved to its centre
 // line) held on their geoms, the normal fixed: d dist = n.(v2(p2) - v1(p1)),
 // d pos = (v1(p1) + v2(p2)) / 2, d frame = 0. A rough approximation (errors of order 1 on smooth
 // MPR contacts, docs/notes/derivatives.md): MPR's depth is not the geometric penetration, and the
-// curvature terms of dn and of the points' sliding are omitted.
+// curvature terms of dn and of the points' sliding are omitted. Each fallback warns once.
 #include "derivative/contact_geometry.h"
+
+#include <ccd/ccd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
 
+#include "collision/convex.h"
 #include "collision/narrowphase.h"
 #include "kinematics/jacobian.h"
 #include "math/vec.h"
@@ -359,26 +364,54 @@ void contact_values(const ContactPoint& c, double* y) {
   std::copy_n(f, 9, y + 4);
 }
 
+// convex_convex with libccd's MPR run to convergence (tolerance 1e-12, up to 1000 refinements)
+// instead of the model's mpr_tolerance: a smooth function of the poses where the model's
+// tolerance makes MPR's answer jump (the fallback below differentiates it).
+void ccd_support_fn(const void* o, const ccd_vec3_t* dir, ccd_vec3_t* out) {
+  col::convex_support(*static_cast<const col::ConvexObject*>(o), dir->v, out->v);
+}
+void ccd_center_fn(const void* o, ccd_vec3_t* out) {
+  col::convex_center(*static_cast<const col::ConvexObject*>(o), out->v);
+}
+int converged_convex(const Model& m, const Data& d, int g1, int g2, double margin, ContactPoint* out, void*) {
+  const col::ConvexObject o1 = col::convex_object(m, d, g1, 0.5 * margin), o2 = col::convex_object(m, d, g2, 0.5 * margin);
+  ccd_t ccd;
+  CCD_INIT(&ccd);
+  ccd.support1 = ccd.support2 = ccd_support_fn;
+  ccd.center1 = ccd.center2 = ccd_center_fn;
+  ccd.max_iterations = 1000;
+  ccd.mpr_tolerance = 1e-12;
+  ccd_real_t depth = 0;
+  ccd_vec3_t dir, pos;
+  if (ccdMPRPenetration(&o1, &o2, &ccd, &depth, &dir, &pos) != 0) return 0;
+  if (dot3(dir.v, dir.v) < kMinVal) return 0;
+  col::fix_normal(o1, o2, pos.v, dir.v);
+  col::set_point(out[0], margin - depth, pos.v, dir.v);
+  return 1;
+}
+
 // Centred differences of the narrow phase along the 12 twist directions, at steps h and h/4: they
 // agree to O(h^2 f''') where the routine is smooth, and differ by at least a jump / h where its
 // output jumps within the step (MPR taking another path). kLost: the contact is not reproduced,
-// or a perturbation loses it.
+// or a perturbation loses it. With `converged` (MPR pairs whose routine jumps): converged_convex,
+// steps 1e-4 and 1e-4/4, agreement 1e-2 (its remaining jitter, measured ~4e-9 in pos, enters as
+// jitter / step), the nominal contact matched by position only.
 enum class NarrowPhase { kOk, kLost, kJumps };
-NarrowPhase narrow_phase_jacobian(const Model& m, Data& d, const Contact& con, double* G) {
+NarrowPhase narrow_phase_jacobian(const Model& m, Data& d, const Contact& con, double* G, bool converged = false) {
   const int g1 = con.geom1, g2 = con.geom2;
   const CollisionTable& table = default_collision_table();
   const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];
-  const CollisionFunction fn = table.fn[t1][t2];
+  const CollisionFunction fn = converged ? converged_convex : table.fn[t1][t2];
   if (!fn) return NarrowPhase::kLost;
-  void* user = table.user[t1][t2];
+  void* user = converged ? nullptr : table.user[t1][t2];
   const double margin = pair_margin(m, con);
   ContactPoint out[kMaxContactsPerPair];
   double d2;
   const int n0 = fn(m, d, g1, g2, margin, out, user);
   const int i0 = nearest(out, n0, con.pos, &d2);
-  if (i0 < 0 || d2 > 1e-24 || out[i0].dist != con.dist) return NarrowPhase::kLost;
   // step; largest displacement of a matched contact; agreement of the two steps
-  constexpr double h = 1e-6, match = 1e-4, agree = 1e-5;
+  const double h = converged ? 1e-4 : 1e-6, match = converged ? 1e-3 : 1e-4, agree = converged ? 1e-2 : 1e-5;
+  if (i0 < 0 || (converged ? d2 > match * match : d2 > 1e-24 || out[i0].dist != con.dist)) return NarrowPhase::kLost;
   std::fill_n(G, 13 * 12, 0.0);
   for (int side = 0; side < 2; ++side) {
     const int g = side == 0 ? g1 : g2;
@@ -406,23 +439,31 @@ NarrowPhase narrow_phase_jacobian(const Model& m, Data& d, const Contact& con, d
         if (i < 0 || d2 > match * match) return NarrowPhase::kLost;
         contact_values(out[i], y[s]);
       }
+      // agreement relative to max(1, the largest entry of the quantity: pos, dist or frame)
+      double c[13], c4[13], scale[3] = {1, 1, 1};
       for (int r = 0; r < 13; ++r) {
-        const double c = (y[0][r] - y[1][r]) / (2 * h);
-        if (std::abs(c - (y[2][r] - y[3][r]) / (h / 2)) > agree * std::max(1.0, std::abs(c))) return NarrowPhase::kJumps;
-        G[12 * r + 6 * side + a] = c;
+        c[r] = (y[0][r] - y[1][r]) / (2 * h);
+        c4[r] = (y[2][r] - y[3][r]) / (h / 2);
+        const int q = r < 3 ? 0 : r == 3 ? 1 : 2;
+        scale[q] = std::max(scale[q], std::abs(c[r]));
+      }
+      for (int r = 0; r < 13; ++r) {
+        if (std::abs(c[r] - c4[r]) > agree * scale[r < 3 ? 0 : r == 3 ? 1 : 2]) return NarrowPhase::kJumps;
+        G[12 * r + 6 * side + a] = c[r];
       }
     }
   }
   return NarrowPhase::kOk;
 }
 
-void warn_witness(NarrowPhase why) {
-  static std::once_flag lost, jumps;
-  std::call_once(why == NarrowPhase::kLost ? lost : jumps, [why] {
-    std::fprintf(stderr, "moreau: analytic derivatives: %s: its qpos derivative uses the witness-point approximation\n",
-                 why == NarrowPhase::kLost
-                     ? "a contact that a 1e-6 perturbation of its geoms loses or moves by more than 1e-4"
-                     : "a contact whose narrow phase (MPR) jumps under 1e-6 perturbations of its geoms");
+void warn_fallback(bool witness) {
+  static std::once_flag converged_flag, witness_flag;
+  std::call_once(witness ? witness_flag : converged_flag, [witness] {
+    std::fprintf(stderr, "moreau: analytic derivatives: %s\n",
+                 witness ? "a contact that a 1e-6 perturbation of its geoms loses, or whose narrow phase jumps: its "
+                           "qpos derivative uses the witness-point approximation"
+                         : "an MPR contact that jumps under 1e-6 perturbations of its geoms: its qpos derivative is "
+                           "that of MPR run to convergence (tolerance 1e-12)");
   });
 }
 
@@ -441,7 +482,7 @@ ContactDerivMethod contact_deriv_method(const Model& m, const Data& d, const Con
   return ContactDerivMethod::kNarrowPhase;  // box pairs, MPR (convex_convex, hfield_convex)
 }
 
-void contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out, bool witness) {
+ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out, bool witness) {
   const Contact& con = d.contact[id];
   double* G = out->G;
   ContactDerivMethod method = contact_deriv_method(m, d, con);
@@ -450,8 +491,13 @@ void contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out, boo
   if (method == ContactDerivMethod::kNarrowPhase) {
     if (!(witness && !box_pair)) {
       const NarrowPhase r = narrow_phase_jacobian(m, d, con, G);
-      if (r == NarrowPhase::kOk) return;
-      warn_witness(r);
+      if (r == NarrowPhase::kOk) return method;
+      if (r == NarrowPhase::kJumps && default_collision_table().fn[t1][t2] == col::convex_convex &&
+          narrow_phase_jacobian(m, d, con, G, true) == NarrowPhase::kOk) {
+        warn_fallback(false);
+        return ContactDerivMethod::kConvergedMpr;
+      }
+      warn_fallback(true);
     }
     method = ContactDerivMethod::kWitness;
   }
@@ -483,6 +529,7 @@ void contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out, boo
     }
     for (int r = 0; r < 13; ++r) G[12 * r + j] = col[r];
   }
+  return method;
 }
 
 void contact_jacobian_apply(const Model& m, const Data& d, const Contact& con, const ContactJacobian& cj,

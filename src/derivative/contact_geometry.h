@@ -12,6 +12,7 @@ enum class ContactDerivMethod {
   kUnsupported,  // no derivative: the qpos columns fall back to differences of forward
   kAnalytic,     // closed form (plane pairs, sphere/capsule pairs): exact
   kNarrowPhase,  // centred differences of the pair's own narrow-phase routine (box and MPR pairs)
+  kConvergedMpr,  // differences of MPR run to convergence (where the model's MPR jumps)
   kWitness,      // witness points held on their geoms, normal fixed (a rough fallback)
 };
 ContactDerivMethod contact_deriv_method(const Model& m, const Data& d, const Contact& con);
@@ -24,10 +25,11 @@ struct ContactJacobian {
 };
 
 // The Jacobian of contact `id` of d (its geoms' poses are those of d; d is restored bitwise).
-// The narrow-phase differences fall back to the witness approximation where the routine jumps under
-// 1e-6 perturbations (MPR) or a perturbation loses the contact, with a warning (contact_geometry.cc).
-// witness: use it for every MPR pair (the tests measure its error where the differences are valid).
-void contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out, bool witness = false);
+// The narrow-phase differences fall back, with a warning, to differences of MPR run to convergence
+// where the model's MPR jumps under 1e-6 perturbations, and to the witness approximation where
+// that jumps too or a perturbation loses the contact (contact_geometry.cc). witness: use it for
+// every MPR pair (the tests measure its error). Returns the method used.
+ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out, bool witness = false);
 
 // d pos (3), d dist and d frame (9) along a dof's unit motion Sk = (angular, linear at o1 / o2,
 // the com origins of the geoms' trees), moving geom1 (on1) and/or geom2 (on2).
