@@ -1,10 +1,11 @@
 // The derivative of a contact's position, distance and frame with respect to the rigid motions of
 // its two geoms (contact_geometry.h). A geom's motion is a twist (w, v): angular velocity w and the
 // velocity v of its origin geom_xpos, so that a point x fixed in the geom moves with
-// v + w x (x - geom_xpos) and a direction u fixed in it with w x u. Four methods, by geom pair:
+// v + w x (x - geom_xpos) and a direction u fixed in it with w x u. The methods, by geom pair:
 //
 // Analytic (exact), from how the narrow phase builds the contact (src/collision):
-//  - plane (geom1, static or on a moving body) vs sphere, capsule, box, ellipsoid, cylinder, mesh:
+//  - plane (geom1; static in 2.2.2's models, a turning plane handled too) vs sphere, capsule, box,
+//    ellipsoid, cylinder, mesh:
 //    n = the plane's z axis (dn = w1 x n), x = the point of geom2 that the routine picks, a function
 //    x_l(n_l) of the normal in geom2's frame (n_l = R2' n): a box corner or mesh vertex (fixed), a
 //    sphere's or capsule end's centre minus r n_l, an ellipsoid's support point -D^2 n_l / |D n_l|,
@@ -22,7 +23,7 @@
 // taken by centred differences of the routine alone: step 1e-6 in each of the 12 twist directions,
 // the contact matched by position. Truncation ~1e-13, round-off ~1e-10 relative; the derivative
 // is that of what the routine returns (for MPR, its approximate penetration, not the exact
-// geometry's). It costs 24 calls of the routine per contact, not a forward pass per column.
+// geometry's). It costs 48 calls of the routine per contact, not a forward pass per column.
 // Where MPR jumps under 1e-6 perturbations (it takes another path: measured jumps of 1e-6..1e-5
 // of the geoms' size in pos and up to 1e-4 in the normal on flat faces, at every scale from 1e-7
 // to 1e-3), the model's routine has no derivative (centred differences of forward there grow as
