@@ -20,10 +20,10 @@
 // cylinder and mesh vs non-plane geoms, height fields): the pair's routine is piecewise smooth
 // (box pairs: clipping branches, MuJoCo's half-depth face distances, scaled corners; MPR: libccd's
 // portal refinement, whose steps stay the same under small perturbations), so its derivative is
-// taken by centred differences of the routine alone: step 1e-6 in each of the 12 twist directions,
-// the contact matched by position. Truncation ~1e-13, round-off ~1e-10 relative; the derivative
+// taken by centred differences of the routine alone: step 1e-6 along each twist direction the
+// dofs give the two geoms (at most 12), the contact matched by position. Truncation ~1e-13, round-off ~1e-10 relative; the derivative
 // is that of what the routine returns (for MPR, its approximate penetration, not the exact
-// geometry's). It costs 48 calls of the routine per contact, not a forward pass per column.
+// geometry's). It costs at most 48 calls of the routine per contact, not a forward pass per column.
 // Where MPR jumps under 1e-6 perturbations (it takes another path: measured jumps of 1e-6..1e-5
 // of the geoms' size in pos and up to 1e-4 in the normal on flat faces, at every scale from 1e-7
 // to 1e-3), the model's routine has no derivative (centred differences of forward there grow as
@@ -333,17 +333,6 @@ double pair_margin(const Model& m, const Contact& con) {
   return con.includemargin + gap;
 }
 
-// Turn a row-major frame about world axis `axis` by `angle`: R <- Q R.
-void turn(double* R, int axis, double angle) {
-  const double c = std::cos(angle), s = std::sin(angle);
-  const int i = (axis + 1) % 3, j = (axis + 2) % 3;
-  for (int col = 0; col < 3; ++col) {
-    const double a = R[3 * i + col], b = R[3 * j + col];
-    R[3 * i + col] = c * a - s * b;
-    R[3 * j + col] = s * a + c * b;
-  }
-}
-
 // The contact of out[0..n) nearest to pos (squared distance in *d2), or -1.
 int nearest(const ContactPoint* out, int n, const double* pos, double* d2) {
   int best = -1;
@@ -391,12 +380,73 @@ int converged_convex(const Model& m, const Data& d, int g1, int g2, double margi
   return 1;
 }
 
-// Centred differences of the narrow phase along the 12 twist directions, at steps h and h/4: they
-// agree to O(h^2 f''') where the routine is smooth, and differ by at least a jump / h where its
-// output jumps within the step (MPR taking another path). kLost: the contact is not reproduced,
-// or a perturbation loses it. With `converged` (MPR pairs whose routine jumps): converged_convex,
-// steps 1e-4 and 1e-4/4, agreement 1e-2 (its remaining jitter, measured ~4e-9 in pos, enters as
-// jitter / step), the nominal contact matched by position only.
+// The twists (geom1's, geom2's: 12 numbers) that the dofs moving either geom give, reduced to an
+// orthonormal basis E (Gram-Schmidt, at most 12 vectors, E[12 * j + i]); returns its size. The
+// differences below run along these directions only: a routine that jumps along a motion no dof
+// makes (a sphere on a hinge about its own centre, inside a box at a tie of two faces) does not
+// matter to the derivative.
+int dof_twist_basis(const Model& m, const Data& d, const Contact& con, double* E) {
+  const int g[2] = {con.geom1, con.geom2};
+  const double* o[2] = {&d.subtree_com[3 * m.body_rootid[m.geom_bodyid[g[0]]]],
+                        &d.subtree_com[3 * m.body_rootid[m.geom_bodyid[g[1]]]]};
+  // dofs of either chain, walked from each chain's last dof (a dof on both chains appears twice:
+  // the second pass adds nothing to the basis)
+  int nb = 0;
+  for (int side = 0; side < 2 && nb < 12; ++side)
+    for (int k = last_dof(m, m.geom_bodyid[g[side]]); k >= 0 && nb < 12; k = m.dof_parentid[k]) {
+      double t[12] = {0};
+      for (int b = 0; b < 2; ++b) {
+        bool on = false;
+        for (int j = last_dof(m, m.geom_bodyid[g[b]]); j >= 0 && !on; j = m.dof_parentid[j]) on = j == k;
+        if (!on) continue;
+        const double* S = &d.cdof[6 * k];
+        double r[3], c[3];
+        sub3(r, &d.geom_xpos[3 * g[b]], o[b]);
+        cross3(c, S, r);
+        copy3(t + 6 * b, S);
+        add3(t + 6 * b + 3, S + 3, c);
+      }
+      double n0 = 0;
+      for (double x : t) n0 += x * x;
+      if (n0 == 0) continue;
+      for (int pass = 0; pass < 2; ++pass)  // orthogonalize twice (classical Gram-Schmidt's loss)
+        for (int j = 0; j < nb; ++j) {
+          double p = 0;
+          for (int i = 0; i < 12; ++i) p += E[12 * j + i] * t[i];
+          for (int i = 0; i < 12; ++i) t[i] -= p * E[12 * j + i];
+        }
+      double n1 = 0;
+      for (double x : t) n1 += x * x;
+      if (n1 <= 1e-18 * n0) continue;  // in the span already
+      for (int i = 0; i < 12; ++i) E[12 * nb + i] = t[i] / std::sqrt(n1);
+      ++nb;
+    }
+  return nb;
+}
+
+// Move a geom's pose by the twist (w, v) times e: origin + e v, frame turned by e |w| about w.
+void move_pose(double* xpos, double* xmat, const double* tw, double e) {
+  for (int a = 0; a < 3; ++a) xpos[a] += e * tw[3 + a];
+  const double th = std::sqrt(dot3(tw, tw));
+  if (th == 0) return;
+  double k[3], Q[9], R[9];
+  for (int a = 0; a < 3; ++a) k[a] = tw[a] / th;
+  const double c = std::cos(e * th), s = std::sin(e * th), v = 1 - c;
+  Q[0] = c + k[0] * k[0] * v, Q[1] = k[0] * k[1] * v - k[2] * s, Q[2] = k[0] * k[2] * v + k[1] * s;
+  Q[3] = k[1] * k[0] * v + k[2] * s, Q[4] = c + k[1] * k[1] * v, Q[5] = k[1] * k[2] * v - k[0] * s;
+  Q[6] = k[2] * k[0] * v - k[1] * s, Q[7] = k[2] * k[1] * v + k[0] * s, Q[8] = c + k[2] * k[2] * v;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) R[3 * i + j] = Q[3 * i] * xmat[j] + Q[3 * i + 1] * xmat[3 + j] + Q[3 * i + 2] * xmat[6 + j];
+  std::copy_n(R, 9, xmat);
+}
+
+// Centred differences of the narrow phase along the dofs' twist directions (dof_twist_basis), at
+// steps h and h/4: they agree to O(h^2 f''') where the routine is smooth, and differ by at least a
+// jump / h where its output jumps within the step (MPR taking another path). G = (G E) E', exact
+// on the dofs' twists. kLost: the contact is not reproduced, or a perturbation loses it. With
+// `converged` (MPR pairs whose routine jumps): converged_convex, steps 1e-4 and 1e-4/4, agreement
+// 1e-2 (its remaining jitter, measured ~4e-9 in pos, enters as jitter / step), the nominal
+// contact matched by position only.
 enum class NarrowPhase { kOk, kLost, kJumps };
 NarrowPhase narrow_phase_jacobian(const Model& m, Data& d, const Contact& con, double* G, bool converged = false) {
   const int g1 = con.geom1, g2 = con.geom2;
@@ -413,45 +463,42 @@ NarrowPhase narrow_phase_jacobian(const Model& m, Data& d, const Contact& con, d
   // step; largest displacement of a matched contact; agreement of the two steps
   const double h = converged ? 1e-4 : 1e-6, match = converged ? 1e-3 : 1e-4, agree = converged ? 1e-2 : 1e-5;
   if (i0 < 0 || (converged ? d2 > match * match : d2 > 1e-24 || out[i0].dist != con.dist)) return NarrowPhase::kLost;
+  double E[12 * 12];
+  const int nb = dof_twist_basis(m, d, con, E);
+  double* xpos[2] = {&d.geom_xpos[3 * g1], &d.geom_xpos[3 * g2]};
+  double* xmat[2] = {&d.geom_xmat[9 * g1], &d.geom_xmat[9 * g2]};
+  double pos0[2][3], mat0[2][9];
+  for (int b = 0; b < 2; ++b) copy3(pos0[b], xpos[b]), std::copy_n(xmat[b], 9, mat0[b]);
   std::fill_n(G, 13 * 12, 0.0);
-  for (int side = 0; side < 2; ++side) {
-    const int g = side == 0 ? g1 : g2;
-    if (!moving(m, g)) continue;
-    double* xpos = &d.geom_xpos[3 * g];
-    double* xmat = &d.geom_xmat[9 * g];
-    double pos0[3], mat0[9];
-    copy3(pos0, xpos);
-    std::copy_n(xmat, 9, mat0);
-    for (int a = 0; a < 6; ++a) {
-      double y[4][13];
-      for (int s = 0; s < 4; ++s) {
-        const double e = (s % 2 == 0 ? 1 : -1) * (s < 2 ? h : h / 4);
-        if (a < 3) turn(xmat, a, e); else xpos[a - 3] += e;
-        const int n = fn(m, d, g1, g2, margin, out, user);
-        copy3(xpos, pos0);
-        std::copy_n(mat0, 9, xmat);
-        int i = i0 < n ? i0 : -1;
-        if (i >= 0) {
-          double e3[3];
-          sub3(e3, out[i].pos, con.pos);
-          if (dot3(e3, e3) > match * match) i = -1;
-        }
-        if (i < 0) i = nearest(out, n, con.pos, &d2);
-        if (i < 0 || d2 > match * match) return NarrowPhase::kLost;
-        contact_values(out[i], y[s]);
+  for (int j = 0; j < nb; ++j) {
+    const double* e = E + 12 * j;
+    double y[4][13];
+    for (int s = 0; s < 4; ++s) {
+      const double step = (s % 2 == 0 ? 1 : -1) * (s < 2 ? h : h / 4);
+      for (int b = 0; b < 2; ++b) move_pose(xpos[b], xmat[b], e + 6 * b, step);
+      const int n = fn(m, d, g1, g2, margin, out, user);
+      for (int b = 0; b < 2; ++b) copy3(xpos[b], pos0[b]), std::copy_n(mat0[b], 9, xmat[b]);
+      int i = i0 < n ? i0 : -1;
+      if (i >= 0) {
+        double e3[3];
+        sub3(e3, out[i].pos, con.pos);
+        if (dot3(e3, e3) > match * match) i = -1;
       }
-      // agreement relative to max(1, the largest entry of the quantity: pos, dist or frame)
-      double c[13], c4[13], scale[3] = {1, 1, 1};
-      for (int r = 0; r < 13; ++r) {
-        c[r] = (y[0][r] - y[1][r]) / (2 * h);
-        c4[r] = (y[2][r] - y[3][r]) / (h / 2);
-        const int q = r < 3 ? 0 : r == 3 ? 1 : 2;
-        scale[q] = std::max(scale[q], std::abs(c[r]));
-      }
-      for (int r = 0; r < 13; ++r) {
-        if (std::abs(c[r] - c4[r]) > agree * scale[r < 3 ? 0 : r == 3 ? 1 : 2]) return NarrowPhase::kJumps;
-        G[12 * r + 6 * side + a] = c[r];
-      }
+      if (i < 0) i = nearest(out, n, con.pos, &d2);
+      if (i < 0 || d2 > match * match) return NarrowPhase::kLost;
+      contact_values(out[i], y[s]);
+    }
+    // agreement relative to max(1, the largest entry of the quantity: pos, dist or frame)
+    double c[13], c4[13], scale[3] = {1, 1, 1};
+    for (int r = 0; r < 13; ++r) {
+      c[r] = (y[0][r] - y[1][r]) / (2 * h);
+      c4[r] = (y[2][r] - y[3][r]) / (h / 2);
+      const int q = r < 3 ? 0 : r == 3 ? 1 : 2;
+      scale[q] = std::max(scale[q], std::abs(c[r]));
+    }
+    for (int r = 0; r < 13; ++r) {
+      if (std::abs(c[r] - c4[r]) > agree * scale[r < 3 ? 0 : r == 3 ? 1 : 2]) return NarrowPhase::kJumps;
+      for (int i = 0; i < 12; ++i) G[12 * r + i] += c[r] * e[i];
     }
   }
   return NarrowPhase::kOk;
