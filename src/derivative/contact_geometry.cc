@@ -16,7 +16,9 @@
 //    against the closest point of the other segment): two points c1, c2 with radii, c = a centre,
 //    a segment end, or the closest point p + s u of a segment (s free inside: u.(c1 - c2) = 0),
 //    n = (c2 - c1) / L, dist = L - r1 - r2, pos = c1 + n (r1 + dist / 2).
-// Narrow-phase differences (sphere-box, capsule-box, box-box, and the MPR pairs: ellipsoid,
+//  - sphere-box: the same with c2 = the centre clamped to the box (sliding on a face or an edge),
+//    or for a centre inside the box the face of least depth (sphere_box_pair below).
+// Narrow-phase differences (capsule-box, box-box, and the MPR pairs: ellipsoid,
 // cylinder and mesh vs non-plane geoms, height fields): the pair's routine is piecewise smooth
 // (box pairs: clipping branches, MuJoCo's half-depth face distances, scaled corners; MPR: libccd's
 // portal refinement, whose steps stay the same under small perturbations), so its derivative is
@@ -295,6 +297,100 @@ void round_deriv(const RoundPair& g, const double* tw1, const double* tw2, doubl
   frame_deriv(g.frame, dn, tan0, zero, out + 4);
 }
 
+// ---- sphere (geom1) vs box (geom2) ----
+
+// col::sphere_box: c = the sphere's centre in the box's frame. Outside: q = c clamped to the box
+// (the clamped coordinates fixed on a face, edge or corner, the others sliding with c),
+// n = (q - c) / L, dist = L - r, pos = c + n (r + dist / 2). Inside: n = minus the outward normal
+// of the face of least depth (turning with the box), dist = -r (as 2.2.2 reports it), pos at
+// c - n (depth - r) / 2 in the box's frame, depth = size_k - |c_k|.
+struct SphereBox {
+  const double* frame;
+  double c[3], cl[3], q[3], n[3], L = 0, r = 0, dist = 0;
+  const double* p2;
+  const double* R2;
+  const double* size;
+  bool inside = false, free[3] = {false, false, false};
+  int k = 0;
+};
+
+SphereBox sphere_box_pair(const Model& m, const Data& d, const Contact& con) {
+  SphereBox g;
+  g.frame = con.frame;
+  copy3(g.n, con.frame);
+  g.dist = con.dist;
+  g.r = m.geom_size[3 * con.geom1];
+  copy3(g.c, &d.geom_xpos[3 * con.geom1]);
+  g.p2 = &d.geom_xpos[3 * con.geom2];
+  g.R2 = &d.geom_xmat[9 * con.geom2];
+  g.size = &m.geom_size[3 * con.geom2];
+  double t[3], ql[3];
+  sub3(t, g.c, g.p2);
+  mulmatTvec3(g.cl, g.R2, t);
+  g.inside = true;
+  for (int a = 0; a < 3; ++a) {
+    ql[a] = std::clamp(g.cl[a], -g.size[a], g.size[a]);
+    g.free[a] = ql[a] == g.cl[a];
+    g.inside = g.inside && g.free[a];
+  }
+  mulmatvec3(g.q, g.R2, ql);
+  add3(g.q, g.q, g.p2);
+  if (g.inside) {
+    double depth = g.size[0] - std::abs(g.cl[0]);
+    for (int a = 1; a < 3; ++a)
+      if (g.size[a] - std::abs(g.cl[a]) < depth) depth = g.size[a] - std::abs(g.cl[a]), g.k = a;
+  } else {
+    double e[3];
+    sub3(e, g.q, g.c);
+    g.L = std::sqrt(dot3(e, e));
+  }
+  return g;
+}
+
+void sphere_box_deriv(const SphereBox& g, const double* tw1, const double* tw2, double* out) {
+  double vc[3], vb[3], rel[3], rl[3], dn[3];
+  copy3(vc, tw1 + 3);               // the centre is geom1's origin
+  point_vel(vb, tw2, g.p2, g.c);    // the box's material point at c
+  sub3(rel, vc, vb);
+  mulmatTvec3(rl, g.R2, rel);       // d c_l
+  if (g.inside) {
+    // pos_l = c_l + nl (r - depth) / 2, nl = -sign(c_k) e_k, d depth = -sign(c_k) d c_k
+    const double sg = g.cl[g.k] < 0 ? -1.0 : 1.0;
+    double dpl[3];
+    copy3(dpl, rl);
+    dpl[g.k] += -sg * 0.5 * (sg * rl[g.k]);
+    double pos[3], dpw[3], pl[3];
+    copy3(pl, g.cl);
+    const double depth = g.size[g.k] - std::abs(g.cl[g.k]);
+    pl[g.k] += -sg * 0.5 * (g.r - depth);
+    mulmatvec3(pos, g.R2, pl);
+    add3(pos, pos, g.p2);
+    point_vel(out, tw2, g.p2, pos);
+    mulmatvec3(dpw, g.R2, dpl);
+    add3(out, out, dpw);
+    out[3] = 0;
+    cross3(dn, tw2, g.n);
+  } else {
+    // q slides with c along the free coordinates: d q = v_box(q) + R2 P d c_l
+    double pl[3] = {0, 0, 0}, dq[3], dd[3];
+    for (int a = 0; a < 3; ++a)
+      if (g.free[a]) pl[a] = rl[a];
+    point_vel(dq, tw2, g.p2, g.q);
+    double t[3];
+    mulmatvec3(t, g.R2, pl);
+    add3(dq, dq, t);
+    sub3(dd, dq, vc);
+    const double ddist = dot3(g.n, dd);
+    for (int a = 0; a < 3; ++a) dn[a] = (dd[a] - ddist * g.n[a]) / g.L;
+    for (int a = 0; a < 3; ++a) out[a] = vc[a] + dn[a] * (g.r + 0.5 * g.dist) + g.n[a] * 0.5 * ddist;
+    out[3] = ddist;
+  }
+  double tan0[3];
+  const double zero[3] = {0, 0, 0};
+  default_tangent(g.n, tan0);
+  frame_deriv(g.frame, dn, tan0, zero, out + 4);
+}
+
 // ---- witness points (MPR pairs) ----
 
 // The witness points p1 = pos - n dist / 2, p2 = pos + n dist / 2 move with their geoms; a sphere's
@@ -522,6 +618,7 @@ ContactDerivMethod contact_deriv_method(const Model& m, const Data& d, const Con
   const int t1 = m.geom_type[con.geom1], t2 = m.geom_type[con.geom2];
   if (t1 == kGeomPlane)
     return t2 == kGeomHField || t2 == kGeomPlane ? ContactDerivMethod::kUnsupported : ContactDerivMethod::kAnalytic;
+  if (t1 == kGeomSphere && t2 == kGeomBox) return ContactDerivMethod::kAnalytic;
   if (round_type(t1) && round_type(t2)) {
     // coincident centres: the normal is the cross product of the geoms' axes (not differentiable)
     const bool distinct = con.dist + m.geom_size[3 * con.geom1] + m.geom_size[3 * con.geom2] > 1e-9;
@@ -554,8 +651,10 @@ ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJaco
   const double* gp2 = &d.geom_xpos[3 * con.geom2];
   PlanePair plane;
   RoundPair round;
+  SphereBox sbox;
   if (method == ContactDerivMethod::kAnalytic) {
-    if (m.geom_type[con.geom1] == kGeomPlane) plane = plane_pair(m, d, con);
+    if (t1 == kGeomPlane) plane = plane_pair(m, d, con);
+    else if (t2 == kGeomBox) sbox = sphere_box_pair(m, d, con);
     else round = round_pair(m, d, con);
   }
   const bool mv[2] = {moving(m, con.geom1), moving(m, con.geom2)};
@@ -565,7 +664,8 @@ ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJaco
     tw[j] = 1;
     switch (method) {
       case ContactDerivMethod::kAnalytic:
-        if (m.geom_type[con.geom1] == kGeomPlane) plane_deriv(plane, tw, tw + 6, col);
+        if (t1 == kGeomPlane) plane_deriv(plane, tw, tw + 6, col);
+        else if (t2 == kGeomBox) sphere_box_deriv(sbox, tw, tw + 6, col);
         else round_deriv(round, tw, tw + 6, col);
         break;
       case ContactDerivMethod::kWitness:

@@ -672,9 +672,10 @@ double contact_geometry_error(const char* xml, int ncon, double eps = 1e-7) {
   return worst;
 }
 
-// Box pairs (derivative by centred differences of the narrow phase alone, contact_geometry.cc):
-// a tilted box resting on a box on a free body (face contact), a box edge across another box's
-// edge (edge-edge), a sphere on a box, a capsule on a box, the lower boxes on the plane.
+// Box pairs (box-box and capsule-box by centred differences of the narrow phase alone, sphere-box
+// analytic; contact_geometry.cc): a tilted box resting on a box on a free body (face contact), a
+// box edge across another box's edge (edge-edge), a sphere on a box's face, on its edge and with
+// its centre inside one, a capsule on a box, the lower boxes on the plane.
 const char* kBoxScene = R"(
 <mujoco>
   <option timestep="0.002" tolerance="1e-13" iterations="300"/>
@@ -688,12 +689,16 @@ const char* kBoxScene = R"(
     <body pos="2.05 .03 .2965"><freejoint/><geom type="sphere" size=".1"/></body>
     <body pos="3 0 .098"><freejoint/><geom type="box" size=".2 .2 .1"/></body>
     <body pos="3.02 .01 .297" euler="86 0 10"><freejoint/><geom type="capsule" size=".1 .15"/></body>
+    <body pos="4 0 .098" euler="0 0 5"><freejoint/><geom type="box" size=".2 .2 .1"/></body>
+    <body pos="4.25 .03 .23"><freejoint/><geom type="sphere" size=".07"/></body>
+    <body pos="5 0 .098" euler="0 0 5"><freejoint/><geom type="box" size=".2 .2 .1"/></body>
+    <body pos="5.02 .01 .17"><freejoint/><geom type="sphere" size=".05"/></body>
   </worldbody>
 </mujoco>)";
 
 TEST(AnalyticDerivative, BoxPairPositionMatchesCentredDifferences) {
-  EXPECT_LE(contact_geometry_error(kBoxScene, 18), 1e-6);
-  const double e = scene_qpos_error(kBoxScene, "box pairs", 18);
+  EXPECT_LE(contact_geometry_error(kBoxScene, 28), 1e-6);
+  const double e = scene_qpos_error(kBoxScene, "box pairs", 28);
   EXPECT_GE(e, 0);
   EXPECT_LE(e, 1e-5);
 }
