@@ -43,6 +43,9 @@ inline constexpr double kGammaRelax = 0.99; // gamma of Alg. 1 (line 15)
 inline constexpr double kDriftCos = 0.9;        // raisim solvers: cosine of two sweeps' changes
 inline constexpr double kDriftMaxStep = 1e4;    // that counts as a drift; longest extrapolation
 inline constexpr int kLcpDirections = 4;    // edges of the Stewart-Trinkle friction pyramid
+inline constexpr double kLcpMargin = 1e-13;  // lcp's feasibility margin, relative (lcp.cc)
+inline constexpr int kLcpAttempts = 4;       // lcp's solves of a step: the problem, then perturbed copies
+inline constexpr double kLcpAccept = 1e-7;   // lcp's largest accepted relative residual
 inline constexpr int kLcpMaxSize = 240;     // most LCP variables the lcp solver accepts
 inline constexpr int kLcpMaxRows = 240;     // most constraint rows the lcp solver accepts
 
@@ -91,6 +94,7 @@ struct Work {
   double* lcpq;    // kLcpMaxSize
   double* lcpz;    // kLcpMaxSize
   double* lcpw;    // kLcpMaxSize
+  double* lcpd;    // kLcpMaxSize: the perturbed q of a repeated solve
   double* lcpvar;  // 6*kLcpMaxSize: variable descriptors
   double* lemke;   // lemke_work_size(kLcpMaxSize)
   bool damped = false;  // Mt = M + hB factored in d.qH
@@ -107,7 +111,8 @@ inline void axpy_range(double a, const double* x, double* y, int lo, int hi) {
   if (k < hi) y[k] += a * x[k];
 }
 
-inline long long lemke_work_size(int n) { return static_cast<long long>(n) * (2LL * n + 2) + n; }
+// the tableau in long double (two doubles a cell, one more for alignment), then 3 n doubles
+inline long long lemke_work_size(int n) { return 2LL * n * (2LL * n + 2) + 2 + 3LL * n; }
 long long work_size(const Model& m, int cap);
 // Size d.work.ncp for m (allocates only when it is too small: once, in make_data or on the first
 // solve after opt.solver changed).

@@ -13,7 +13,7 @@ long long work_size(const Model& m, int cap) {
   long long n = 4 + 5LL * m.nv + 1 + 31LL * cap + (2LL * cap + 1) * m.nv;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
-    n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 3 * L + 6 * L + lemke_work_size(kLcpMaxSize);
+    n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 4 * L + 6 * L + lemke_work_size(kLcpMaxSize);
   }
   return n;
 }
@@ -48,7 +48,7 @@ Work carve(const Model& m, Data& d) {
   w.MinvJT = p; p += static_cast<long long>(cap) * nv;
   w.cols = p; p += static_cast<long long>(cap + 1) * nv;
   w.dofrange = p; p += 2 * nv + 1;
-  w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpvar = w.lemke = nullptr;
+  w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpd = w.lcpvar = w.lemke = nullptr;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     w.Gd = p; p += 1LL * kLcpMaxRows * kLcpMaxRows;
@@ -56,6 +56,7 @@ Work carve(const Model& m, Data& d) {
     w.lcpq = p; p += L;
     w.lcpz = p; p += L;
     w.lcpw = p; p += L;
+    w.lcpd = p; p += L;
     w.lcpvar = p; p += 6 * L;
     w.lemke = p;
   }
