@@ -40,8 +40,8 @@ namespace moreau::ncp {
 inline constexpr double kAlpha0 = 1.0;      // initial relaxation alpha of Alg. 1 (line 14)
 inline constexpr double kAlphaMin = 0.7;    // alpha_min of Alg. 1 (line 15)
 inline constexpr double kGammaRelax = 0.99; // gamma of Alg. 1 (line 15)
-inline constexpr double kDriftCos = 0.9;        // raisim solvers: cosine of two sweeps' changes
-inline constexpr double kDriftMaxStep = 1e4;    // that counts as a drift; longest extrapolation
+inline constexpr double kDriftCos = 0.9;     // raisim solvers' drift: least cosine of two sweeps' changes
+inline constexpr double kDriftMaxStep = 1e4; // longest drift extrapolation, in sweeps' changes
 inline constexpr int kLcpDirections = 4;    // edges of the Stewart-Trinkle friction pyramid
 inline constexpr double kLcpMargin = 1e-13;  // lcp's feasibility margin, relative (lcp.cc)
 inline constexpr int kLcpAttempts = 4;       // lcp's solves of a step: the problem, then perturbed copies
