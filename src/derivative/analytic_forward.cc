@@ -140,11 +140,17 @@ const char* constraint_pos_unsupported(const Model& m, const Data& d) {
   return nullptr;
 }
 
+bool has_elliptic(const Data& d) {
+  for (int r = 0; r < d.nefc; ++r)
+    if (d.efc_type[r] == kCnstrContactElliptic) return true;
+  return false;
+}
+
 Coverage coverage(const Model& m, const Data& d) {
   Coverage c;
   if (d.nefc > 0) {
     if (const char* rows = constraint_pos_unsupported(m, d)) c.p(rows);
-    if (m.opt.noslip_iterations > 0) c.all("noslip post-pass");
+    if (m.opt.noslip_iterations > 0 && has_elliptic(d)) c.all("noslip post-pass with elliptic cones");
     // the hard-contact solvers do not minimize the soft model's primal cost
     if (is_hard_contact_solver(m.opt.solver)) c.all("hard-contact solver");
     if ((m.opt.enableflags & kEnblJdotv) && d.ne > 0) c.v("jdotv term of equality constraints");
@@ -402,12 +408,13 @@ struct Solver {
   }
 };
 
-// Dense J (nefc x nv, row-major), z = J qacc - aref and force = -grad s at the final qacc; the
-// constraint states and cone Hessians in d are recomputed there (as the Newton solver leaves them).
+// Dense J (nefc x nv, row-major), z = J qacc - aref and force = -grad s at the main solver's qacc
+// (the final one without noslip); the constraint states and cone Hessians in d are recomputed
+// there (as the Newton solver leaves them).
 struct Rows {
   Vec J, z, force;
 };
-Rows constraint_rows(const Model& m, Data& d) {
+Rows constraint_rows(const Model& m, Data& d, const double* qacc) {
   const int nv = m.nv, nefc = d.nefc;
   // blocks sized by the row capacity, not nefc: the same size classes at every state
   const size_t cap = static_cast<size_t>(constraint::capacity(d));
@@ -419,7 +426,7 @@ Rows constraint_rows(const Model& m, Data& d) {
     const constraint::SparseRow row = constraint::row_of(d, vals, r);
     for (int a = 0; a < row.nnz; ++a) c.J[static_cast<size_t>(r) * nv + row.col[a]] = row.val[a];
   }
-  constraint::mul_J(m, d, c.z.data(), d.qacc.data());
+  constraint::mul_J(m, d, c.z.data(), qacc);
   for (int r = 0; r < nefc; ++r) c.z[r] -= d.efc_aref[r];
   int nactive = 0;
   solver::eval_constraint(m, d, c.z.data(), c.force.data(), d.efc_state.data(), true, &nactive);
@@ -608,8 +615,9 @@ void contact_geometry_deriv(const ContactGeometry& g, const double* Sk, bool on1
 // (p_b - o_b) and dq_b = 0.5 [0, w_k] q_b when k moves body b; the residual moves as the rows
 // without torquescale (dpos = dp1 - dp2, 0.5 imag(q2^-1 [0, w_k1 - w_k2] q1 r)), and the impedance
 // with the norm of (position, ts x rotation) residual.
-template <class RowScalar>
-int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowScalar row_scalar, double* T) {
+template <class RowScalar, class AddJ>
+int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, const double* qacc, RowScalar row_scalar,
+                          AddJ add_J, double* T) {
   using namespace math;
   const int nv = m.nv, e = d.efc_id[r0];
   const bool weld = m.eq_type[e] == kEqWeld;
@@ -638,7 +646,6 @@ int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowSca
   double norm = 0;
   for (int j = 0; j < nrow; ++j) norm += (j < 3 ? 1 : ts * ts) * d.efc_pos[r0 + j] * d.efc_pos[r0 + j];
   norm = std::sqrt(norm);
-  const double* qacc = d.qacc.data();
   const double* qvel = d.qvel.data();
   // q2^-1 [0, a] [0, b] q1 r, imaginary part
   auto qprod = [&](const double* a, const double* b, double* out) {
@@ -715,12 +722,7 @@ int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowSca
         col[i] += dJ[j] * c.force[r0 + j];
       }
     }
-    for (int j = 0; j < nrow; ++j) {
-      const double sc = row_scalar(r0 + j, dJa[j], dJv[j], dpos[j], dnorm);
-      if (sc == 0) continue;
-      const double* J = &c.J[static_cast<size_t>(r0 + j) * nv];
-      for (int i = 0; i < nv; ++i) col[i] += sc * J[i];
-    }
+    for (int j = 0; j < nrow; ++j) add_J(col, r0 + j, row_scalar(r0 + j, dJa[j], dJv[j], dpos[j], dnorm));
   }
   return nrow;
 }
@@ -737,19 +739,25 @@ int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowSca
 // made orthogonal to n, which turns with the capsule. Row Jacobians (contact_rows.cc) are the
 // frame axes dotted with jp_i = lin_i + rot_i x (p - o) and jr_i = rot_i, whose derivatives follow
 // from d cdof_i = cdof_k x cdof_i (moves) and dp.
-Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
+//
+// qacc: the acceleration the rows' forces c.force belong to. rec (optional, nefc x nv col-major):
+// receives s_r,k. residual: s_r,k = dJ_r,k qacc - daref_r,k for every row whatever its state (the
+// derivative of the row's residual at fixed force, as the noslip pass needs it), and column k holds
+// only sum_r dJ_r,k' f_r (elliptic rows excluded: their block term is the cone's).
+Vec constraint_pos_term(const Model& m, Data& d, const Rows& c, const double* qacc, double* rec = nullptr,
+                        bool residual = false) {
   using namespace math;
   const int nv = m.nv, nefc = d.nefc;
   Vec T(static_cast<size_t>(nv) * nv, 0.0);
-  const double* qacc = d.qacc.data();
   const double* qvel = d.qvel.data();
   // scalar part of one row for column k: s = -D (dJa - daref) - dD z, with dJa = dJ.qacc,
   // dJv = dJ.qvel
   auto row_scalar = [&](int r, double dJa, double dJv, double dpos) {
-    if (d.efc_state[r] != kCnstrQuadratic) return 0.0;
+    if (!residual && d.efc_state[r] != kCnstrQuadratic) return 0.0;
     const double* kbip = &d.efc_KBIP[4 * r];
     const double K = kbip[0], B = kbip[1], imp = kbip[2], impP = kbip[3];
     const double daref = -B * dJv - K * (impP * (d.efc_pos[r] - d.efc_margin[r]) + imp) * dpos;
+    if (residual) return dJa - daref;
     const double D = d.efc_D[r];
     const double dD = (imp > 0 && imp < 1) ? D * impP * dpos / (imp * (1 - imp)) : 0.0;
     return -D * (dJa - daref) - dD * c.z[r];
@@ -757,16 +765,18 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
   // the same for a row whose impedance takes the norm of its constraint's residual (connect, weld):
   // dimp = impP dnorm, aref's position term K imp pos_r moves with dpos_r and dimp
   auto row_scalar_norm = [&](int r, double dJa, double dJv, double dpos, double dnorm) {
-    if (d.efc_state[r] != kCnstrQuadratic) return 0.0;
+    if (!residual && d.efc_state[r] != kCnstrQuadratic) return 0.0;
     const double* kbip = &d.efc_KBIP[4 * r];
     const double K = kbip[0], B = kbip[1], imp = kbip[2], impP = kbip[3];
     const double daref = -B * dJv - K * (impP * dnorm * (d.efc_pos[r] - d.efc_margin[r]) + imp * dpos);
+    if (residual) return dJa - daref;
     const double D = d.efc_D[r];
     const double dD = (imp > 0 && imp < 1) ? D * impP * dnorm / (imp * (1 - imp)) : 0.0;
     return -D * (dJa - daref) - dD * c.z[r];
   };
   auto add_J = [&](double* col, int r, double sc) {
-    if (sc == 0) return;
+    if (rec) rec[static_cast<size_t>((col - T.data()) / nv) * nefc + r] += sc;
+    if (sc == 0 || residual) return;
     const double* J = &c.J[static_cast<size_t>(r) * nv];
     for (int i = 0; i < nv; ++i) col[i] += sc * J[i];
   };
@@ -783,7 +793,7 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
       continue;
     }
     if (type == kCnstrEquality && (m.eq_type[d.efc_id[r]] == kEqConnect || m.eq_type[d.efc_id[r]] == kEqWeld)) {
-      r += connect_weld_pos_term(m, d, c, r, row_scalar_norm, T.data());
+      r += connect_weld_pos_term(m, d, c, r, qacc, row_scalar_norm, add_J, T.data());
       continue;
     }
     if (type == kCnstrEquality) {
@@ -942,6 +952,151 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
   return T;
 }
 
+// The noslip post-pass (src/solver/noslip.cc) keeps the main solver's forces on every row except
+// the friction directions, which it re-solves without regularization: a friction-loss row's force,
+// and the difference of each pair of opposite pyramidal edges (their sum stays). Its optimality
+// conditions with the active set held fixed (the one-sided derivative of the current active set):
+//   M qacc = qfrc_smooth + J' f,   f = P f_main + c + G lambda,   G' (J qacc - aref) = 0,
+// where G holds the free directions (e_i of an interior friction-loss row, e_a - e_b of a pair
+// with both edges positive), P maps the main solver's forces onto the fixed part (the rows noslip
+// does not touch; the pair's sum split evenly, or carried by the positive edge when the other is
+// at zero; nothing for friction-loss rows), c the bounds (+-frictionloss, constant). Differentiated:
+//   y = M^-1 (dqfrc_smooth - dM qacc + dJ' f + J' P df_main),
+//   (J_G M^-1 J_G') dlambda = -(d(J_G) qacc - G' daref + J_G y),   dqacc = y + M^-1 J_G' dlambda,
+// with df_main = s - D J dqacc_main on the main solver's quadratic rows (s: the row's own
+// derivative at fixed qacc) and dqacc_main from H. J_G M^-1 J_G' is singular when the free
+// directions are redundant (four corners of a box on a plane): the right-hand side lies in its
+// range, the pivots of the dependent directions are dropped and qacc's derivative is unique.
+// When noslip stops at noslip_iterations before converging, this is the derivative of the
+// converged solution.
+struct NoSlip {
+  const Model& m;
+  Data& d;
+  const Rows& c;          // rows at the main solver's qacc, d.efc_state the main solver's states
+  const double* ffin;     // final forces (after noslip), nefc
+  int nG = 0;
+  IVec ga{}, gb{};        // free direction g: e_ga - e_gb (gb = -1: e_ga)
+  IVec partner{};         // phi_r = ws_r df_r + wp_r df_partner(r)
+  Vec ws{}, wp{};
+  Vec Jg{}, Xg{}, Ag{};   // Jg nG x nv row-major, Xg = M^-1 Jg' (nG columns of nv), Ag factored
+  IVec keep{};            // pivot of Ag kept
+
+  void prepare() {
+    const int nv = m.nv, nefc = d.nefc;
+    partner.assign(nefc, -1), ws.assign(nefc, 1.0), wp.assign(nefc, 0.0);
+    ga.reserve(nefc), gb.reserve(nefc);
+    ga.clear(), gb.clear();
+    for (int r = 0; r < nefc; ++r) {
+      const int type = d.efc_type[r];
+      if (type == kCnstrFrictionDof || type == kCnstrFrictionTendon) {
+        ws[r] = 0;
+        if (std::abs(ffin[r]) < d.efc_frictionloss[r]) ga.push_back(r), gb.push_back(-1);
+      } else if (type == kCnstrContactPyramidal) {
+        const int nrow = 2 * (d.contact[d.efc_id[r]].dim - 1);
+        for (int a = r; a < r + nrow; a += 2) {
+          const int b = a + 1;
+          partner[a] = b, partner[b] = a;
+          if (ffin[a] > 0 && ffin[b] > 0) {
+            ws[a] = ws[b] = wp[a] = wp[b] = 0.5;
+            ga.push_back(a), gb.push_back(b);
+          } else {
+            const int carry = ffin[b] > 0 ? b : a;
+            ws[carry] = wp[carry] = 1;
+            ws[carry == a ? b : a] = 0;
+          }
+        }
+        r += nrow - 1;
+      }
+    }
+    nG = static_cast<int>(ga.size());
+    Jg.assign(static_cast<size_t>(nG) * nv, 0.0);
+    for (int g = 0; g < nG; ++g)
+      for (int i = 0; i < nv; ++i)
+        Jg[static_cast<size_t>(g) * nv + i] =
+            c.J[static_cast<size_t>(ga[g]) * nv + i] - (gb[g] >= 0 ? c.J[static_cast<size_t>(gb[g]) * nv + i] : 0.0);
+    Xg = Jg;
+    if (nG) solve_m(m, d, Xg.data(), nG);
+    // Ag = Jg M^-1 Jg' as L diag L' (row-major, lower part), dependent pivots dropped
+    Ag.assign(static_cast<size_t>(nG) * nG, 0.0);
+    keep.assign(nG, 1);
+    double maxdiag = 0;
+    for (int g = 0; g < nG; ++g)
+      for (int h = 0; h <= g; ++h) {
+        double sum = 0;
+        for (int i = 0; i < nv; ++i) sum += Jg[static_cast<size_t>(g) * nv + i] * Xg[static_cast<size_t>(h) * nv + i];
+        Ag[static_cast<size_t>(g) * nG + h] = sum;
+        if (g == h) maxdiag = std::max(maxdiag, sum);
+      }
+    for (int j = 0; j < nG; ++j) {
+      double* Lj = &Ag[static_cast<size_t>(j) * nG];
+      for (int k = 0; k < j; ++k) Lj[j] -= Lj[k] * Lj[k] * Ag[static_cast<size_t>(k) * nG + k];
+      if (!(Lj[j] > 1e-11 * maxdiag)) {
+        keep[j] = 0;
+        for (int i = j; i < nG; ++i) Ag[static_cast<size_t>(i) * nG + j] = 0;
+        continue;
+      }
+      for (int i = j + 1; i < nG; ++i) {
+        double* Li = &Ag[static_cast<size_t>(i) * nG];
+        for (int k = 0; k < j; ++k) Li[j] -= Li[k] * Lj[k] * Ag[static_cast<size_t>(k) * nG + k];
+        Li[j] /= Lj[j];
+      }
+    }
+  }
+
+  // Columns out (nv x n col-major) hold dqacc_main = H^-1 (main right-hand side) on entry, the
+  // final dqacc on return. rf (nv x n): the final right-hand side without the rows' forces
+  // (dqfrc_smooth - dM qacc + dJ' f); S (nefc x n, null: 0): s; W (nG x n, null: 0):
+  // d(J_G) qacc - G' daref.
+  void apply(double* out, const double* rf, const double* S, const double* W, int n) {
+    const int nv = m.nv, nefc = d.nefc;
+    Vec df(nefc), y(static_cast<size_t>(nv) * n), t(nG);
+    for (int k = 0; k < n; ++k) {
+      const double* dqm = out + static_cast<size_t>(k) * nv;
+      for (int r = 0; r < nefc; ++r) {
+        double v = 0;
+        if (d.efc_state[r] == kCnstrQuadratic) {
+          const double* J = &c.J[static_cast<size_t>(r) * nv];
+          double Jd = 0;
+          for (int i = 0; i < nv; ++i) Jd += J[i] * dqm[i];
+          v = (S ? S[static_cast<size_t>(k) * nefc + r] : 0.0) - d.efc_D[r] * Jd;
+        }
+        df[r] = v;
+      }
+      double* yk = &y[static_cast<size_t>(k) * nv];
+      std::copy_n(rf + static_cast<size_t>(k) * nv, nv, yk);
+      for (int r = 0; r < nefc; ++r) {
+        const double phi = ws[r] * df[r] + (partner[r] >= 0 ? wp[r] * df[partner[r]] : 0.0);
+        if (phi == 0) continue;
+        const double* J = &c.J[static_cast<size_t>(r) * nv];
+        for (int i = 0; i < nv; ++i) yk[i] += J[i] * phi;
+      }
+    }
+    solve_m(m, d, y.data(), n);
+    for (int k = 0; k < n; ++k) {
+      const double* yk = &y[static_cast<size_t>(k) * nv];
+      double* o = out + static_cast<size_t>(k) * nv;
+      std::copy_n(yk, nv, o);
+      if (!nG) continue;
+      for (int g = 0; g < nG; ++g) {
+        double sum = W ? W[static_cast<size_t>(k) * nG + g] : 0.0;
+        for (int i = 0; i < nv; ++i) sum += Jg[static_cast<size_t>(g) * nv + i] * yk[i];
+        t[g] = -sum;
+      }
+      // Ag dlambda = t: L, diag, L'
+      for (int g = 0; g < nG; ++g)
+        for (int h = 0; h < g; ++h) t[g] -= Ag[static_cast<size_t>(g) * nG + h] * t[h];
+      for (int g = 0; g < nG; ++g) t[g] = keep[g] ? t[g] / Ag[static_cast<size_t>(g) * nG + g] : 0.0;
+      for (int g = nG - 1; g >= 0; --g)
+        for (int h = g + 1; h < nG; ++h) t[g] -= Ag[static_cast<size_t>(h) * nG + g] * t[h];
+      for (int g = 0; g < nG; ++g) {
+        if (t[g] == 0) continue;
+        const double* x = &Xg[static_cast<size_t>(g) * nv];
+        for (int i = 0; i < nv; ++i) o[i] += x[i] * t[g];
+      }
+    }
+  }
+};
+
 Forward compute_forward(const Model& m, Data& d) {
   const int nv = m.nv, na = m.na, nu = m.nu;
   forward(m, d);
@@ -960,22 +1115,52 @@ Forward compute_forward(const Model& m, Data& d) {
   f.gact.assign(static_cast<size_t>(na) * na, 0.0);
   f.gu.assign(static_cast<size_t>(na) * nu, 0.0);
 
+  // with noslip, the main solver's qacc (the warm start: solve_constraint copies it before the
+  // noslip pass) and the final forces and states, restored below
+  const bool ns = f.constrained && m.opt.noslip_iterations > 0 && !has_elliptic(d);
+  Vec qm(d.qacc.begin(), d.qacc.begin() + nv), ffin;
+  IVec state_fin;
+  if (ns) {
+    std::copy_n(d.qacc_warmstart.begin(), nv, qm.begin());
+    ffin.assign(d.efc_force.begin(), d.efc_force.begin() + d.nefc);
+    state_fin.assign(d.efc_state.begin(), d.efc_state.begin() + d.nefc);
+  }
   Rows rows;
-  if (f.constrained) rows = constraint_rows(m, d);
+  if (f.constrained) rows = constraint_rows(m, d, qm.data());
   Solver S{m, d, f.constrained};
   S.prepare();
+  NoSlip nsl{m, d, rows, ffin.data()};
+  if (ns) nsl.prepare();
+  const int nefc = d.nefc, nG = nsl.nG;
   // positions: H^-1 (Fq - d RNE(q, v, qacc)/dq + constraint term)
   if (!cov.pos) {
-    Vec R(static_cast<size_t>(nv) * nv);
-    internal::rne_pos_deriv(m, d, d.qvel.data(), d.qacc.data(), true, R.data());
+    Vec R(static_cast<size_t>(nv) * nv), Sm;
+    internal::rne_pos_deriv(m, d, d.qvel.data(), qm.data(), true, R.data());
     for (int k = 0; k < nv; ++k)
       for (int i = 0; i < nv; ++i)
         f.aq[static_cast<size_t>(k) * nv + i] = f.sm.Fq[static_cast<size_t>(k) * nv + i] - R[static_cast<size_t>(i) * nv + k];
+    if (ns) Sm.assign(static_cast<size_t>(nefc) * nv, 0.0);
     if (f.constrained) {
-      const Vec T = constraint_pos_term(m, d, rows);
+      const Vec T = constraint_pos_term(m, d, rows, qm.data(), ns ? Sm.data() : nullptr);
       for (size_t i = 0; i < f.aq.size(); ++i) f.aq[i] += T[i];
     }
     S.solve(f.aq.data(), nv);
+    if (ns) {
+      // final: Fq - d RNE(q, v, qacc_final)/dq + dJ' f_final; W = G' (dJ qacc_final - daref)
+      Vec Sr(static_cast<size_t>(nefc) * nv, 0.0), W(static_cast<size_t>(nG) * nv);
+      std::swap(rows.force, ffin);
+      Vec rf = constraint_pos_term(m, d, rows, d.qacc.data(), Sr.data(), true);
+      std::swap(rows.force, ffin);
+      internal::rne_pos_deriv(m, d, d.qvel.data(), d.qacc.data(), true, R.data());
+      for (int k = 0; k < nv; ++k) {
+        for (int i = 0; i < nv; ++i)
+          rf[static_cast<size_t>(k) * nv + i] += f.sm.Fq[static_cast<size_t>(k) * nv + i] - R[static_cast<size_t>(i) * nv + k];
+        const double* sk = &Sr[static_cast<size_t>(k) * nefc];
+        for (int g = 0; g < nG; ++g)
+          W[static_cast<size_t>(k) * nG + g] = sk[nsl.ga[g]] - (nsl.gb[g] >= 0 ? sk[nsl.gb[g]] : 0.0);
+      }
+      nsl.apply(f.aq.data(), rf.data(), Sm.data(), W.data(), nv);
+    }
   }
   if (!cov.vel) {
     for (size_t i = 0; i < f.av.size(); ++i) f.av[i] = f.sm.Fv[i] + f.Cv[i];
@@ -984,17 +1169,38 @@ Forward compute_forward(const Model& m, Data& d) {
       for (size_t i = 0; i < f.av.size(); ++i) f.av[i] += T[i];
     }
     S.solve(f.av.data(), nv);
+    if (ns) {
+      // aref = -B J v: s = -D B J[k] on the main solver's quadratic rows, W = G' B J[k]
+      Vec rf(static_cast<size_t>(nv) * nv), Sv(static_cast<size_t>(nefc) * nv, 0.0), W(static_cast<size_t>(nG) * nv);
+      for (size_t i = 0; i < rf.size(); ++i) rf[i] = f.sm.Fv[i] + f.Cv[i];
+      auto BJ = [&](int r, int k) { return d.efc_KBIP[4 * r + 1] * rows.J[static_cast<size_t>(r) * nv + k]; };
+      for (int k = 0; k < nv; ++k) {
+        for (int r = 0; r < nefc; ++r)
+          if (d.efc_state[r] == kCnstrQuadratic) Sv[static_cast<size_t>(k) * nefc + r] = -d.efc_D[r] * BJ(r, k);
+        for (int g = 0; g < nG; ++g)
+          W[static_cast<size_t>(k) * nG + g] = BJ(nsl.ga[g], k) - (nsl.gb[g] >= 0 ? BJ(nsl.gb[g], k) : 0.0);
+      }
+      nsl.apply(f.av.data(), rf.data(), Sv.data(), W.data(), nv);
+    }
   }
   if (!cov.ctl) {
     f.aact = f.sm.Fact;
     f.au = f.sm.Fu;
     if (na) S.solve(f.aact.data(), na);
     if (nu) S.solve(f.au.data(), nu);
+    if (ns && na) nsl.apply(f.aact.data(), f.sm.Fact.data(), nullptr, nullptr, na);
+    if (ns && nu) nsl.apply(f.au.data(), f.sm.Fu.data(), nullptr, nullptr, nu);
     transpose(na, na, f.sm.Gact.data(), f.gact.data());
     transpose(na, nu, f.sm.Gu.data(), f.gu.data());
   }
   for (int k = 0; k < nv; ++k) f.af[static_cast<size_t>(k) * nv + k] = 1;
   S.solve(f.af.data(), nv);
+  if (ns) {
+    Vec I(static_cast<size_t>(nv) * nv, 0.0);
+    for (int k = 0; k < nv; ++k) I[static_cast<size_t>(k) * nv + k] = 1;
+    nsl.apply(f.af.data(), I.data(), nullptr, nullptr, nv);
+    std::copy(state_fin.begin(), state_fin.end(), d.efc_state.begin());
+  }
 
   // finite-difference fallback
   if (cov.pos || cov.vel || cov.ctl) {
