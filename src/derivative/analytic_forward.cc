@@ -388,23 +388,141 @@ struct Forward {
   bool constrained = false;
 };
 
-// H^-1 (or M^-1 without constraint rows) applied to n col-major vectors.
+// Connected components of the dofs' coupling graph: the kinematic tree, the columns of every
+// constraint row, every tendon's Jacobian and every actuator's moment. M, H = M + J'DJ, the
+// implicit integrators' matrices and every right-hand side of a dof's (or an actuator's) column
+// stay inside one component (a dof moves its subtree; a row couples the trees it touches), so the
+// solves and products of a column run over its component's dofs only: with many free bodies (a
+// pile of objects) the nv x nv work shrinks to the sum of the components' squares.
+struct Components {
+  IVec id;    // dof -> component
+  IVec adr;   // component c: dofs[adr[c] .. adr[c + 1]), ascending
+  IVec dofs;
+  IVec act;   // activation -> component (-1: none)
+  IVec ctl;   // actuator -> component of its moment (-1: zero moment)
+  const int* of(int c) const { return dofs.data() + adr[c]; }
+  int size(int c) const { return adr[c + 1] - adr[c]; }
+};
+
+Components dof_components(const Model& m, const Data& d) {
+  const int nv = m.nv;
+  Components c;
+  IVec parent(nv);
+  for (int i = 0; i < nv; ++i) parent[i] = i;
+  auto find = [&](int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  auto unite = [&](int a, int b) {
+    a = find(a), b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  };
+  for (int i = 0; i < nv; ++i)
+    if (m.dof_parentid[i] >= 0) unite(i, m.dof_parentid[i]);
+  const double* vals = constraint::J_values(m, d);
+  for (int r = 0; r < d.nefc; ++r) {
+    const constraint::SparseRow row = constraint::row_of(d, vals, r);
+    for (int a = 1; a < row.nnz; ++a) unite(row.col[0], row.col[a]);
+  }
+  auto dense_row = [&](const double* J) {
+    int first = -1;
+    for (int i = 0; i < nv; ++i)
+      if (J[i] != 0) {
+        if (first < 0) first = i;
+        else unite(first, i);
+      }
+    return first;
+  };
+  for (int t = 0; t < m.ntendon; ++t) dense_row(&d.ten_J[static_cast<size_t>(t) * nv]);
+  c.ctl.assign(m.nu, -1);
+  c.act.assign(m.na, -1);
+  IVec first(m.nu);
+  for (int u = 0; u < m.nu; ++u) first[u] = dense_row(&d.actuator_moment[static_cast<size_t>(u) * nv]);
+  // number the components by their first dof, list their dofs
+  c.id.assign(nv, -1);
+  IVec count(nv + 1, 0);
+  int n = 0;
+  for (int i = 0; i < nv; ++i) {
+    const int root = find(i);
+    if (c.id[root] < 0) c.id[root] = n++;
+    c.id[i] = c.id[root];
+    ++count[c.id[i] + 1];
+  }
+  c.adr.assign(n + 1, 0);
+  for (int k = 0; k < n; ++k) c.adr[k + 1] = c.adr[k] + count[k + 1];
+  c.dofs.assign(nv, 0);
+  IVec fill(c.adr.begin(), c.adr.end() - 1);
+  for (int i = 0; i < nv; ++i) c.dofs[fill[c.id[i]]++] = i;
+  for (int u = 0; u < m.nu; ++u) {
+    c.ctl[u] = first[u] >= 0 ? c.id[first[u]] : -1;
+    if (m.actuator_actadr[u] >= 0) c.act[m.actuator_actadr[u]] = c.ctl[u];
+  }
+  return c;
+}
+
+// x <- M^-1 x over the dofs of one component (x zero elsewhere), with M = L'DL in qld (qM's
+// layout) and diaginv = 1/D.
+void solve_ld_dofs(const Model& m, const double* qld, const double* diaginv, const int* dofs, int n, double* x) {
+  for (int q = n - 1; q >= 0; --q) {
+    const int k = dofs[q];
+    const double xk = x[k];
+    if (xk == 0) continue;
+    const double* row = qld + m.dof_Madr[k];
+    int t = 1;
+    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t) x[i] -= row[t] * xk;
+  }
+  for (int q = 0; q < n; ++q) x[dofs[q]] *= diaginv[dofs[q]];
+  for (int q = 0; q < n; ++q) {
+    const int k = dofs[q];
+    const double* row = qld + m.dof_Madr[k];
+    double s = 0;
+    int t = 1;
+    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t) s += row[t] * x[i];
+    x[k] -= s;
+  }
+}
+
+// res = M x over the dofs of one component (x zero elsewhere; res written there only).
+void mul_m_dofs(const Model& m, const Data& d, const int* dofs, int n, double* res, const double* x) {
+  for (int q = 0; q < n; ++q) res[dofs[q]] = d.qM[m.dof_Madr[dofs[q]]] * x[dofs[q]];
+  for (int q = 0; q < n; ++q) {
+    const int i = dofs[q];
+    int t = 1;
+    for (int a = m.dof_parentid[i]; a >= 0; a = m.dof_parentid[a], ++t) {
+      const double v = d.qM[m.dof_Madr[i] + t];
+      res[i] += v * x[a];
+      res[a] += v * x[i];
+    }
+  }
+}
+
+// H^-1 (or M^-1 without constraint rows) applied to n col-major vectors; column k's right-hand
+// side lies in component comp[k] (-1 or comp null: anywhere).
 struct Solver {
   const Model& m;
   Data& d;
   bool constrained;
+  const Components& cc;
   constraint::Work w{};
   void prepare() {
     if (!constrained) return;
     w = constraint::carve(m, d);
     solver::hessian_factor(m, d, w, false);
   }
-  void solve(double* x, int n) {
-    if (!constrained) {
-      solve_m(m, d, x, n);
-      return;
+  void solve(double* x, int n, const int* comp) {
+    const int nv = m.nv;
+    for (int k = 0; k < n; ++k) {
+      double* xk = x + static_cast<size_t>(k) * nv;
+      const int c = comp ? comp[k] : -1;
+      if (c < 0) {
+        if (constrained) solver::hessian_solve(m, w, xk);
+        else solve_m(m, d, xk, 1);
+      } else if (constrained) {
+        solver::hessian_solve_dofs(m, w, cc.of(c), cc.size(c), xk);
+      } else {
+        solve_ld_dofs(m, d.qLD.data(), d.qLDiagInv.data(), cc.of(c), cc.size(c), xk);
+      }
     }
-    for (int k = 0; k < n; ++k) solver::hessian_solve(m, w, x + static_cast<size_t>(k) * m.nv);
   }
 };
 
@@ -1097,9 +1215,9 @@ struct NoSlip {
   }
 };
 
-Forward compute_forward(const Model& m, Data& d) {
+// with_af: also d qacc / d qfrc_applied (forward_derivatives' DaDf; the transition does not use it).
+Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with_af) {
   const int nv = m.nv, na = m.na, nu = m.nu;
-  forward(m, d);
   const Coverage cov = coverage(m, d);
   Forward f;
   f.constrained = d.nefc > 0;
@@ -1107,7 +1225,7 @@ Forward compute_forward(const Model& m, Data& d) {
   f.Cv = rne_vel_dense(m, d);
   f.aq.assign(static_cast<size_t>(nv) * nv, 0.0);
   f.av = f.aq;
-  f.af = f.aq;
+  if (with_af) f.af = f.aq;
   f.aact.assign(static_cast<size_t>(nv) * na, 0.0);
   f.au.assign(static_cast<size_t>(nv) * nu, 0.0);
   f.gq.assign(static_cast<size_t>(na) * nv, 0.0);
@@ -1127,7 +1245,7 @@ Forward compute_forward(const Model& m, Data& d) {
   }
   Rows rows;
   if (f.constrained) rows = constraint_rows(m, d, qm.data());
-  Solver S{m, d, f.constrained};
+  Solver S{m, d, f.constrained, cc};
   S.prepare();
   NoSlip nsl{m, d, rows, ffin.data()};
   if (ns) nsl.prepare();
@@ -1144,7 +1262,7 @@ Forward compute_forward(const Model& m, Data& d) {
       const Vec T = constraint_pos_term(m, d, rows, qm.data(), ns ? Sm.data() : nullptr);
       for (size_t i = 0; i < f.aq.size(); ++i) f.aq[i] += T[i];
     }
-    S.solve(f.aq.data(), nv);
+    S.solve(f.aq.data(), nv, cc.id.data());
     if (ns) {
       // final: Fq - d RNE(q, v, qacc_final)/dq + dJ' f_final; W = G' (dJ qacc_final - daref)
       Vec Sr(static_cast<size_t>(nefc) * nv, 0.0), W(static_cast<size_t>(nG) * nv);
@@ -1168,7 +1286,7 @@ Forward compute_forward(const Model& m, Data& d) {
       const Vec T = constraint_vel_term(m, d, rows);
       for (size_t i = 0; i < f.av.size(); ++i) f.av[i] += T[i];
     }
-    S.solve(f.av.data(), nv);
+    S.solve(f.av.data(), nv, cc.id.data());
     if (ns) {
       // aref = -B J v: s = -D B J[k] on the main solver's quadratic rows, W = G' B J[k]
       Vec rf(static_cast<size_t>(nv) * nv), Sv(static_cast<size_t>(nefc) * nv, 0.0), W(static_cast<size_t>(nG) * nv);
@@ -1186,21 +1304,23 @@ Forward compute_forward(const Model& m, Data& d) {
   if (!cov.ctl) {
     f.aact = f.sm.Fact;
     f.au = f.sm.Fu;
-    if (na) S.solve(f.aact.data(), na);
-    if (nu) S.solve(f.au.data(), nu);
+    if (na) S.solve(f.aact.data(), na, cc.act.data());
+    if (nu) S.solve(f.au.data(), nu, cc.ctl.data());
     if (ns && na) nsl.apply(f.aact.data(), f.sm.Fact.data(), nullptr, nullptr, na);
     if (ns && nu) nsl.apply(f.au.data(), f.sm.Fu.data(), nullptr, nullptr, nu);
     transpose(na, na, f.sm.Gact.data(), f.gact.data());
     transpose(na, nu, f.sm.Gu.data(), f.gu.data());
   }
-  for (int k = 0; k < nv; ++k) f.af[static_cast<size_t>(k) * nv + k] = 1;
-  S.solve(f.af.data(), nv);
-  if (ns) {
+  if (with_af) {
+    for (int k = 0; k < nv; ++k) f.af[static_cast<size_t>(k) * nv + k] = 1;
+    S.solve(f.af.data(), nv, cc.id.data());
+  }
+  if (ns && with_af) {
     Vec I(static_cast<size_t>(nv) * nv, 0.0);
     for (int k = 0; k < nv; ++k) I[static_cast<size_t>(k) * nv + k] = 1;
     nsl.apply(f.af.data(), I.data(), nullptr, nullptr, nv);
-    std::copy(state_fin.begin(), state_fin.end(), d.efc_state.begin());
   }
+  if (ns) std::copy(state_fin.begin(), state_fin.end(), d.efc_state.begin());
 
   // finite-difference fallback
   if (cov.pos || cov.vel || cov.ctl) {
@@ -1262,7 +1382,9 @@ std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
 void forward_derivatives(const Model& m, Data& d, double* DaDq, double* DaDv, double* DaDact, double* DaDu,
                          double* DaDf, double* DactDact, double* DactDu) {
   const int nv = m.nv, na = m.na, nu = m.nu;
-  const Forward f = compute_forward(m, d);
+  forward(m, d);
+  const Components cc = dof_components(m, d);
+  const Forward f = compute_forward(m, d, cc, DaDf != nullptr);
   if (DaDq) transpose(nv, nv, f.aq.data(), DaDq);
   if (DaDv) transpose(nv, nv, f.av.data(), DaDv);
   if (DaDact) transpose(na, nv, f.aact.data(), DaDact);
@@ -1366,7 +1488,9 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
       return;
     }
   }
-  Forward f = compute_forward(m, d);
+  forward(m, d);
+  const Components cc = dof_components(m, d);
+  Forward f = compute_forward(m, d, cc, false);
 
   // qacc_e = E^-1 M qacc, E = M + h B_damp (Euler), M - h D_s (implicitfast), M - h D (implicit).
   // d qacc_e = E^-1 (M d qacc - dM (qacc_e - qacc) + h dD qacc_e)
@@ -1386,6 +1510,16 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
   }
   for (int k = 0; k < na; ++k) std::copy_n(f.aact.data() + static_cast<size_t>(k) * nv, nv, col(2 * nv + k));
   for (int k = 0; k < nu; ++k) std::copy_n(f.au.data() + static_cast<size_t>(k) * nv, nv, col(ndx + k));
+  // the component of each column (-1: any), and the columns of each component
+  IVec ccol(ncol), cadr(cc.adr.size() + 1, 0), cols(ncol);
+  for (int k = 0; k < ncol; ++k)
+    ccol[k] = k < 2 * nv ? cc.id[k % nv] : k < ndx ? cc.act[k - 2 * nv] : cc.ctl[k - ndx];
+  for (int k = 0; k < ncol; ++k) ++cadr[ccol[k] + 2];  // slot 0: the columns of no component
+  for (size_t c = 1; c < cadr.size(); ++c) cadr[c] += cadr[c - 1];
+  {
+    IVec fill(cadr.begin(), cadr.end() - 1);
+    for (int k = 0; k < ncol; ++k) cols[fill[ccol[k] + 1]++] = k;
+  }
 
   if (!euler || damped) {
     // E in M's sparsity, factored as the step factors it: L'DL of M + h B (Euler) or of
@@ -1418,17 +1552,26 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
       internal::factor_lu(m, Eh.data());
     else
       internal::factor_ld(m, Eh.data(), diaginv.data(), nullptr);
-    auto Esolve = [&](double* x, int n) {
-      if (lu)
-        for (int k = 0; k < n; ++k) internal::solve_lu(m, Eh.data(), x + static_cast<size_t>(k) * nv);
-      else
-        internal::solve_ld(m, Eh.data(), diaginv.data(), x, n);
+    // column k in component comp[k] (comp null or -1: anywhere); the LU of implicit solves in full
+    auto Esolve = [&](double* x, int n, const int* comp) {
+      for (int k = 0; k < n; ++k) {
+        double* xk = x + static_cast<size_t>(k) * nv;
+        const int c = comp ? comp[k] : -1;
+        if (lu) internal::solve_lu(m, Eh.data(), xk);
+        else if (c < 0) internal::solve_ld(m, Eh.data(), diaginv.data(), xk, 1);
+        else solve_ld_dofs(m, Eh.data(), diaginv.data(), cc.of(c), cc.size(c), xk);
+      }
     };
     mul_m(m, d, qacc_e.data(), d.qacc.data());
-    Esolve(qacc_e.data(), 1);
+    Esolve(qacc_e.data(), 1, nullptr);
     // right-hand sides: M dqacc
     Vec rhs(static_cast<size_t>(nv) * ncol, 0.0);
-    for (int k = 0; k < ncol; ++k) mul_m(m, d, &rhs[static_cast<size_t>(k) * nv], &dqa[static_cast<size_t>(k) * nv]);
+    for (int k = 0; k < ncol; ++k) {
+      double* r = &rhs[static_cast<size_t>(k) * nv];
+      const double* x = &dqa[static_cast<size_t>(k) * nv];
+      if (ccol[k] < 0) mul_m(m, d, r, x);
+      else mul_m_dofs(m, d, cc.of(ccol[k]), cc.size(ccol[k]), r, x);
+    }
     // - dM/dq (qacc_e - qacc)
     Vec y(nv), R(static_cast<size_t>(nv) * nv);
     for (int i = 0; i < nv; ++i) y[i] = qacc_e[i] - d.qacc[i];
@@ -1480,7 +1623,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
           }
       }
     }
-    Esolve(rhs.data(), ncol);
+    Esolve(rhs.data(), ncol, ccol.data());
     dqa = rhs;
   }
 
@@ -1535,7 +1678,10 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     double phi[3], Jr[9], R[9];
     for (int c = 0; c < 3; ++c) phi[c] = h * vn[r0 + c];
     so3_jacobians(phi, Jr, R);
-    for (int k = 0; k < ncol; ++k) {
+    // the columns of the joint's component and of none (the others are zero on its rows)
+    const int comp = cc.id[v0];
+    for (int x = 0; x < cadr[1] + cadr[comp + 2] - cadr[comp + 1]; ++x) {
+      const int k = x < cadr[1] ? cols[x] : cols[cadr[comp + 1] + x - cadr[1]];
       double* t = &T[static_cast<size_t>(k) * ndx];
       for (int a = 0; a < 3; ++a) {
         double sum = 0;
