@@ -1624,7 +1624,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
       }
     }
     Esolve(rhs.data(), ncol, ccol.data());
-    dqa = rhs;
+    std::swap(dqa, rhs);
   }
 
   // next state: v' = v + h qacc_e; act' = act + hh act_dot (clamped); q' = q exp(h v')
