@@ -743,13 +743,8 @@ int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, const 
   const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
   const double* data = &m.eq_data[kNEQDATA * e];
   const double ts = weld ? data[10] : 1.0;
-  const double* local1 = weld ? data + 3 : data;
-  const double* local2 = weld ? data : data + 3;
   double p1[3], p2[3], r1[3], r2[3], q1r[4], q2inv[4];
-  mulmatvec3(p1, &d.xmat[9 * b1], local1);
-  add3(p1, p1, &d.xpos[3 * b1]);
-  mulmatvec3(p2, &d.xmat[9 * b2], local2);
-  add3(p2, p2, &d.xpos[3 * b2]);
+  constraint::equality_anchors(m, d, e, p1, p2);
   sub3(r1, p1, &d.subtree_com[3 * m.body_rootid[b1]]);
   sub3(r2, p2, &d.subtree_com[3 * m.body_rootid[b2]]);
   mulquat(q1r, &d.xquat[4 * b1], data + 6);
