@@ -251,5 +251,31 @@ TEST(SensorDerivative, FallbacksNameTheUncoveredTypes) {
   EXPECT_EQ(sensors, expected);
 }
 
+// Sensor-rich models of the shared corpus (dm_control's humanoid and quadruped: accelerometers,
+// gyros, velocimeters, touch, force, torque, subtree sensors; the dog, the finger) after 200
+// steps from keyframe 0 or qpos0 (contacts), Euler: C, D against transition_fd; bound 1e-5.
+TEST(SensorDerivative, CorpusModelsMatchTransitionFd) {
+  int skipped = 0;
+  const char* rels[] = {"dm_control/humanoid.xml", "dm_control/quadruped.xml",
+                        "dm_control/dog.xml", "dm_control/finger.xml"};
+  for (const char* rel : rels) {
+    const std::string path = test_models::shared_model(rel);
+    if (test_models::missing_shared(path)) { ++skipped; continue; }
+    Model m = load_model(path);
+    m.opt.integrator = kIntEuler;
+    Data d = make_data(m);
+    if (m.nkey > 0) reset_data_keyframe(m, d, 0);
+    for (int i = 0; i < 200; ++i) step(m, d);
+    std::string fb;
+    for (const std::string& f : derivative_fallbacks(m, d)) fb += f + "; ";
+    forward(m, d);
+    const Errors e = compare(m, d, rel);
+    std::printf("%s (nsensor %d, ncon %d): worst %.2e at %s; fallbacks: %s\n", rel, m.nsensor, d.ncon, e.worst,
+                e.where.c_str(), fb.c_str());
+    EXPECT_LE(e.worst, 1e-5) << e.where;
+  }
+  MOREAU_SKIPPED_SHARED(skipped, 4);
+}
+
 }  // namespace
 }  // namespace moreau
