@@ -50,8 +50,6 @@ const char* type_name(int type) {
     case kSensTendonLimitPos: return "tendonlimitpos sensor";
     case kSensTendonLimitVel: return "tendonlimitvel sensor";
     case kSensTendonLimitFrc: return "tendonlimitfrc sensor";
-    case kSensSubtreeLinVel: return "subtreelinvel sensor";
-    case kSensSubtreeAngMom: return "subtreeangmom sensor";
     case kSensPlugin: return "plugin sensor";
     case kSensUser: return "user sensor";
     default: return "sensor";
@@ -438,6 +436,80 @@ void analytic_rows(const Model& m, const Data& d, int s, const QaccDeriv* qa, do
       }
       return;
     }
+    case kSensSubtreeLinVel:
+    case kSensSubtreeAngMom: {
+      // linvel = sum m_i v_i / M; angmom = sum I_i w_i + m_i (x_i - c) x (v_i - v_c) over the
+      // subtree's bodies i (com x_i, world inertia I_i = R_i diag R_i'), c its com, v_c = linvel
+      const double M = m.body_subtreemass[objid];
+      if (M < kMinVal) return;
+      auto in_subtree = [&](int i) {
+        while (i > objid) i = m.body_parentid[i];
+        return i == objid;
+      };
+      Vec jc(6 * static_cast<size_t>(nv), 0.0);  // d v_c / d q_k at 6k (position: dvc, velocity: jc)
+      for (int i = objid; i < m.nbody; ++i) {
+        if (!in_subtree(i) || m.body_mass[i] == 0) continue;
+        point_kin(m, d, i, &d.xipos[3 * i], true, dofs, a);
+        const double w = m.body_mass[i] / M;
+        for (int k = 0; k < nv; ++k)
+          for (int e = 0; e < 3; ++e) {
+            jc[6 * k + e] += w * a.dv[3 * k + e];
+            jc[6 * k + 3 + e] += w * a.jp[3 * k + e];
+          }
+      }
+      if (type == kSensSubtreeLinVel) {
+        for (int k = 0; k < nv; ++k) {
+          put(Cs, ndx, k, &jc[6 * k], 3);
+          put(Cs, ndx, nv + k, &jc[6 * k + 3], 3);
+        }
+        return;
+      }
+      const double* c = &d.subtree_com[3 * objid];
+      const double* vc = &d.subtree_linvel[3 * objid];
+      for (int i = objid; i < m.nbody; ++i) {
+        if (!in_subtree(i)) continue;
+        point_kin(m, d, i, &d.xipos[3 * i], true, dofs, a);
+        const double* R = &d.ximat[9 * i];
+        const double* I = &m.body_inertia[3 * i];
+        auto inertia = [&](double* out, const double* x) {  // R diag(I) R' x
+          double l[3];
+          mulmatTvec3(l, R, x);
+          for (int e = 0; e < 3; ++e) l[e] *= I[e];
+          mulmatvec3(out, R, l);
+        };
+        const double mi = m.body_mass[i];
+        double x[3], dvrel[3], Iw[3];
+        sub3(x, &d.xipos[3 * i], c);
+        sub3(dvrel, a.v, vc);
+        inertia(Iw, a.w);
+        for (int k = 0; k < nv; ++k) {
+          double tq[3], tv[3], t[3], u3[3];
+          // position: jr x (I w) - I (jr x w) + I dw + m ((jp - jc) x (v - vc) + x x (dv - dvc))
+          cross3(tq, &a.jr[3 * k], Iw);
+          cross3(t, &a.jr[3 * k], a.w);
+          inertia(u3, t);
+          sub3(tq, tq, u3);
+          inertia(u3, &a.dw[3 * k]);
+          add3(tq, tq, u3);
+          sub3(t, &a.jp[3 * k], &jc[6 * k + 3]);
+          cross3(u3, t, dvrel);
+          addscl3(tq, u3, mi);
+          sub3(t, &a.dv[3 * k], &jc[6 * k]);
+          cross3(u3, x, t);
+          addscl3(tq, u3, mi);
+          // velocity: I jr + m x x (jp - jc)
+          inertia(tv, &a.jr[3 * k]);
+          sub3(t, &a.jp[3 * k], &jc[6 * k + 3]);
+          cross3(u3, x, t);
+          addscl3(tv, u3, mi);
+          for (int e = 0; e < 3; ++e) {
+            Cs[static_cast<size_t>(e) * ndx + k] += tq[e];
+            Cs[static_cast<size_t>(e) * ndx + nv + k] += tv[e];
+          }
+        }
+      }
+      return;
+    }
     default:
       break;
   }
@@ -614,7 +686,7 @@ const char* sensor_deriv_unsupported(const Model& m, int s) {
     case kSensMagnetometer: case kSensSubtreeCom: case kSensFramePos: case kSensFrameQuat:
     case kSensFrameXAxis: case kSensFrameYAxis: case kSensFrameZAxis: case kSensVelocimeter:
     case kSensGyro: case kSensFrameLinVel: case kSensFrameAngVel: case kSensAccelerometer:
-    case kSensFrameLinAcc: case kSensFrameAngAcc:
+    case kSensFrameLinAcc: case kSensFrameAngAcc: case kSensSubtreeLinVel: case kSensSubtreeAngMom:
       return nullptr;
     case kSensTendonPos:
       return nullptr;

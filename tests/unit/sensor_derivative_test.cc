@@ -94,6 +94,8 @@ const char* kSensorModel = R"(
     <frameyaxis objtype="body" objname="upper" reftype="site" refname="tip"/>
     <framezaxis objtype="camera" objname="cam" reftype="geom" refname="foot"/>
     <subtreecom body="torso"/> <subtreecom body="upper"/>
+    <subtreelinvel body="torso"/> <subtreelinvel body="lower"/>
+    <subtreeangmom body="torso"/> <subtreeangmom body="upper"/>
     <velocimeter site="s_lower"/> <velocimeter site="imu"/>
     <gyro site="s_lower"/>
     <framelinvel objtype="site" objname="sole"/>
