@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "derivative/recycling.h"
+#include "engine/pipeline.h"
 #include "math/spatial.h"
 #include "math/vec.h"
 #include "moreau/moreau.h"
@@ -733,6 +734,7 @@ void sensor_fallbacks(const Model& m, std::vector<std::string>& out) {
 void sensor_derivatives(const Model& m, Data& d, double* C, double* D, const QaccDeriv* qa) {
   const int nv = m.nv, na = m.na, nu = m.nu, ndx = 2 * nv + na, ns = m.nsensordata;
   if (!C && !D) return;
+  const StateCopy st(d);  // the caller's state (forward normalizes quaternions in qpos), restored on return
   forward(m, d);
   if (C) std::fill_n(C, static_cast<size_t>(ns) * ndx, 0.0);
   if (D) std::fill_n(D, static_cast<size_t>(ns) * nu, 0.0);
@@ -770,17 +772,28 @@ void sensor_derivatives(const Model& m, Data& d, double* C, double* D, const Qac
           D[static_cast<size_t>(adr + i) * nu + k] = clamped ? 0 : Ds[static_cast<size_t>(i) * nu + k];
     }
   }
-  if (!any_fd) return;
+  if (!any_fd) {
+    st.restore(d);
+    return;
+  }
 
   // Fallback rows: centred differences of forward's sensordata.
   for (int s = 0; s < m.nsensor; ++s)
     if (const char* what = sensor_deriv_unsupported(m, s)) warn_once(what);
-  const StateCopy st(d);
+  // Stages the perturbation does not change are skipped (as transition_fd does): controls and
+  // activations from the actuation stage, velocities from the velocity stage, with the nominal
+  // sensordata put back first (the skipped stages' sensors keep it); positions last, the whole
+  // pipeline. d holds the nominal position/velocity results (forward above) of the normalized qpos,
+  // from which the skipping evaluations start.
   Vec plus(static_cast<size_t>(ns)), minus(static_cast<size_t>(ns)), dq(static_cast<size_t>(nv));
-  auto eval = [&](auto perturb, double e, Vec& out) {
+  const Vec nominal(d.sensordata.begin(), d.sensordata.begin() + ns);
+  const Vec qposn(d.qpos.begin(), d.qpos.end());
+  auto eval = [&](auto perturb, double e, Vec& out, int skip) {
     st.restore(d);
+    if (skip != kStageNone) std::copy(qposn.begin(), qposn.end(), d.qpos.begin());
+    std::copy(nominal.begin(), nominal.end(), d.sensordata.begin());
     perturb(e);
-    forward(m, d);
+    internal::forward_skip(m, d, skip, false);
     std::copy_n(d.sensordata.begin(), ns, out.begin());
   };
   // column j of the fallback rows from (plus - minus) / scale
@@ -791,25 +804,6 @@ void sensor_derivatives(const Model& m, Data& d, double* C, double* D, const Qac
         X[static_cast<size_t>(i) * ncol + j] = (plus[i] - minus[i]) / scale;
     }
   };
-  if (C) {
-    for (int j = 0; j < nv; ++j) {
-      auto pq = [&](double e) {
-        std::fill(dq.begin(), dq.end(), 0.0);
-        dq[j] = 1;
-        integrate_pos(m, d.qpos.data(), dq.data(), e);
-      };
-      eval(pq, kEps, plus), eval(pq, -kEps, minus);
-      scatter(C, ndx, j, 2 * kEps);
-      auto pv = [&](double e) { d.qvel[j] += e; };
-      eval(pv, kEps, plus), eval(pv, -kEps, minus);
-      scatter(C, ndx, nv + j, 2 * kEps);
-    }
-    for (int j = 0; j < na; ++j) {
-      auto pa = [&](double e) { d.act[j] += e; };
-      eval(pa, kEps, plus), eval(pa, -kEps, minus);
-      scatter(C, ndx, 2 * nv + j, 2 * kEps);
-    }
-  }
   if (D) {
     const bool clamp = !(m.opt.disableflags & kDsblClampctrl);
     for (int j = 0; j < nu; ++j) {
@@ -825,13 +819,37 @@ void sensor_derivatives(const Model& m, Data& d, double* C, double* D, const Qac
         scatter(D, nu, j, 1);
         continue;
       }
-      eval(pu, up ? kEps : 0, plus);
-      eval(pu, down ? -kEps : 0, minus);
+      eval(pu, up ? kEps : 0, plus, kStageVel);
+      eval(pu, down ? -kEps : 0, minus, kStageVel);
       scatter(D, nu, j, (up ? kEps : 0) + (down ? kEps : 0));
+    }
+  }
+  if (C) {
+    for (int j = 0; j < na; ++j) {
+      auto pa = [&](double e) { d.act[j] += e; };
+      eval(pa, kEps, plus, kStageVel), eval(pa, -kEps, minus, kStageVel);
+      scatter(C, ndx, 2 * nv + j, 2 * kEps);
+    }
+    for (int j = 0; j < nv; ++j) {
+      auto pv = [&](double e) { d.qvel[j] += e; };
+      eval(pv, kEps, plus, kStagePos), eval(pv, -kEps, minus, kStagePos);
+      scatter(C, ndx, nv + j, 2 * kEps);
+    }
+  }
+  if (C) {
+    for (int j = 0; j < nv; ++j) {
+      auto pq = [&](double e) {
+        std::fill(dq.begin(), dq.end(), 0.0);
+        dq[j] = 1;
+        integrate_pos(m, d.qpos.data(), dq.data(), e);
+      };
+      eval(pq, kEps, plus, kStageNone), eval(pq, -kEps, minus, kStageNone);
+      scatter(C, ndx, j, 2 * kEps);
     }
   }
   st.restore(d);
   forward(m, d);
+  st.restore(d);
 }
 
 }  // namespace moreau::internal
