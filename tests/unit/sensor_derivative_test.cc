@@ -102,6 +102,9 @@ const char* kSensorModel = R"(
     <framelinvel objtype="site" objname="s_lower" reftype="site" refname="tip"/>
     <frameangvel objtype="body" objname="foot"/>
     <frameangvel objtype="geom" objname="foot" reftype="body" refname="upper"/>
+    <accelerometer site="s_lower"/> <accelerometer site="imu"/>
+    <framelinacc objtype="body" objname="foot"/> <framelinacc objtype="geom" objname="foot"/>
+    <frameangacc objtype="xbody" objname="lower"/> <frameangacc objtype="site" objname="tip"/>
     <jointpos joint="knee" cutoff="0.01"/>
     <touch site="sole"/>
     <force site="s_lower"/>
