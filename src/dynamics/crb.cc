@@ -4,6 +4,8 @@
 // crb[b] = cinert[b] + sum of crb over the children of b (all in the same com frame within a tree).
 // M(i, j) = cdof_j . (crb[body(i)] cdof_i) for j = i and every ancestor dof j of i; dof_armature is
 // added on the diagonal. Row i of qM starts at dof_Madr[i] with M(i,i), then M(i, parent(i)), ...
+// The off-diagonal entries of simple dofs (Model::dof_simplenum) are zero, so that factor_m and
+// solve_m skip those rows.
 #include <algorithm>
 
 #include "engine/checks.h"
@@ -19,8 +21,11 @@ void crb(const Model& m, Data& d) {
   std::copy(d.cinert.begin(), d.cinert.begin() + 10 * m.nbody, d.crb.begin());
   for (int b = m.nbody - 1; b > 0; --b) {
     const int p = m.body_parentid[b];
-    if (p > 0)
-      for (int k = 0; k < 10; ++k) d.crb[10 * p + k] += d.crb[10 * b + k];
+    if (p > 0) {
+      double* cp = &d.crb[10 * p];
+      const double* cb = &d.crb[10 * b];
+      for (int k = 0; k < 10; k += 2) store2(cp + k, load2(cp + k) + load2(cb + k));
+    }
   }
 
   for (int i = 0; i < m.nv; ++i) {
@@ -29,6 +34,12 @@ void crb(const Model& m, Data& d) {
     double* row = &d.qM[m.dof_Madr[i]];
     row[0] = dot6(&d.cdof[6 * i], f) + m.dof_armature[i];
     int k = 1;
+    if (m.dof_simplenum[i]) {
+      // a simple body's block of M is diagonal (as 2.2.2 stores it): the products with the other
+      // dofs of the body are rounding noise of a zero and are stored as zero
+      for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) row[k++] = 0;
+      continue;
+    }
     for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) row[k++] = dot6(&d.cdof[6 * j], f);
   }
 }

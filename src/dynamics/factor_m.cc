@@ -9,31 +9,42 @@
 
 #include "dynamics/dynamics.h"
 #include "engine/checks.h"
+#include "math/simd2.h"
 #include "moreau/messages.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 namespace internal {
 
+using math::load2;
+using math::store2;
+
 namespace {
 inline int row_length(const Model& m, int i) {
   return (i + 1 < m.nv ? m.dof_Madr[i + 1] : m.nM) - m.dof_Madr[i];
 }
+
+// y[s] -= a * x[s] for s < n, two entries per step (each lane does the scalar operations).
+inline void sub_scaled(double* __restrict y, const double* __restrict x, double a, int n) {
+  int s = 0;
+  for (; s + 2 <= n; s += 2) store2(y + s, load2(y + s) - a * load2(x + s));
+  if (s < n) y[s] -= a * x[s];
+}
 }  // namespace
 
-void factor_ld(const Model& m, double* qld, double* diaginv, double* diagsqrtinv) {
+void factor_ld(const Model& m, double* qld, double* diaginv, double* diagsqrtinv,
+               bool simple_diagonal) {
   for (int k = m.nv - 1; k >= 0; --k) {
+    if (simple_diagonal && m.dof_simplenum[k]) continue;
     const int adr_k = m.dof_Madr[k];
+    const int len_k = row_length(m, k);
     const double Dk = qld[adr_k];
-    // entry t of row k belongs to the t-th ancestor of k; row i of that ancestor continues with
-    // the same ancestors as row k from position t on.
+    // entry t of row k belongs to the t-th ancestor i of k; row i (length len_k - t) holds the
+    // same ancestors as row k from position t on.
     int t = 1;
     for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t) {
       const double a = qld[adr_k + t] / Dk;
-      double* row_i = qld + m.dof_Madr[i];
-      const double* row_k = qld + adr_k + t;
-      const int len = row_length(m, i);
-      for (int s = 0; s < len; ++s) row_i[s] -= a * row_k[s];
+      sub_scaled(qld + m.dof_Madr[i], qld + adr_k + t, a, len_k - t);
       qld[adr_k + t] = a;
     }
   }
@@ -56,7 +67,8 @@ void factor_m(const Model& m, Data& d) {
       break;
     }
   }
-  internal::factor_ld(m, d.qLD.data(), d.qLDiagInv.data(), d.qLDiagSqrtInv.data());
+  // crb leaves the off-diagonal entries of simple dofs at zero
+  internal::factor_ld(m, d.qLD.data(), d.qLDiagInv.data(), d.qLDiagSqrtInv.data(), true);
 }
 
 }  // namespace moreau
