@@ -18,17 +18,29 @@ namespace internal {
 
 using math::load2;
 using math::store2;
+using math::v2d;
 
 namespace {
 inline int row_length(const Model& m, int i) {
   return (i + 1 < m.nv ? m.dof_Madr[i + 1] : m.nM) - m.dof_Madr[i];
 }
 
-// y[s] -= a * x[s] for s < n, two entries per step (each lane does the scalar operations).
-inline void sub_scaled(double* __restrict y, const double* __restrict x, double a, int n) {
+// y1[s] -= a1 x[s] for s < n and y2[s] -= a2 x[s + 1] for s < n - 1 (the updates of two
+// consecutive ancestors), two entries per step (each lane does the scalar operations).
+inline void sub_scaled2(double* __restrict y1, double* __restrict y2, const double* __restrict x,
+                        double a1, double a2, int n) {
   int s = 0;
-  for (; s + 2 <= n; s += 2) store2(y + s, load2(y + s) - a * load2(x + s));
-  if (s < n) y[s] -= a * x[s];
+  for (; s + 2 <= n - 1; s += 2) {
+    store2(y1 + s, load2(y1 + s) - a1 * load2(x + s));
+    store2(y2 + s, load2(y2 + s) - a2 * load2(x + s + 1));
+  }
+  // left: two entries of y1 and one of y2, or one of y1
+  if (s + 2 == n) {
+    store2(y1 + s, load2(y1 + s) - a1 * load2(x + s));
+    y2[s] -= a2 * x[s + 1];
+  } else {
+    y1[s] -= a1 * x[s];
+  }
 }
 }  // namespace
 
@@ -38,14 +50,26 @@ void factor_ld(const Model& m, double* qld, double* diaginv, double* diagsqrtinv
     if (simple_diagonal && m.dof_simplenum[k]) continue;
     const int adr_k = m.dof_Madr[k];
     const int len_k = row_length(m, k);
-    const double Dk = qld[adr_k];
+    double* row_k = qld + adr_k;
+    const v2d Dk = {row_k[0], row_k[0]};
     // entry t of row k belongs to the t-th ancestor i of k; row i (length len_k - t) holds the
-    // same ancestors as row k from position t on.
+    // same ancestors as row k from position t on. Two ancestors per pass (one division for both):
+    // their updates touch different rows and read only row k.
     int t = 1;
-    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t) {
-      const double a = qld[adr_k + t] / Dk;
-      sub_scaled(qld + m.dof_Madr[i], qld + adr_k + t, a, len_k - t);
-      qld[adr_k + t] = a;
+    int i = m.dof_parentid[k];
+    while (i >= 0) {
+      const int i2 = m.dof_parentid[i];
+      if (i2 < 0) {  // the root: its row has one entry
+        const double a = row_k[t] / Dk[0];
+        qld[m.dof_Madr[i]] -= a * row_k[t];
+        row_k[t] = a;
+        break;
+      }
+      const v2d a = load2(row_k + t) / Dk;
+      sub_scaled2(qld + m.dof_Madr[i], qld + m.dof_Madr[i2], row_k + t, a[0], a[1], len_k - t);
+      store2(row_k + t, a);
+      t += 2;
+      i = m.dof_parentid[i2];
     }
   }
   for (int i = 0; i < m.nv; ++i) {
