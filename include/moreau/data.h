@@ -162,8 +162,8 @@ struct Workspace {
   std::vector<double> col_bvh_box;               // 7 per node
   std::vector<int> col_mid;                      // candidate geom lists, traversal stack
   // Mesh hulls for the support-vertex climb (src/collision/hull.h), built by collision_reserve.
-  std::vector<int> col_hull_adr;                 // nmesh: first hull vertex in col_hull, -1: no hull graph
-  std::vector<double> col_hull;                  // 3 per hull vertex, hull order
+  std::vector<int> col_hull_adr;                 // nmesh: the mesh's start in col_hull, -1: no hull graph
+  std::vector<double> col_hull;                  // per mesh: 3 per hull vertex (hull order), then 4 (cap)
   std::vector<int> col_hull_start;               // kHullCells per mesh: start vertex per direction cell
 };
 

@@ -47,7 +47,7 @@ int mesh_support_vertex(const ConvexObject& o, const double* l) {
   if (h.nhull) {
     auto climb = [&](auto vertex, int start) {
       return hull_support(
-          h,
+          h, l,
           [&](int i) {
             const auto* v = vertex(i);
             return v[0] * l[0] + v[1] * l[1] + v[2] * l[2];

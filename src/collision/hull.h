@@ -11,6 +11,12 @@
 // rounding of the dot products and the hull's own departures from convexity (single-precision
 // vertices, qhull's merged facets), where the climb from vertex 0 can stop on a vertex that is
 // 1 ulp below the maximum.
+//
+// A vertex of many neighbours (a cone's apex, the centre of a fan-triangulated face) would cost a
+// scan of all of them each time the climb stands on it. Such a vertex carries a cap: a cone of
+// directions c.l >= |l| cos(beta) inside its normal cone, far enough inside that every neighbour is
+// below it by more than the tie tolerance; for a direction in the cap the vertex is the answer
+// without a scan.
 #pragma once
 
 #include <cmath>
@@ -24,6 +30,8 @@ namespace moreau::col {
 inline constexpr int kHullGrid = 4;
 inline constexpr int kHullCells = 6 * kHullGrid * kHullGrid;
 inline constexpr double kHullTieTol = 1e-6;
+// Vertices with at least this many neighbours get a cap.
+inline constexpr int kHullCapDegree = 16;
 
 // A mesh's hull for the climb: vertices in double precision in hull order (3 per vertex, exact
 // copies of the single-precision ones), the graph's adjacency and the start table.
@@ -33,6 +41,7 @@ struct Hull {
   const int* edges = nullptr;    // neighbours (hull ids), each list ending with -1
   const int* globalid = nullptr; // nhull: mesh vertex id of each hull vertex
   const int* start = nullptr;    // kHullCells: a start vertex per direction cell
+  const double* cap = nullptr;   // 4 * nhull: per vertex c (unit) and cos(beta); cos(beta) = 2: none
   int nhull = 0;
 };
 
@@ -59,11 +68,26 @@ inline int hull_cell(const double* l) {
 }
 
 // Climb from hull vertex `cur` on value(i) (i: a hull vertex id), maximizing; returns the vertex
-// reached, its value in *best and its best neighbour's value in *next.
+// reached, its value in *best and its best neighbour's value in *next (-HUGE_VAL where a cap
+// decided). l: the direction value(i) grows along (value(i) = l.v plus a constant), for the caps;
+// null: no caps.
 template <typename F>
-int hull_climb(const Hull& h, F value, int cur, double* best, double* next) {
+int hull_climb(const Hull& h, const double* l, F value, int cur, double* best, double* next) {
   double b = value(cur);
+  const bool caps = l && h.cap;
+  const double ll = caps ? l[0] * l[0] + l[1] * l[1] + l[2] * l[2] : 0;
   for (;;) {
+    if (caps) {
+      const double* c = h.cap + 4 * cur;
+      if (c[3] <= 1) {
+        const double dc = c[0] * l[0] + c[1] * l[1] + c[2] * l[2];
+        if (dc > 0 && dc * dc >= c[3] * c[3] * ll) {
+          *best = b;
+          *next = -HUGE_VAL;
+          return cur;
+        }
+      }
+    }
     int to = cur;
     double tb = b, mx = -HUGE_VAL;
     for (const int* e = h.edges + h.edgeadr[cur]; *e >= 0; ++e) {
@@ -84,14 +108,14 @@ int hull_climb(const Hull& h, F value, int cur, double* best, double* next) {
   }
 }
 
-// The hull vertex 2.2.2's climb from vertex 0 reaches, climbing from `start`: value as above,
+// The hull vertex 2.2.2's climb from vertex 0 reaches, climbing from `start`: value and l as above,
 // scale(i) the sum of the magnitudes of the terms summed in value(i) (for the tie tolerance).
 template <typename F, typename S>
-int hull_support(const Hull& h, F value, S scale, int start) {
+int hull_support(const Hull& h, const double* l, F value, S scale, int start) {
   double best, next;
-  const int v = hull_climb(h, value, start, &best, &next);
+  const int v = hull_climb(h, l, value, start, &best, &next);
   if (start == 0 || next < best - kHullTieTol * scale(v)) return v;
-  return hull_climb(h, value, 0, &best, &next);
+  return hull_climb(h, nullptr, value, 0, &best, &next);
 }
 
 }  // namespace moreau::col
