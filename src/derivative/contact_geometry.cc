@@ -18,7 +18,10 @@
 //    n = (c2 - c1) / L, dist = L - r1 - r2, pos = c1 + n (r1 + dist / 2).
 //  - sphere-box: the same with c2 = the centre clamped to the box (sliding on a face or an edge),
 //    or for a centre inside the box the face of least depth (sphere_box_pair below).
-// Narrow-phase differences (capsule-box, box-box, and the MPR pairs: ellipsoid,
+//  - box-box: each point of a face or edge contact recognised as one of the routine's features
+//    (an incident edge crossing a reference side line, a reference corner, an incident vertex),
+//    fixed by four planes of the two boxes (box_box_pair below).
+// Narrow-phase differences (capsule-box, box-box points not recognised, and the MPR pairs: ellipsoid,
 // cylinder and mesh vs non-plane geoms, height fields): the pair's routine is piecewise smooth
 // (box pairs: clipping branches, MuJoCo's half-depth face distances, scaled corners; MPR: libccd's
 // portal refinement, whose steps stay the same under small perturbations), so its derivative is
@@ -391,6 +394,156 @@ void sphere_box_deriv(const SphereBox& g, const double* tw1, const double* tw2, 
   frame_deriv(g.frame, dn, tan0, zero, out + 4);
 }
 
+// ---- box-box (collide_box.cc's face contacts R2-R5 and edge contacts R6) ----
+//
+// Every point of a face contact, and of an edge contact's clipping, pairs a point xa of box A
+// (geom1) with a point xb of box B (geom2) along the normal n: xa = pos - s n, xb = pos + s n,
+// s = dist for a face contact (dist = d / 2) and s = dist / 2 for an edge contact (dist = d).
+// Each of the routine's features fixes the pair by four planes fixed in the boxes (a box's plane:
+// a local coordinate at +-h): the reference face's plane holds the reference box's point, and
+//  - an incident edge crossing a reference side line: two planes of each box;
+//  - a reference corner inside the incident face: three of the reference box (the face and the
+//    two side planes through the corner), the incident face's plane;
+//  - an incident vertex: three of the incident box, the reference face's plane.
+// A point x on a plane (e, fixed in a box of twist (w, v) at origin o) keeps e.dx = e.u(x), u the
+// box's material velocity at x (the plane's turning and sliding combined), which gives four linear
+// equations in (d pos, d s). The normal turns with the reference box for a face contact
+// (dn = w x n); for an edge contact n = +-(a_i x b_j) / |a_i x b_j| (the sign fixed). The features
+// are recognised from the contact itself: n along one face axis or one edge axis of the pair (a
+// sine below 1e-12), and each of xa, xb at +-h in the local coordinates that give exactly four
+// planes (within 1e-9 of the box's size, every other coordinate clear of its bound by 1e-7).
+// Anything else (parallel faces, a point on several features, R8's clamped pairs, R9's scaled
+// points) keeps the narrow-phase differences.
+
+struct BoxBox {
+  const double* frame;
+  double n[3], xa[3], xb[3], s = 0;
+  int type = -1;  // 0: face of A, 1: face of B, 2: edge a_i x b_j
+  int ei = 0, ej = 0;
+  double cl = 0, csign = 1;  // edge: |a_i x b_j| and the sign of n along it
+  const double* p[2];        // the boxes' origins
+  const double* R[2];        // their frames (row-major, axes in the columns)
+  double e[4][3];            // the planes' normals (world)
+  int box[4];                // the box holding each plane (0: A, 1: B)
+  int count[2] = {0, 0};     // planes per box
+  double Kinv[16];           // the inverse of the equations' matrix
+};
+
+bool box_box_pair(const Model& m, const Data& d, const Contact& con, BoxBox* g) {
+  g->frame = con.frame;
+  copy3(g->n, con.frame);
+  const int geoms[2] = {con.geom1, con.geom2};
+  for (int b = 0; b < 2; ++b) g->p[b] = &d.geom_xpos[3 * geoms[b]], g->R[b] = &d.geom_xmat[9 * geoms[b]];
+  auto axis = [&](int b, int k, double* a) { a[0] = g->R[b][k], a[1] = g->R[b][3 + k], a[2] = g->R[b][6 + k]; };
+  // the normal's origin: a face axis of A or B, or an edge axis; exactly one
+  int found = 0;
+  for (int b = 0; b < 2; ++b)
+    for (int k = 0; k < 3; ++k) {
+      double a[3], c[3];
+      axis(b, k, a);
+      cross3(c, a, g->n);
+      if (norm3(c) <= 1e-12) ++found, g->type = b;
+    }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double a[3], bb[3], c[3], x[3];
+      axis(0, i, a);
+      axis(1, j, bb);
+      cross3(c, a, bb);
+      const double L = norm3(c);
+      if (L < 1e-6) continue;  // (nearly) parallel edges: a face axis, or an ill-conditioned normal
+      cross3(x, c, g->n);
+      if (norm3(x) <= 1e-12 * L) ++found, g->type = 2, g->ei = i, g->ej = j, g->cl = L, g->csign = dot3(c, g->n) > 0 ? 1 : -1;
+    }
+  if (found != 1) return false;
+  g->s = g->type == 2 ? 0.5 * con.dist : con.dist;
+  for (int a = 0; a < 3; ++a) g->xa[a] = con.pos[a] - g->s * g->n[a], g->xb[a] = con.pos[a] + g->s * g->n[a];
+  // the planes through xa (of A) and xb (of B)
+  int np = 0;
+  bool ref_face = g->type == 2;  // a face contact's reference face must be among them
+  for (int b = 0; b < 2; ++b) {
+    const double* h = &m.geom_size[3 * geoms[b]];
+    const double size = std::max({h[0], h[1], h[2]});
+    double r[3], xl[3];
+    sub3(r, b == 0 ? g->xa : g->xb, g->p[b]);
+    mulmatTvec3(xl, g->R[b], r);
+    for (int k = 0; k < 3; ++k) {
+      const double gap = std::abs(std::abs(xl[k]) - h[k]);
+      if (gap > 1e-7 * size) continue;
+      if (gap > 1e-9 * size || np == 4) return false;
+      axis(b, k, g->e[np]);
+      g->box[np++] = b;
+      ++g->count[b];
+      if (b == g->type) {
+        double a[3];
+        axis(b, k, a);
+        double c[3];
+        cross3(c, a, g->n);
+        ref_face = ref_face || norm3(c) <= 1e-12;
+      }
+    }
+  }
+  if (np != 4 || !ref_face) return false;
+  // K [d pos; d s] = rhs: a plane of A at xa = pos - s n: e.d pos - (e.n) d s = e.uA(xa) + s e.dn;
+  // of B at xb = pos + s n: e.d pos + (e.n) d s = e.uB(xb) - s e.dn
+  double K[16], I[16];
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 3; ++c) K[4 * r + c] = g->e[r][c];
+    K[4 * r + 3] = (g->box[r] == 0 ? -1 : 1) * dot3(g->e[r], g->n);
+  }
+  for (int i = 0; i < 16; ++i) I[i] = i % 5 == 0 ? 1 : 0;
+  for (int c = 0; c < 4; ++c) {  // Gauss-Jordan with partial pivoting
+    int piv = c;
+    for (int r = c + 1; r < 4; ++r)
+      if (std::abs(K[4 * r + c]) > std::abs(K[4 * piv + c])) piv = r;
+    if (std::abs(K[4 * piv + c]) < 1e-6) return false;  // the planes do not fix the pair
+    for (int k = 0; k < 4; ++k) std::swap(K[4 * c + k], K[4 * piv + k]), std::swap(I[4 * c + k], I[4 * piv + k]);
+    const double inv = 1 / K[4 * c + c];
+    for (int k = 0; k < 4; ++k) K[4 * c + k] *= inv, I[4 * c + k] *= inv;
+    for (int r = 0; r < 4; ++r) {
+      if (r == c) continue;
+      const double f = K[4 * r + c];
+      for (int k = 0; k < 4; ++k) K[4 * r + k] -= f * K[4 * c + k], I[4 * r + k] -= f * I[4 * c + k];
+    }
+  }
+  std::copy_n(I, 16, g->Kinv);
+  return true;
+}
+
+void box_box_deriv(const BoxBox& g, const double* tw1, const double* tw2, double* out) {
+  const double* tw[2] = {tw1, tw2};
+  double dn[3];
+  if (g.type < 2) {
+    cross3(dn, tw[g.type], g.n);
+  } else {  // n = sign (a x b) / |a x b|: dn = (I - n n') sign d(a x b) / |a x b|
+    double a[3] = {g.R[0][g.ei], g.R[0][3 + g.ei], g.R[0][6 + g.ei]};
+    double b[3] = {g.R[1][g.ej], g.R[1][3 + g.ej], g.R[1][6 + g.ej]};
+    double da[3], db[3], t1[3], t2[3], u[3];
+    cross3(da, tw1, a);
+    cross3(db, tw2, b);
+    cross3(t1, da, b);
+    cross3(t2, a, db);
+    for (int k = 0; k < 3; ++k) u[k] = g.csign * (t1[k] + t2[k]) / g.cl;
+    const double nu = dot3(g.n, u);
+    for (int k = 0; k < 3; ++k) dn[k] = u[k] - nu * g.n[k];
+  }
+  double rhs[4];
+  for (int r = 0; r < 4; ++r) {
+    const int b = g.box[r];
+    double u[3];
+    point_vel(u, tw[b], g.p[b], b == 0 ? g.xa : g.xb);
+    rhs[r] = dot3(g.e[r], u) + (b == 0 ? 1 : -1) * g.s * dot3(g.e[r], dn);
+  }
+  double x[4];
+  for (int r = 0; r < 4; ++r) x[r] = g.Kinv[4 * r] * rhs[0] + g.Kinv[4 * r + 1] * rhs[1] + g.Kinv[4 * r + 2] * rhs[2] + g.Kinv[4 * r + 3] * rhs[3];
+  copy3(out, x);
+  out[3] = g.type == 2 ? 2 * x[3] : x[3];
+  double tan0[3];
+  const double zero[3] = {0, 0, 0};
+  default_tangent(g.n, tan0);
+  frame_deriv(g.frame, dn, tan0, zero, out + 4);
+}
+
 // ---- witness points (MPR pairs) ----
 
 // The witness points p1 = pos - n dist / 2, p2 = pos + n dist / 2 move with their geoms; a sphere's
@@ -614,11 +767,14 @@ void warn_fallback(bool witness) {
 }  // namespace
 
 ContactDerivMethod contact_deriv_method(const Model& m, const Data& d, const Contact& con) {
-  (void)d;
   const int t1 = m.geom_type[con.geom1], t2 = m.geom_type[con.geom2];
   if (t1 == kGeomPlane)
     return t2 == kGeomHField || t2 == kGeomPlane ? ContactDerivMethod::kUnsupported : ContactDerivMethod::kAnalytic;
   if (t1 == kGeomSphere && t2 == kGeomBox) return ContactDerivMethod::kAnalytic;
+  if (t1 == kGeomBox && t2 == kGeomBox) {
+    BoxBox g;
+    return box_box_pair(m, d, con, &g) ? ContactDerivMethod::kAnalytic : ContactDerivMethod::kNarrowPhase;
+  }
   if (round_type(t1) && round_type(t2)) {
     // coincident centres: the normal is the cross product of the geoms' axes (not differentiable)
     const bool distinct = con.dist + m.geom_size[3 * con.geom1] + m.geom_size[3 * con.geom2] > 1e-9;
@@ -652,8 +808,10 @@ ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJaco
   PlanePair plane;
   RoundPair round;
   SphereBox sbox;
+  BoxBox bbox;
   if (method == ContactDerivMethod::kAnalytic) {
     if (t1 == kGeomPlane) plane = plane_pair(m, d, con);
+    else if (t1 == kGeomBox) box_box_pair(m, d, con, &bbox);
     else if (t2 == kGeomBox) sbox = sphere_box_pair(m, d, con);
     else round = round_pair(m, d, con);
   }
@@ -665,6 +823,7 @@ ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJaco
     switch (method) {
       case ContactDerivMethod::kAnalytic:
         if (t1 == kGeomPlane) plane_deriv(plane, tw, tw + 6, col);
+        else if (t1 == kGeomBox) box_box_deriv(bbox, tw, tw + 6, col);
         else if (t2 == kGeomBox) sphere_box_deriv(sbox, tw, tw + 6, col);
         else round_deriv(round, tw, tw + 6, col);
         break;
@@ -678,6 +837,19 @@ ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJaco
     for (int r = 0; r < 13; ++r) G[12 * r + j] = col[r];
   }
   return method;
+}
+
+bool narrow_phase_contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out) {
+  return narrow_phase_jacobian(m, d, d.contact[id], out->G) == NarrowPhase::kOk;
+}
+
+BoxBoxFeature box_box_feature(const Model& m, const Data& d, const Contact& con) {
+  BoxBox g;
+  if (m.geom_type[con.geom1] != kGeomBox || m.geom_type[con.geom2] != kGeomBox || !box_box_pair(m, d, con, &g))
+    return BoxBoxFeature::kNone;
+  const int ref = g.count[g.type == 2 ? 0 : g.type];  // the reference box's planes
+  const int base = g.type == 2 ? 3 : 0;
+  return static_cast<BoxBoxFeature>(1 + base + (ref == 2 ? 0 : ref == 3 ? 1 : 2));
 }
 
 void contact_jacobian_apply(const Model& m, const Data& d, const Contact& con, const ContactJacobian& cj,
