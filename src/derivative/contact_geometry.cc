@@ -18,10 +18,12 @@
 //    n = (c2 - c1) / L, dist = L - r1 - r2, pos = c1 + n (r1 + dist / 2).
 //  - sphere-box: the same with c2 = the centre clamped to the box (sliding on a face or an edge),
 //    or for a centre inside the box the face of least depth (sphere_box_pair below).
+//  - capsule-box: the sphere-box form with the sphere's centre sliding on the segment (an end,
+//    a box plane's crossing, the closest point to the box; capsule_box_pair below).
 //  - box-box: each point of a face or edge contact recognised as one of the routine's features
 //    (an incident edge crossing a reference side line, a reference corner, an incident vertex),
 //    fixed by four planes of the two boxes (box_box_pair below).
-// Narrow-phase differences (capsule-box, box-box points not recognised, and the MPR pairs: ellipsoid,
+// Narrow-phase differences (capsule-box and box-box points not recognised, and the MPR pairs: ellipsoid,
 // cylinder and mesh vs non-plane geoms, height fields): the pair's routine is piecewise smooth
 // (box pairs: clipping branches, MuJoCo's half-depth face distances, scaled corners; MPR: libccd's
 // portal refinement, whose steps stay the same under small perturbations), so its derivative is
@@ -317,13 +319,14 @@ struct SphereBox {
   int k = 0;
 };
 
-SphereBox sphere_box_pair(const Model& m, const Data& d, const Contact& con) {
+// centre: the sphere's centre (world), geom1's origin by default (capsule_box_pair gives its own).
+SphereBox sphere_box_pair(const Model& m, const Data& d, const Contact& con, const double* centre = nullptr) {
   SphereBox g;
   g.frame = con.frame;
   copy3(g.n, con.frame);
   g.dist = con.dist;
   g.r = m.geom_size[3 * con.geom1];
-  copy3(g.c, &d.geom_xpos[3 * con.geom1]);
+  copy3(g.c, centre ? centre : &d.geom_xpos[3 * con.geom1]);
   g.p2 = &d.geom_xpos[3 * con.geom2];
   g.R2 = &d.geom_xmat[9 * con.geom2];
   g.size = &m.geom_size[3 * con.geom2];
@@ -350,9 +353,9 @@ SphereBox sphere_box_pair(const Model& m, const Data& d, const Contact& con) {
   return g;
 }
 
-void sphere_box_deriv(const SphereBox& g, const double* tw1, const double* tw2, double* out) {
-  double vc[3], vb[3], rel[3], rl[3], dn[3];
-  copy3(vc, tw1 + 3);               // the centre is geom1's origin
+// vc: the centre's velocity (a sphere's: its geom's origin velocity); tw2: the box's twist.
+void sphere_box_deriv(const SphereBox& g, const double* vc, const double* tw2, double* out) {
+  double vb[3], rel[3], rl[3], dn[3];
   point_vel(vb, tw2, g.p2, g.c);    // the box's material point at c
   sub3(rel, vc, vb);
   mulmatTvec3(rl, g.R2, rel);       // d c_l
@@ -392,6 +395,111 @@ void sphere_box_deriv(const SphereBox& g, const double* tw1, const double* tw2, 
   const double zero[3] = {0, 0, 0};
   default_tangent(g.n, tan0);
   frame_deriv(g.frame, dn, tan0, zero, out + 4);
+}
+
+// ---- capsule (geom1) vs box (geom2) ----
+//
+// col::capsule_box puts spheres of the capsule's radius at centres c on its segment and collides
+// each with the box as sphere-box does; the closed form covers a centre outside the box that is
+//  - a segment end (fixed in the capsule);
+//  - the segment's crossing of a box plane (a coordinate at +-h: the clipped part's end over a
+//    face, or a slide stopped at the edge's slab): e.(c - plane) = 0, e fixed in the box;
+//  - the segment's interior point closest to the box: u.(c - q) = 0, q = c clamped to the box.
+// c slides on the segment: dc = u_cap(c) + u dt (u_cap: the capsule's material velocity), dt from
+// the condition's derivative; the sphere-box derivative then takes dc for the centre's velocity.
+// The centre c = pos - n (r + dist / 2) is recognised from the contact (on the segment, and one
+// condition within 1e-9 of the sizes, the others clear of theirs by 1e-7); a centre inside the box
+// and 2.2.2's slides across the box (second_over_edge's 2 h / |u|) keep the narrow-phase
+// differences.
+
+struct CapsuleBox {
+  SphereBox sb;
+  int kind = 0;  // 1: a segment end, 2: a box plane's crossing (axis j), 3: the closest point
+  int j = 0;
+  double u[3];
+  const double* p1;
+};
+
+bool capsule_box_pair(const Model& m, const Data& d, const Contact& con, CapsuleBox* g) {
+  const double r = m.geom_size[3 * con.geom1], hl = m.geom_size[3 * con.geom1 + 1];
+  const double* h = &m.geom_size[3 * con.geom2];
+  const double size = std::max({r, hl, h[0], h[1], h[2]}), tol = 1e-9 * size, clear = 1e-7 * size;
+  g->p1 = &d.geom_xpos[3 * con.geom1];
+  const double* R1 = &d.geom_xmat[9 * con.geom1];
+  g->u[0] = R1[2], g->u[1] = R1[5], g->u[2] = R1[8];
+  double c[3], e[3];
+  for (int a = 0; a < 3; ++a) c[a] = con.pos[a] - con.frame[a] * (r + 0.5 * con.dist);
+  sub3(e, c, g->p1);
+  const double t = dot3(e, g->u);
+  for (int a = 0; a < 3; ++a) e[a] -= t * g->u[a];
+  if (norm3(e) > tol) return false;  // not on the segment's line
+  g->sb = sphere_box_pair(m, d, con, c);
+  const SphereBox& sb = g->sb;
+  if (sb.inside || sb.L <= clear) return false;
+  // the conditions that hold at c
+  int kinds = 0;
+  auto test = [&](double gap, int kind) {
+    if (gap > clear) return true;
+    if (gap > tol) return false;  // near a condition, not on it: ambiguous
+    ++kinds, g->kind = kind;
+    return true;
+  };
+  if (!test(std::abs(std::abs(t) - hl), 1)) return false;
+  double e2[3], ul[3];
+  mulmatTvec3(ul, sb.R2, g->u);
+  for (int k = 0; k < 3; ++k) {
+    const int before = kinds;
+    if (!test(std::abs(std::abs(sb.cl[k]) - h[k]), 2)) return false;
+    if (kinds > before) {
+      g->j = k;
+      if (std::abs(ul[k]) < 1e-6) return false;  // the segment along the plane
+    }
+  }
+  sub3(e2, c, sb.q);
+  if (!test(std::abs(dot3(g->u, e2)), 3)) return false;
+  if (kinds != 1) return false;
+  if (g->kind == 3) {  // the closest point moves along the segment where u has a clamped component
+    double s = 0;
+    for (int k = 0; k < 3; ++k)
+      if (!sb.free[k]) s += ul[k] * ul[k];
+    if (s < 1e-6) return false;
+  }
+  return true;
+}
+
+void capsule_box_deriv(const CapsuleBox& g, const double* tw1, const double* tw2, double* out) {
+  const SphereBox& sb = g.sb;
+  double uc[3], dc[3];
+  point_vel(uc, tw1, g.p1, sb.c);
+  double dt = 0;
+  if (g.kind == 2) {  // e.(dc - u_box(c)) = 0
+    double ub[3], ax[3] = {sb.R2[g.j], sb.R2[3 + g.j], sb.R2[6 + g.j]}, rel[3];
+    point_vel(ub, tw2, sb.p2, sb.c);
+    sub3(rel, ub, uc);
+    dt = dot3(ax, rel) / dot3(ax, g.u);
+  } else if (g.kind == 3) {
+    // u.(c - q) = 0 with dq = u_box(q) + M (dc - u_box(c)), M = R P R' (P: the free coordinates):
+    // dt (1 - u'Mu) = -du.(c - q) - u.(uc - u_box(q) - M (uc - u_box(c)))
+    double du[3], w[3], ubq[3], ubc[3], rel[3], rl[3], ul[3], f[3];
+    cross3(du, tw1, g.u);
+    sub3(w, sb.c, sb.q);
+    point_vel(ubq, tw2, sb.p2, sb.q);
+    point_vel(ubc, tw2, sb.p2, sb.c);
+    sub3(rel, uc, ubc);
+    mulmatTvec3(rl, sb.R2, rel);
+    mulmatTvec3(ul, sb.R2, g.u);
+    double uMu = 0;
+    for (int k = 0; k < 3; ++k) {
+      if (!sb.free[k]) rl[k] = 0;
+      else uMu += ul[k] * ul[k];
+    }
+    mulmatvec3(f, sb.R2, rl);  // M (uc - u_box(c))
+    double num = -dot3(du, w);
+    for (int a = 0; a < 3; ++a) num -= g.u[a] * (uc[a] - ubq[a] - f[a]);
+    dt = num / (1 - uMu);
+  }
+  for (int a = 0; a < 3; ++a) dc[a] = uc[a] + g.u[a] * dt;
+  sphere_box_deriv(sb, dc, tw2, out);
 }
 
 // ---- box-box (collide_box.cc's face contacts R2-R5 and edge contacts R6) ----
@@ -775,6 +883,10 @@ ContactDerivMethod contact_deriv_method(const Model& m, const Data& d, const Con
     BoxBox g;
     return box_box_pair(m, d, con, &g) ? ContactDerivMethod::kAnalytic : ContactDerivMethod::kNarrowPhase;
   }
+  if (t1 == kGeomCapsule && t2 == kGeomBox) {
+    CapsuleBox g;
+    return capsule_box_pair(m, d, con, &g) ? ContactDerivMethod::kAnalytic : ContactDerivMethod::kNarrowPhase;
+  }
   if (round_type(t1) && round_type(t2)) {
     // coincident centres: the normal is the cross product of the geoms' axes (not differentiable)
     const bool distinct = con.dist + m.geom_size[3 * con.geom1] + m.geom_size[3 * con.geom2] > 1e-9;
@@ -809,9 +921,11 @@ ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJaco
   RoundPair round;
   SphereBox sbox;
   BoxBox bbox;
+  CapsuleBox cbox;
   if (method == ContactDerivMethod::kAnalytic) {
     if (t1 == kGeomPlane) plane = plane_pair(m, d, con);
     else if (t1 == kGeomBox) box_box_pair(m, d, con, &bbox);
+    else if (t1 == kGeomCapsule && t2 == kGeomBox) capsule_box_pair(m, d, con, &cbox);
     else if (t2 == kGeomBox) sbox = sphere_box_pair(m, d, con);
     else round = round_pair(m, d, con);
   }
@@ -824,7 +938,8 @@ ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJaco
       case ContactDerivMethod::kAnalytic:
         if (t1 == kGeomPlane) plane_deriv(plane, tw, tw + 6, col);
         else if (t1 == kGeomBox) box_box_deriv(bbox, tw, tw + 6, col);
-        else if (t2 == kGeomBox) sphere_box_deriv(sbox, tw, tw + 6, col);
+        else if (t1 == kGeomCapsule && t2 == kGeomBox) capsule_box_deriv(cbox, tw, tw + 6, col);
+        else if (t2 == kGeomBox) sphere_box_deriv(sbox, tw + 3, tw + 6, col);
         else round_deriv(round, tw, tw + 6, col);
         break;
       case ContactDerivMethod::kWitness:
@@ -850,6 +965,13 @@ BoxBoxFeature box_box_feature(const Model& m, const Data& d, const Contact& con)
   const int ref = g.count[g.type == 2 ? 0 : g.type];  // the reference box's planes
   const int base = g.type == 2 ? 3 : 0;
   return static_cast<BoxBoxFeature>(1 + base + (ref == 2 ? 0 : ref == 3 ? 1 : 2));
+}
+
+CapsuleBoxFeature capsule_box_feature(const Model& m, const Data& d, const Contact& con) {
+  CapsuleBox g;
+  if (m.geom_type[con.geom1] != kGeomCapsule || m.geom_type[con.geom2] != kGeomBox || !capsule_box_pair(m, d, con, &g))
+    return CapsuleBoxFeature::kNone;
+  return static_cast<CapsuleBoxFeature>(g.kind);
 }
 
 void contact_jacobian_apply(const Model& m, const Data& d, const Contact& con, const ContactJacobian& cj,
