@@ -400,21 +400,23 @@ void sphere_box_deriv(const SphereBox& g, const double* vc, const double* tw2, d
 // ---- capsule (geom1) vs box (geom2) ----
 //
 // col::capsule_box puts spheres of the capsule's radius at centres c on its segment and collides
-// each with the box as sphere-box does; the closed form covers a centre outside the box that is
-//  - a segment end (fixed in the capsule);
+// each with the box as sphere-box does; the closed form covers a centre c that is
+//  - a segment end (fixed in the capsule; also inside the box);
 //  - the segment's crossing of a box plane (a coordinate at +-h: the clipped part's end over a
 //    face, or a slide stopped at the edge's slab): e.(c - plane) = 0, e fixed in the box;
 //  - the segment's interior point closest to the box: u.(c - q) = 0, q = c clamped to the box.
 // c slides on the segment: dc = u_cap(c) + u dt (u_cap: the capsule's material velocity), dt from
 // the condition's derivative; the sphere-box derivative then takes dc for the centre's velocity.
 // The centre c = pos - n (r + dist / 2) is recognised from the contact (on the segment, and one
-// condition within 1e-9 of the sizes, the others clear of theirs by 1e-7); a centre inside the box
-// and 2.2.2's slides across the box (second_over_edge's 2 h / |u|) keep the narrow-phase
-// differences.
+// condition within 1e-9 of the sizes, the others clear of theirs by 1e-7). A centre inside the box
+// (dist = -r) is covered where it is a segment end (the sphere-box inside form: the face of least
+// depth turns with the box); a crossing segment's edge point inside the box and 2.2.2's slides
+// across the box (second_over_edge's 2 h / |u|) keep the narrow-phase differences.
 
 struct CapsuleBox {
   SphereBox sb;
-  int kind = 0;  // 1: a segment end, 2: a box plane's crossing (axis j), 3: the closest point
+  int kind = 0;  // 1: a segment end, 2: a box plane's crossing (axis j), 3: the closest point,
+                 // 4: a segment end inside the box
   int j = 0;
   double u[3];
   const double* p1;
@@ -428,6 +430,29 @@ bool capsule_box_pair(const Model& m, const Data& d, const Contact& con, Capsule
   const double* R1 = &d.geom_xmat[9 * con.geom1];
   g->u[0] = R1[2], g->u[1] = R1[5], g->u[2] = R1[8];
   double c[3], e[3];
+  if (con.dist == -r) {
+    // a centre inside the box (2.2.2 reports dist = -r): a segment end whose sphere-box contact
+    // (the face of least depth, clear of the next by 1e-7) is this one
+    for (double end : {-hl, hl}) {
+      for (int a = 0; a < 3; ++a) c[a] = g->p1[a] + end * g->u[a];
+      g->sb = sphere_box_pair(m, d, con, c);
+      const SphereBox& sb = g->sb;
+      if (!sb.inside) continue;
+      double pl[3], pw[3];
+      copy3(pl, sb.cl);
+      const double depth = h[sb.k] - std::abs(sb.cl[sb.k]);
+      pl[sb.k] -= (sb.cl[sb.k] < 0 ? -1 : 1) * 0.5 * (r - depth);
+      mulmatvec3(pw, sb.R2, pl);
+      add3(pw, pw, sb.p2);
+      sub3(e, pw, con.pos);
+      if (norm3(e) > tol) continue;
+      for (int k = 0; k < 3; ++k)
+        if (k != sb.k && h[k] - std::abs(sb.cl[k]) - depth <= clear) return false;  // tied faces
+      g->kind = 4;
+      return true;
+    }
+    return false;
+  }
   for (int a = 0; a < 3; ++a) c[a] = con.pos[a] - con.frame[a] * (r + 0.5 * con.dist);
   sub3(e, c, g->p1);
   const double t = dot3(e, g->u);

@@ -43,10 +43,11 @@ bool narrow_phase_contact_jacobian(const Model& m, Data& d, int id, ContactJacob
 enum class BoxBoxFeature { kNone, kFaceCrossing, kFaceCorner, kFaceVertex, kEdgeCrossing, kEdgeCorner, kEdgeVertex };
 BoxBoxFeature box_box_feature(const Model& m, const Data& d, const Contact& con);
 
-// The centre of a capsule-box contact's sphere as the closed form recognises it: a segment end,
-// the segment's crossing of a box plane, the segment's point closest to the box; kNone where the
-// contact keeps the narrow-phase differences (or is not capsule-box).
-enum class CapsuleBoxFeature { kNone, kEnd, kPlaneCrossing, kClosestPoint };
+// The centre of a capsule-box contact's sphere as the closed form recognises it: a segment end
+// (outside the box), the segment's crossing of a box plane, the segment's point closest to the box,
+// a segment end inside the box; kNone where the contact keeps the narrow-phase differences (or is
+// not capsule-box).
+enum class CapsuleBoxFeature { kNone, kEnd, kPlaneCrossing, kClosestPoint, kEndInside };
 CapsuleBoxFeature capsule_box_feature(const Model& m, const Data& d, const Contact& con);
 
 // d pos (3), d dist and d frame (9) along a dof's unit motion Sk = (angular, linear at o1 / o2,

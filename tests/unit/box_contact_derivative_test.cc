@@ -104,9 +104,9 @@ void box_box_closed_form(const char* margin) {
 TEST(BoxContactDerivative, BoxBoxClosedFormMatchesNarrowPhase) { box_box_closed_form("0"); }
 TEST(BoxContactDerivative, BoxBoxWithMarginClosedFormMatchesNarrowPhase) { box_box_closed_form("0.05"); }
 
-// Capsule-box (a capsule's sphere at a segment end, at the segment's crossing of a box plane, or
-// at its point closest to the box), without and with a margin, on random poses of a capsule
-// around a box.
+// Capsule-box (a capsule's sphere at a segment end, at the segment's crossing of a box plane, at
+// its point closest to the box, or at a segment end inside the box), without and with a margin, on
+// random poses of a capsule around a box.
 const char* kCapsuleBox = R"(
 <mujoco>
   <option gravity="0 0 0"/>
@@ -124,8 +124,8 @@ void capsule_box_closed_form(const char* margin) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-0.35, 0.35);
   using F = internal::CapsuleBoxFeature;
-  constexpr int kFeatures = 4;
-  int compared[kFeatures] = {0}, skipped = 0, none = 0;
+  constexpr int kFeatures = 5;
+  int compared[kFeatures] = {0}, skipped = 0, none = 0, inside = 0;
   double worst[kFeatures] = {0};
   for (int trial = 0; trial < 600; ++trial) {
     for (int k = 0; k < 3; ++k) d.qpos[k] = u(rng);
@@ -139,6 +139,7 @@ void capsule_box_closed_form(const char* margin) {
       const F f = internal::capsule_box_feature(m, d, con);
       if (f == F::kNone) {
         ++none;
+        inside += con.dist == -m.geom_size[3 * con.geom1];  // a centre inside the box (dist = -r)
         EXPECT_EQ(internal::contact_deriv_method(m, d, con), internal::ContactDerivMethod::kNarrowPhase);
         continue;
       }
@@ -156,13 +157,13 @@ void capsule_box_closed_form(const char* margin) {
       EXPECT_LE(e, 1e-6) << "trial " << trial << " contact " << i << " feature " << k;
     }
   }
-  const char* names[kFeatures] = {"none", "segment end", "plane crossing", "closest point"};
+  const char* names[kFeatures] = {"none", "segment end", "plane crossing", "closest point", "segment end inside"};
   for (int k = 1; k < kFeatures; ++k) {
     std::printf("capsule-box (margin %s) %s: %d contacts, worst %.2e\n", margin, names[k], compared[k], worst[k]);
     EXPECT_GE(compared[k], 3) << names[k];
   }
-  std::printf("capsule-box (margin %s): %d contacts left to the narrow-phase differences, %d not comparable\n",
-              margin, none, skipped);
+  std::printf("capsule-box (margin %s): %d contacts left to the narrow-phase differences (%d with the centre inside "
+              "the box), %d not comparable\n", margin, none, inside, skipped);
 }
 
 TEST(BoxContactDerivative, CapsuleBoxClosedFormMatchesNarrowPhase) { capsule_box_closed_form("0"); }
