@@ -410,17 +410,67 @@ void sphere_box_deriv(const SphereBox& g, const double* vc, const double* tw2, d
 // The centre c = pos - n (r + dist / 2) is recognised from the contact (on the segment, and one
 // condition within 1e-9 of the sizes, the others clear of theirs by 1e-7). A centre inside the box
 // (dist = -r) is covered where it is a segment end (the sphere-box inside form: the face of least
-// depth turns with the box); a crossing segment's edge point inside the box and 2.2.2's slides
-// across the box (second_over_edge's 2 h / |u|) keep the narrow-phase differences.
+// depth turns with the box). 2.2.2's slide across the box (second_over_edge: c = c1 + sg s u,
+// s = 2 h_m / |u_m|, from a first centre c1 over an edge or a corner) is covered where exactly one
+// (m, sg) leads back to an end or a closest point c1: dc = dc1 + sg (ds u + s du). A crossing
+// segment's edge point inside the box keeps the narrow-phase differences.
 
 struct CapsuleBox {
   SphereBox sb;
   int kind = 0;  // 1: a segment end, 2: a box plane's crossing (axis j), 3: the closest point,
-                 // 4: a segment end inside the box
+                 // 4: a segment end inside the box, 5: a slide from a first centre (kind 1 or 3)
   int j = 0;
   double u[3];
   const double* p1;
+  // a slide: c = c1 + sg s u, s = 2 h_m / |u_m| (u_m = u's component along the box's axis m)
+  SphereBox sb1;
+  int kind1 = 0, m = 0;
+  double sg = 0, s = 0;
 };
+
+// The kind (1..3) of an outside centre c on the segment, its sphere-box form in *sb; 0 where none
+// holds or the conditions are ambiguous.
+int outside_centre_kind(const Model& m, const Data& d, const Contact& con, const double* c, const double* u,
+                        const double* p1, SphereBox* sb, int* plane) {
+  const double r = m.geom_size[3 * con.geom1], hl = m.geom_size[3 * con.geom1 + 1];
+  const double* h = &m.geom_size[3 * con.geom2];
+  const double size = std::max({r, hl, h[0], h[1], h[2]}), tol = 1e-9 * size, clear = 1e-7 * size;
+  double e[3];
+  sub3(e, c, p1);
+  const double t = dot3(e, u);
+  for (int a = 0; a < 3; ++a) e[a] -= t * u[a];
+  if (norm3(e) > tol || std::abs(t) > hl + tol) return 0;  // not on the segment
+  *sb = sphere_box_pair(m, d, con, c);
+  if (sb->inside || sb->L <= clear) return 0;
+  int kinds = 0, kind = 0;
+  auto test = [&](double gap, int k) {
+    if (gap > clear) return true;
+    if (gap > tol) return false;  // near a condition, not on it: ambiguous
+    ++kinds, kind = k;
+    return true;
+  };
+  if (!test(std::abs(std::abs(t) - hl), 1)) return 0;
+  double e2[3], ul[3];
+  mulmatTvec3(ul, sb->R2, u);
+  for (int k = 0; k < 3; ++k) {
+    const int before = kinds;
+    if (!test(std::abs(std::abs(sb->cl[k]) - h[k]), 2)) return 0;
+    if (kinds > before) {
+      *plane = k;
+      if (std::abs(ul[k]) < 1e-6) return 0;  // the segment along the plane
+    }
+  }
+  sub3(e2, c, sb->q);
+  if (!test(std::abs(dot3(u, e2)), 3)) return 0;
+  if (kinds != 1) return 0;
+  if (kind == 3) {  // the closest point moves along the segment where u has a clamped component
+    double s = 0;
+    for (int k = 0; k < 3; ++k)
+      if (!sb->free[k]) s += ul[k] * ul[k];
+    if (s < 1e-6) return 0;
+  }
+  return kind;
+}
 
 bool capsule_box_pair(const Model& m, const Data& d, const Contact& con, CapsuleBox* g) {
   const double r = m.geom_size[3 * con.geom1], hl = m.geom_size[3 * con.geom1 + 1];
@@ -454,65 +504,64 @@ bool capsule_box_pair(const Model& m, const Data& d, const Contact& con, Capsule
     return false;
   }
   for (int a = 0; a < 3; ++a) c[a] = con.pos[a] - con.frame[a] * (r + 0.5 * con.dist);
+  g->kind = outside_centre_kind(m, d, con, c, g->u, g->p1, &g->sb, &g->j);
+  if (g->kind > 0) return true;
+  // a slide of 2 h_m / |u_m| from a first centre outside the box over an edge or a corner (an end
+  // or the closest point): exactly one (m, direction) that leads back to one
   sub3(e, c, g->p1);
   const double t = dot3(e, g->u);
   for (int a = 0; a < 3; ++a) e[a] -= t * g->u[a];
-  if (norm3(e) > tol) return false;  // not on the segment's line
-  g->sb = sphere_box_pair(m, d, con, c);
-  const SphereBox& sb = g->sb;
-  if (sb.inside || sb.L <= clear) return false;
-  // the conditions that hold at c
-  int kinds = 0;
-  auto test = [&](double gap, int kind) {
-    if (gap > clear) return true;
-    if (gap > tol) return false;  // near a condition, not on it: ambiguous
-    ++kinds, g->kind = kind;
-    return true;
-  };
-  if (!test(std::abs(std::abs(t) - hl), 1)) return false;
-  double e2[3], ul[3];
-  mulmatTvec3(ul, sb.R2, g->u);
+  if (norm3(e) > tol || std::abs(t) > hl) return false;  // not on the segment
+  const SphereBox sb2 = sphere_box_pair(m, d, con, c);
+  if (sb2.inside || sb2.L <= clear) return false;
+  double ul[3];
+  mulmatTvec3(ul, sb2.R2, g->u);
+  int found = 0;
   for (int k = 0; k < 3; ++k) {
-    const int before = kinds;
-    if (!test(std::abs(std::abs(sb.cl[k]) - h[k]), 2)) return false;
-    if (kinds > before) {
-      g->j = k;
-      if (std::abs(ul[k]) < 1e-6) return false;  // the segment along the plane
+    if (std::abs(ul[k]) < 1e-6) continue;
+    const double s = 2 * h[k] / std::abs(ul[k]);
+    for (double sg : {-1.0, 1.0}) {
+      double c1[3];
+      for (int a = 0; a < 3; ++a) c1[a] = c[a] - sg * s * g->u[a];
+      SphereBox sb1;
+      int pl1 = 0;
+      const int kind1 = outside_centre_kind(m, d, con, c1, g->u, g->p1, &sb1, &pl1);
+      if (kind1 != 1 && kind1 != 3) continue;
+      int clamped = 0;
+      for (int q = 0; q < 3; ++q) clamped += !sb1.free[q];
+      if (clamped < 2) continue;  // the slide starts over an edge or a corner
+      ++found;
+      g->sb1 = sb1, g->kind1 = kind1, g->m = k, g->sg = sg, g->s = s;
     }
   }
-  sub3(e2, c, sb.q);
-  if (!test(std::abs(dot3(g->u, e2)), 3)) return false;
-  if (kinds != 1) return false;
-  if (g->kind == 3) {  // the closest point moves along the segment where u has a clamped component
-    double s = 0;
-    for (int k = 0; k < 3; ++k)
-      if (!sb.free[k]) s += ul[k] * ul[k];
-    if (s < 1e-6) return false;
-  }
+  if (found != 1) return false;
+  g->sb = sb2;
+  g->kind = 5;
   return true;
 }
 
-void capsule_box_deriv(const CapsuleBox& g, const double* tw1, const double* tw2, double* out) {
-  const SphereBox& sb = g.sb;
-  double uc[3], dc[3];
-  point_vel(uc, tw1, g.p1, sb.c);
+// The velocity dc of a centre c on the segment of kind 1..3 (its sphere-box form sb).
+void centre_velocity(const SphereBox& sb, int kind, int j, const double* u, const double* p1, const double* tw1,
+                     const double* tw2, double* dc) {
+  double uc[3];
+  point_vel(uc, tw1, p1, sb.c);
   double dt = 0;
-  if (g.kind == 2) {  // e.(dc - u_box(c)) = 0
-    double ub[3], ax[3] = {sb.R2[g.j], sb.R2[3 + g.j], sb.R2[6 + g.j]}, rel[3];
+  if (kind == 2) {  // e.(dc - u_box(c)) = 0
+    double ub[3], ax[3] = {sb.R2[j], sb.R2[3 + j], sb.R2[6 + j]}, rel[3];
     point_vel(ub, tw2, sb.p2, sb.c);
     sub3(rel, ub, uc);
-    dt = dot3(ax, rel) / dot3(ax, g.u);
-  } else if (g.kind == 3) {
+    dt = dot3(ax, rel) / dot3(ax, u);
+  } else if (kind == 3) {
     // u.(c - q) = 0 with dq = u_box(q) + M (dc - u_box(c)), M = R P R' (P: the free coordinates):
     // dt (1 - u'Mu) = -du.(c - q) - u.(uc - u_box(q) - M (uc - u_box(c)))
     double du[3], w[3], ubq[3], ubc[3], rel[3], rl[3], ul[3], f[3];
-    cross3(du, tw1, g.u);
+    cross3(du, tw1, u);
     sub3(w, sb.c, sb.q);
     point_vel(ubq, tw2, sb.p2, sb.q);
     point_vel(ubc, tw2, sb.p2, sb.c);
     sub3(rel, uc, ubc);
     mulmatTvec3(rl, sb.R2, rel);
-    mulmatTvec3(ul, sb.R2, g.u);
+    mulmatTvec3(ul, sb.R2, u);
     double uMu = 0;
     for (int k = 0; k < 3; ++k) {
       if (!sb.free[k]) rl[k] = 0;
@@ -520,11 +569,29 @@ void capsule_box_deriv(const CapsuleBox& g, const double* tw1, const double* tw2
     }
     mulmatvec3(f, sb.R2, rl);  // M (uc - u_box(c))
     double num = -dot3(du, w);
-    for (int a = 0; a < 3; ++a) num -= g.u[a] * (uc[a] - ubq[a] - f[a]);
+    for (int a = 0; a < 3; ++a) num -= u[a] * (uc[a] - ubq[a] - f[a]);
     dt = num / (1 - uMu);
   }
-  for (int a = 0; a < 3; ++a) dc[a] = uc[a] + g.u[a] * dt;
-  sphere_box_deriv(sb, dc, tw2, out);
+  for (int a = 0; a < 3; ++a) dc[a] = uc[a] + u[a] * dt;
+}
+
+void capsule_box_deriv(const CapsuleBox& g, const double* tw1, const double* tw2, double* out) {
+  double dc[3];
+  if (g.kind == 5) {
+    // c = c1 + sg s u, s = 2 h_m / |u_m|, u_m = e_m.u: d u_m = e_m.((w1 - w2) x u), ds = -s d u_m / u_m
+    double dc1[3], du[3], w[3], x[3];
+    centre_velocity(g.sb1, g.kind1, 0, g.u, g.p1, tw1, tw2, dc1);
+    cross3(du, tw1, g.u);
+    sub3(w, tw1, tw2);
+    cross3(x, w, g.u);
+    const double* R2 = g.sb.R2;
+    const double em[3] = {R2[g.m], R2[3 + g.m], R2[6 + g.m]};
+    const double um = dot3(em, g.u), ds = -g.s * dot3(em, x) / um;
+    for (int a = 0; a < 3; ++a) dc[a] = dc1[a] + g.sg * (ds * g.u[a] + g.s * du[a]);
+  } else {
+    centre_velocity(g.sb, g.kind == 4 ? 1 : g.kind, g.j, g.u, g.p1, tw1, tw2, dc);
+  }
+  sphere_box_deriv(g.sb, dc, tw2, out);
 }
 
 // ---- box-box (collide_box.cc's face contacts R2-R5 and edge contacts R6) ----

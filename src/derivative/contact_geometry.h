@@ -45,9 +45,9 @@ BoxBoxFeature box_box_feature(const Model& m, const Data& d, const Contact& con)
 
 // The centre of a capsule-box contact's sphere as the closed form recognises it: a segment end
 // (outside the box), the segment's crossing of a box plane, the segment's point closest to the box,
-// a segment end inside the box; kNone where the contact keeps the narrow-phase differences (or is
-// not capsule-box).
-enum class CapsuleBoxFeature { kNone, kEnd, kPlaneCrossing, kClosestPoint, kEndInside };
+// a segment end inside the box, a slide across the box from one of the first or third; kNone where
+// the contact keeps the narrow-phase differences (or is not capsule-box).
+enum class CapsuleBoxFeature { kNone, kEnd, kPlaneCrossing, kClosestPoint, kEndInside, kSlide };
 CapsuleBoxFeature capsule_box_feature(const Model& m, const Data& d, const Contact& con);
 
 // d pos (3), d dist and d frame (9) along a dof's unit motion Sk = (angular, linear at o1 / o2,

@@ -105,7 +105,8 @@ TEST(BoxContactDerivative, BoxBoxClosedFormMatchesNarrowPhase) { box_box_closed_
 TEST(BoxContactDerivative, BoxBoxWithMarginClosedFormMatchesNarrowPhase) { box_box_closed_form("0.05"); }
 
 // Capsule-box (a capsule's sphere at a segment end, at the segment's crossing of a box plane, at
-// its point closest to the box, or at a segment end inside the box), without and with a margin, on
+// its point closest to the box, at a segment end inside the box, or slid across the box from an
+// end or a closest point), without and with a margin, on
 // random poses of a capsule around a box.
 const char* kCapsuleBox = R"(
 <mujoco>
@@ -124,10 +125,10 @@ void capsule_box_closed_form(const char* margin) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-0.35, 0.35);
   using F = internal::CapsuleBoxFeature;
-  constexpr int kFeatures = 5;
+  constexpr int kFeatures = 6;
   int compared[kFeatures] = {0}, skipped = 0, none = 0, inside = 0;
   double worst[kFeatures] = {0};
-  for (int trial = 0; trial < 600; ++trial) {
+  for (int trial = 0; trial < 1500; ++trial) {
     for (int k = 0; k < 3; ++k) d.qpos[k] = u(rng);
     random_quat(rng, &d.qpos[3]);
     std::fill(d.qpos.begin() + 7, d.qpos.begin() + 10, 0.0);
@@ -157,7 +158,8 @@ void capsule_box_closed_form(const char* margin) {
       EXPECT_LE(e, 1e-6) << "trial " << trial << " contact " << i << " feature " << k;
     }
   }
-  const char* names[kFeatures] = {"none", "segment end", "plane crossing", "closest point", "segment end inside"};
+  const char* names[kFeatures] = {"none", "segment end", "plane crossing", "closest point", "segment end inside",
+                                  "slide"};
   for (int k = 1; k < kFeatures; ++k) {
     std::printf("capsule-box (margin %s) %s: %d contacts, worst %.2e\n", margin, names[k], compared[k], worst[k]);
     EXPECT_GE(compared[k], 3) << names[k];
