@@ -653,7 +653,9 @@ bool box_box_pair(const Model& m, const Data& d, const Contact& con, BoxBox* g) 
       const double L = norm3(c);
       if (L < 1e-6) continue;  // (nearly) parallel edges: a face axis, or an ill-conditioned normal
       cross3(x, c, g->n);
-      if (norm3(x) <= 1e-12 * L) ++found, g->type = 2, g->ei = i, g->ej = j, g->cl = L, g->csign = dot3(c, g->n) > 0 ? 1 : -1;
+      if (norm3(x) > 1e-12 * L) continue;
+      ++found, g->type = 2, g->ei = i, g->ej = j, g->cl = L;
+      g->csign = dot3(c, g->n) > 0 ? 1 : -1;
     }
   if (found != 1) return false;
   g->s = g->type == 2 ? 0.5 * con.dist : con.dist;
@@ -735,7 +737,10 @@ void box_box_deriv(const BoxBox& g, const double* tw1, const double* tw2, double
     rhs[r] = dot3(g.e[r], u) + (b == 0 ? 1 : -1) * g.s * dot3(g.e[r], dn);
   }
   double x[4];
-  for (int r = 0; r < 4; ++r) x[r] = g.Kinv[4 * r] * rhs[0] + g.Kinv[4 * r + 1] * rhs[1] + g.Kinv[4 * r + 2] * rhs[2] + g.Kinv[4 * r + 3] * rhs[3];
+  for (int r = 0; r < 4; ++r) {
+    x[r] = 0;
+    for (int k = 0; k < 4; ++k) x[r] += g.Kinv[4 * r + k] * rhs[k];
+  }
   copy3(out, x);
   out[3] = g.type == 2 ? 2 * x[3] : x[3];
   double tan0[3];
