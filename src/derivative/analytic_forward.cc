@@ -1321,7 +1321,8 @@ void sensor_rows(const Model& m, Data& d, double* C, double* D, const Forward* f
   if (!C && !D) return;
   Forward local;
   if (!f && internal::sensors_need_qacc(m)) {
-    local = compute_forward(m, d);
+    forward(m, d);
+    local = compute_forward(m, d, dof_components(m, d), false);
     f = &local;
   }
   internal::QaccDeriv qa{};
