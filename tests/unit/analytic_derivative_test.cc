@@ -833,8 +833,7 @@ double contact_geometry_error(const char* xml, int ncon, double eps = 1e-7) {
   return worst;
 }
 
-// Box pairs (box-box and capsule-box by centred differences of the narrow phase alone, sphere-box
-// analytic; contact_geometry.cc): a tilted box resting on a box on a free body (face contact), a
+// Box pairs (box-box, capsule-box and sphere-box in closed form; contact_geometry.cc): a tilted box resting on a box on a free body (face contact), a
 // box edge across another box's edge (edge-edge), a sphere on a box's face, on its edge and with
 // its centre inside one, a capsule on a box, the lower boxes on the plane.
 const char* kBoxScene = R"(
