@@ -41,6 +41,9 @@ inline constexpr double kAlpha0 = 1.0;      // initial relaxation alpha of Alg. 
 inline constexpr double kAlphaMin = 0.7;    // alpha_min of Alg. 1 (line 15)
 inline constexpr double kGammaRelax = 0.99; // gamma of Alg. 1 (line 15)
 inline constexpr int kLcpDirections = 4;    // edges of the Stewart-Trinkle friction pyramid
+inline constexpr double kLcpMargin = 1e-13;  // lcp's feasibility margin, relative (lcp.cc)
+inline constexpr int kLcpAttempts = 4;       // lcp's solves of a step: the problem, then perturbed copies
+inline constexpr double kLcpAccept = 1e-7;   // lcp's largest accepted relative residual
 inline constexpr int kLcpMaxSize = 240;     // most LCP variables the lcp solver accepts
 inline constexpr int kLcpMaxRows = 240;     // most constraint rows the lcp solver accepts
 
@@ -86,13 +89,15 @@ struct Work {
   double* lcpq;    // kLcpMaxSize
   double* lcpz;    // kLcpMaxSize
   double* lcpw;    // kLcpMaxSize
+  double* lcpd;    // kLcpMaxSize: the perturbed q of a repeated solve
   double* lcpvar;  // 6*kLcpMaxSize: variable descriptors
   double* lemke;   // lemke_work_size(kLcpMaxSize)
   bool damped = false;  // Mt = M + hB factored in d.qH
   double h = 0;         // step of the problem; 0 for the impact map (friction loss gives no impulse)
 };
 
-inline long long lemke_work_size(int n) { return static_cast<long long>(n) * (2LL * n + 2) + n; }
+// the tableau in long double (two doubles a cell, one more for alignment), then 3 n doubles
+inline long long lemke_work_size(int n) { return 2LL * n * (2LL * n + 2) + 2 + 3LL * n; }
 long long work_size(const Model& m, int cap);
 // Size d.work.ncp for m (allocates only when it is too small: once, in make_data or on the first
 // solve after opt.solver changed).

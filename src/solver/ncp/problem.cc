@@ -13,7 +13,7 @@ long long work_size(const Model& m, int cap) {
   long long n = 4 + 3LL * m.nv + 30LL * cap + 1LL * cap * m.nv;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
-    n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 3 * L + 6 * L + lemke_work_size(kLcpMaxSize);
+    n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 4 * L + 6 * L + lemke_work_size(kLcpMaxSize);
   }
   return n;
 }
@@ -45,7 +45,7 @@ Work carve(const Model& m, Data& d) {
   w.prev_key = p; p += cap;
   w.prev_pos = p; p += 3 * cap;
   w.MinvJT = p; p += static_cast<long long>(cap) * nv;
-  w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpvar = w.lemke = nullptr;
+  w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpd = w.lcpvar = w.lemke = nullptr;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     w.Gd = p; p += 1LL * kLcpMaxRows * kLcpMaxRows;
@@ -53,6 +53,7 @@ Work carve(const Model& m, Data& d) {
     w.lcpq = p; p += L;
     w.lcpz = p; p += L;
     w.lcpw = p; p += L;
+    w.lcpd = p; p += L;
     w.lcpvar = p; p += 6 * L;
     w.lemke = p;
   }
