@@ -50,7 +50,18 @@
 // runs a fixed number of Gauss-Seidel sweeps (noslip_iterations); the derivative given is that of
 // its converged solution, which differences of an unconverged pass do not reproduce.
 //
-// Sensors (C, D of transition_derivatives) are computed by finite differences (transition_fd).
+// Sensors (C, D of transition_derivatives, src/derivative/sensor_deriv.cc): sensordata as forward
+// computes it at the state (no noise: it depends on time only), differentiated per sensor along
+// the same tangent directions (quaternion rows as their 4 numbers; a value clamped by its cutoff has
+// derivative 0). Analytic: clock, jointpos, jointvel, ballquat, ballangvel, tendonpos, tendonvel
+// (fixed tendons), actuatorpos, actuatorvel and actuatorfrc (joint or fixed-tendon transmission,
+// fixed/affine gain, none/affine bias, no muscle, user or actearly), magnetometer, framepos,
+// framequat, framexaxis/yaxis/zaxis and framelinvel/frameangvel (with or without a reference
+// frame), velocimeter, gyro, subtreecom, subtreelinvel, subtreeangmom, accelerometer, framelinacc
+// and frameangacc (through d qacc, constraints included). The other sensors' rows (touch, force,
+// torque, rangefinder, joint/tendon limit sensors, spatial tendonvel, other transmissions, user and
+// plugin sensors, noise on an axis or quaternion) come from centred differences of forward (eps
+// 1e-6), with one warning per sensor type.
 //
 // Work space: the temporaries come from a per-thread cache of blocks (src/derivative/recycling.h)
 // that keeps them between calls, so that transition_derivatives and forward_derivatives make no

@@ -25,6 +25,7 @@
 #include "constraint/storage.h"
 #include "derivative/contact_geometry.h"
 #include "derivative/recycling.h"
+#include "derivative/sensor_deriv.h"
 #include "derivative/work.h"
 #include "dynamics/dynamics.h"
 #include "integrator/implicit.h"
@@ -1233,6 +1234,7 @@ std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
   if (m.opt.integrator == kIntRK4) out.push_back("RK4 integrator (transition)");
   if (m.opt.integrator == kIntImplicitCon) out.push_back("implicitcon integrator (transition)");
   if (internal::midpoint_enabled(m)) out.push_back("midpoint integration of free bodies (transition)");
+  internal::sensor_fallbacks(m, out);
   return out;
 }
 
@@ -1314,6 +1316,19 @@ void so3_jacobians(const double* phi, double* Jr, double* R) {
   }
 }
 
+// C, D (sensor_deriv.cc), with the derivatives of qacc of f (computed here when null and needed).
+void sensor_rows(const Model& m, Data& d, double* C, double* D, const Forward* f) {
+  if (!C && !D) return;
+  Forward local;
+  if (!f && internal::sensors_need_qacc(m)) {
+    local = compute_forward(m, d);
+    f = &local;
+  }
+  internal::QaccDeriv qa{};
+  if (f) qa = {f->aq.data(), f->av.data(), f->aact.data(), f->au.data()};
+  internal::sensor_derivatives(m, d, C, D, f ? &qa : nullptr);
+}
+
 }  // namespace
 
 void transition_derivatives(const Model& m, Data& d, double* A, double* B, double* C, double* D) {
@@ -1327,11 +1342,10 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     transition_fd(m, d, kEps, true, A, B, C, D);
     return;
   }
-  if ((C || D) && m.nsensordata > 0) {
-    warn_once("sensor derivatives (C, D)");
-    transition_fd(m, d, kEps, true, nullptr, nullptr, C, D);
+  if (!A && !B) {
+    sensor_rows(m, d, C, D, nullptr);
+    return;
   }
-  if (!A && !B) return;
   const StateCopy s(d);
   if (integ != kIntEuler) {
     // the implicit integrators' D must be covered analytically (its derivative enters A and B)
@@ -1342,6 +1356,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     if (what) {
       warn_once(what, " with an implicit integrator");
       transition_fd(m, d, kEps, true, A, B, nullptr, nullptr);
+      sensor_rows(m, d, C, D, nullptr);
       return;
     }
   }
@@ -1557,6 +1572,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     for (int r = 0; r < ndx; ++r)
       for (int k = 0; k < nu; ++k) B[static_cast<size_t>(r) * nu + k] = T[static_cast<size_t>(ndx + k) * ndx + r];
   s.restore(d);
+  sensor_rows(m, d, C, D, &f);
 }
 
 }  // namespace moreau
