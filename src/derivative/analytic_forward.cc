@@ -1321,7 +1321,9 @@ void sensor_rows(const Model& m, Data& d, double* C, double* D, const Forward* f
   if (!C && !D) return;
   Forward local;
   if (!f && internal::sensors_need_qacc(m)) {
-    local = compute_forward(m, d);
+    forward(m, d);
+    const Components cc = dof_components(m, d);
+    local = compute_forward(m, d, cc, false);
     f = &local;
   }
   internal::QaccDeriv qa{};

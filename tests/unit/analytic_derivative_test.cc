@@ -438,7 +438,8 @@ TEST(AnalyticDerivative, DogNoslipAllColumnsAnalytic) {
   ASSERT_GT(m.opt.noslip_iterations, 0);
   m.opt.noslip_iterations = 3000, m.opt.noslip_tolerance = 0;
   m.opt.tolerance = 1e-12, m.opt.iterations = 200;
-  EXPECT_TRUE(derivative_fallbacks(m, d).empty());
+  // no column of A or B falls back (sensor rows, C and D, may)
+  for (const std::string& f : derivative_fallbacks(m, d)) EXPECT_NE(f.find("(C, D rows)"), std::string::npos) << f;
   forward(m, d);
   ASSERT_GT(d.ncon, 0);
   const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + d.nefc);

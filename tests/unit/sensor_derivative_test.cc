@@ -271,6 +271,9 @@ TEST(SensorDerivative, CorpusModelsMatchTransitionFd) {
     Data d = make_data(m);
     if (m.nkey > 0) reset_data_keyframe(m, d, 0);
     for (int i = 0; i < 200; ++i) step(m, d);
+    // noslip (the dog) to convergence: the analytic derivative is that of the converged noslip
+    // solution, which differences of a few sweeps do not reproduce
+    if (m.opt.noslip_iterations > 0) m.opt.noslip_iterations = 3000, m.opt.noslip_tolerance = 0;
     std::string fb;
     for (const std::string& f : derivative_fallbacks(m, d)) fb += f + "; ";
     forward(m, d);
