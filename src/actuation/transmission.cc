@@ -16,22 +16,18 @@ using namespace math;
 
 namespace {
 
-// Joint transmission. Scalar joints: l = gear0 q. Ball joints: the gear's first three numbers are a
-// rotation axis; l is the rotation vector of the joint quaternion projected on it and the moment
-// arms are the gear (angular velocity dofs are in the child frame; with jointinparent the gear is
-// given in the parent frame and is rotated into the child frame). Free joints: zero length, moment
-// arms = gear (translation in the parent frame, rotation as for ball joints).
+// Joint transmission of a ball or free joint (scalar joints, l = gear0 q, are done in the stage's
+// loop). Ball joints: the gear's first three numbers are a rotation axis; l is the rotation vector
+// of the joint quaternion projected on it and the moment arms are the gear (angular velocity dofs
+// are in the child frame; with jointinparent the gear is given in the parent frame and is rotated
+// into the child frame). Free joints: zero length, moment arms = gear (translation in the parent
+// frame, rotation as for ball joints).
 void joint_transmission(const Model& m, const Data& d, int u, bool in_parent, double* length,
                         double* moment) {
   const double* gear = &m.actuator_gear[6 * u];
   const int j = m.actuator_trnid[2 * u];
   const int qadr = m.jnt_qposadr[j], dadr = m.jnt_dofadr[j];
   switch (m.jnt_type[j]) {
-    case kJointSlide:
-    case kJointHinge:
-      *length = d.qpos[qadr] * gear[0];
-      moment[dadr] = gear[0];
-      break;
     case kJointBall: {
       double q[4];
       copy4(q, &d.qpos[qadr]);
@@ -245,16 +241,26 @@ void transmission(const Model& m, Data& d) {
     // many dofs and few local actuators (humanoid100: 21 x 627) from sweeping nu x nv per step
     if (span[0] < span[1]) std::fill(moment + span[0], moment + span[1], 0.0);
     moment_span(m, d, u, &span[0], &span[1]);
+    const int trntype = m.actuator_trntype[u];
     double length = 0;
     if (m.actuator_trnid[2 * u] < 0) {
       d.actuator_length[u] = 0;
       continue;
     }
-    switch (m.actuator_trntype[u]) {
+    switch (trntype) {
       case kTrnJoint:
       case kTrnJointInParent:
-        joint_transmission(m, d, u, m.actuator_trntype[u] == kTrnJointInParent, &length, moment);
+      {
+        const int j = m.actuator_trnid[2 * u];
+        if (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide) {
+          const double g = m.actuator_gear[6 * u];
+          length = d.qpos[m.jnt_qposadr[j]] * g;
+          moment[m.jnt_dofadr[j]] = g;
+        } else {
+          joint_transmission(m, d, u, trntype == kTrnJointInParent, &length, moment);
+        }
         break;
+      }
       case kTrnSliderCrank:
         slidercrank_transmission(m, d, u, &length, moment);
         break;
