@@ -2,7 +2,8 @@
 // valgrind --tool=callgrind): load a model, start from keyframe 0 (or qpos0), override the solver
 // and the feet's condim if asked, run STEPS steps of Moreau or of MuJoCo 2.2.2 on the same file, and
 // print one JSON line with the final time, the base height and (Moreau's hard-contact solvers) the
-// mean sweeps per step and the largest eps_abs.
+// mean sweeps per step and the largest eps_abs, and a hash of the final qpos's bits (to check that a
+// change keeps the trajectory bit for bit).
 //
 //   moreau_solver_loop MODEL STEPS [--engine moreau|mujoco] [--solver NAME] [--condim N]
 //
@@ -20,6 +21,14 @@
 #include "moreau/moreau.h"
 
 namespace {
+
+// FNV-1a over the bytes of x[0..n).
+unsigned long long bits_hash(const double* x, int n) {
+  unsigned long long h = 1469598103934665603ULL;
+  const unsigned char* b = reinterpret_cast<const unsigned char*>(x);
+  for (size_t i = 0; i < sizeof(double) * n; ++i) h = (h ^ b[i]) * 1099511628211ULL;
+  return h;
+}
 
 int run_mujoco(const char* path, long steps, const std::string& solver, int condim) {
   char err[1000] = "";
@@ -41,8 +50,8 @@ int run_mujoco(const char* path, long steps, const std::string& solver, int cond
   mjData* d = mj_makeData(m);
   if (m->nkey > 0) mj_resetDataKeyframe(m, d, 0);
   for (long i = 0; i < steps; ++i) mj_step(m, d);
-  std::printf("{\"engine\": \"mujoco\", \"steps\": %ld, \"time\": %.6f, \"z\": %.9f}\n", steps, d->time,
-              m->nq > 2 ? d->qpos[2] : 0.0);
+  std::printf("{\"engine\": \"mujoco\", \"steps\": %ld, \"time\": %.6f, \"z\": %.9f, \"qpos_hash\": \"%016llx\"}\n",
+              steps, d->time, m->nq > 2 ? d->qpos[2] : 0.0, bits_hash(d->qpos, m->nq));
   mj_deleteData(d);
   mj_deleteModel(m);
   return 0;
@@ -74,9 +83,9 @@ int run_moreau(const char* path, long steps, const std::string& solver, int cond
   }
   std::printf(
       "{\"engine\": \"moreau\", \"solver\": \"%s\", \"steps\": %ld, \"time\": %.6f, \"z\": %.9f, "
-      "\"iter_per_step\": %.3f, \"max_eps_abs\": %.3g}\n",
+      "\"iter_per_step\": %.3f, \"max_eps_abs\": %.3g, \"qpos_hash\": \"%016llx\"}\n",
       moreau::solver_name(m.opt.solver), steps, d.time, m.nq > 2 ? d.qpos[2] : 0.0,
-      steps > 0 ? sweeps / steps : 0.0, eps);
+      steps > 0 ? sweeps / steps : 0.0, eps, bits_hash(d.qpos.data(), m.nq));
   return 0;
 }
 

@@ -1,8 +1,6 @@
 // Textures -> RGB pixels, as MuJoCo 2.2.2's compiler makes them: builtin images (gradient,
 // checker, flat, with edge/cross/random marks) and images read from files (PNG, decoded by libpng,
 // or 2.2.2's custom binary format), as 2D textures, cubes and skyboxes; from disk or the asset map.
-#include <png.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -15,81 +13,21 @@
 
 #include "compiler/compile_internal.h"
 #include "mesh/mesh.h"
+#include "mesh/png.h"
 #include "mjcf/xml_reader.h"
 
 namespace moreau::compiler {
 
 namespace {
 
-// An image: w x h pixels, 3 bytes (R, G, B) each, rows from the top.
-struct Image {
-  int w = 0, h = 0;
-  std::vector<uint8_t> rgb;
-};
+using Image = mesh::RgbImage;
 
 // A colour component in [0, 1] as a byte: 255 x, truncated, as 2.2.2 converts it.
 uint8_t byte_of(double x) { return static_cast<uint8_t>(static_cast<int>(255 * x)); }
 
-// PNG -> 8-bit RGB, as 2.2.2 reads it (lodepng asked for RGB, 8 bits): palettes expanded, gray
-// replicated (depths below 8 bits scaled to 0..255), alpha and transparency dropped without
-// blending, the high byte of 16-bit samples, no gamma correction.
+// PNG -> 8-bit RGB, as 2.2.2 reads it (lodepng asked for RGB, 8 bits).
 Image decode_png(const std::string& bytes, const std::string& path) {
-  if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8))
-    throw std::runtime_error("texture file '" + path + "' is not a PNG file");
-  // libpng's messages are not printed (the library writes nothing to stderr): warnings (e.g. about
-  // colour profiles, which the pixels do not use) are dropped, errors jump to the handler below
-  png_structp png = png_create_read_struct(
-      PNG_LIBPNG_VER_STRING, nullptr, [](png_structp p, png_const_charp) { png_longjmp(p, 1); },
-      [](png_structp, png_const_charp) {});
-  if (!png) throw std::runtime_error("libpng: out of memory");
-  png_infop info = png_create_info_struct(png);
-  if (!info) {
-    png_destroy_read_struct(&png, nullptr, nullptr);
-    throw std::runtime_error("libpng: out of memory");
-  }
-  struct Reader {
-    const std::string* s;
-    size_t pos;
-  } reader{&bytes, 0};
-  png_set_read_fn(png, &reader, [](png_structp p, png_bytep out, png_size_t n) {
-    auto* r = static_cast<Reader*>(png_get_io_ptr(p));
-    if (r->pos + n > r->s->size()) png_error(p, "truncated file");
-    std::memcpy(out, r->s->data() + r->pos, n);
-    r->pos += n;
-  });
-  Image img;
-  std::vector<png_bytep> rows;
-  // libpng reports errors by longjmp: the objects with destructors (img, rows) exist before the
-  // jump target, and nothing below creates another one.
-  if (setjmp(png_jmpbuf(png))) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    throw std::runtime_error("PNG file '" + path + "' could not be decoded");
-  }
-  png_read_info(png, info);
-  const png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
-  if (w < 1 || h < 1 || static_cast<unsigned long long>(w) * h > (1ull << 28)) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    throw std::runtime_error("PNG file '" + path + "' has an unsupported size for a texture");
-  }
-  png_set_expand(png);       // palette -> RGB, gray < 8 bits -> 8 bits, tRNS -> alpha
-  png_set_strip_16(png);     // high byte of 16-bit samples
-  png_set_strip_alpha(png);  // alpha dropped, not blended
-  png_set_gray_to_rgb(png);
-  png_set_interlace_handling(png);
-  png_read_update_info(png, info);
-  if (png_get_channels(png, info) != 3 || png_get_rowbytes(png, info) != 3 * static_cast<size_t>(w)) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    throw std::runtime_error("PNG file '" + path + "' could not be converted to RGB");
-  }
-  img.w = static_cast<int>(w);
-  img.h = static_cast<int>(h);
-  img.rgb.resize(3 * static_cast<size_t>(w) * h);
-  rows.resize(h);
-  for (png_uint_32 r = 0; r < h; ++r) rows[r] = img.rgb.data() + 3 * static_cast<size_t>(r) * w;
-  png_read_image(png, rows.data());
-  png_read_end(png, nullptr);
-  png_destroy_read_struct(&png, &info, nullptr);
-  return img;
+  return mesh::decode_png_rgb(bytes, path, "texture", 1ull << 28);
 }
 
 // 2.2.2's custom texture format: int32 width, int32 height (native byte order), then the RGB

@@ -79,14 +79,8 @@ void connect_or_weld(const Model& m, Data& d, int e, double* jac, int* chain, bo
   double* jacr2 = jac + 9 * n;
   double* rows = jac + 12 * n;  // 6 rows of n columns
 
-  // anchor points in world coordinates
-  const double* local1 = weld ? data + 3 : data;
-  const double* local2 = weld ? data : data + 3;
   double p1[3], p2[3];
-  mulmatvec3(p1, &d.xmat[9 * b1], local1);
-  add3(p1, p1, &d.xpos[3 * b1]);
-  mulmatvec3(p2, &d.xmat[9 * b2], local2);
-  add3(p2, p2, &d.xpos[3 * b2]);
+  equality_anchors(m, d, e, p1, p2);
   double pos[6];
   sub3(pos, p1, p2);
   chain_jac(m, d, p1, b1, chain, n, own, jacp1, weld ? jacr1 : nullptr);
@@ -193,19 +187,24 @@ void point_bias(const Model& m, const Data& d, int b, const double* p, const dou
 
 }  // namespace
 
+void equality_anchors(const Model& m, const Data& d, int e, double p1[3], double p2[3]) {
+  const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
+  const double* data = &m.eq_data[kNEQDATA * e];
+  const bool weld = m.eq_type[e] == kEqWeld;
+  mulmatvec3(p1, &d.xmat[9 * b1], weld ? data + 3 : data);
+  add3(p1, p1, &d.xpos[3 * b1]);
+  mulmatvec3(p2, &d.xmat[9 * b2], weld ? data : data + 3);
+  add3(p2, p2, &d.xpos[3 * b2]);
+}
+
 int equality_jdotv(const Model& m, const Data& d, int e, double* out) {
   const int type = m.eq_type[e];
   if (type != kEqConnect && type != kEqWeld) return 0;
   const bool weld = type == kEqWeld;
   const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
   const double* data = &m.eq_data[kNEQDATA * e];
-  const double* local1 = weld ? data + 3 : data;
-  const double* local2 = weld ? data : data + 3;
   double p1[3], p2[3], acc1[6], acc2[6], a1[3], a2[3];
-  mulmatvec3(p1, &d.xmat[9 * b1], local1);
-  add3(p1, p1, &d.xpos[3 * b1]);
-  mulmatvec3(p2, &d.xmat[9 * b2], local2);
-  add3(p2, p2, &d.xpos[3 * b2]);
+  equality_anchors(m, d, e, p1, p2);
   body_bias(m, d, b1, acc1);
   body_bias(m, d, b2, acc2);
   point_bias(m, d, b1, p1, acc1, a1);

@@ -173,6 +173,10 @@ void equality_rows(const Model& m, Data& d);   // equality.cc
 // Jdot*v of the rows of connect or weld constraint e (3 or 6 values in out; returns the count, 0
 // for other types): the constraint-space acceleration at zero qacc. Needs cvel and cdof_dot.
 int equality_jdotv(const Model& m, const Data& d, int e, double* out);   // equality.cc
+// The world positions of the anchors of connect or weld constraint e: p1 on body 1, p2 on body 2
+// (connect: eq_data 0..2 in body 1's frame, 3..5 in body 2's; weld: 3..5 in body 1's, 0..2 in body
+// 2's).
+void equality_anchors(const Model& m, const Data& d, int e, double p1[3], double p2[3]);   // equality.cc
 void friction_rows(const Model& m, Data& d);   // friction.cc
 void limit_rows(const Model& m, Data& d);      // limit.cc
 void contact_rows(const Model& m, Data& d);    // contact_rows.cc

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "constraint/storage.h"
+#include "derivative/contact_geometry.h"
 #include "derivative/recycling.h"
 #include "derivative/work.h"
 #include "dynamics/dynamics.h"
@@ -85,7 +86,7 @@ bool scalar_joint(const Model& m, int j) { return m.jnt_type[j] == kJointHinge |
 
 // Whether the position derivative of every constraint row is analytic (below); else the feature.
 // Covered: joint limits (hinge, slide), fixed-tendon limits and friction, dof friction, joint,
-// fixed-tendon, connect and weld equality, and the contact pairs below.
+// fixed-tendon, connect and weld equality, and contacts (contact_geometry.h).
 const char* constraint_pos_unsupported(const Model& m, const Data& d) {
   for (int r = 0; r < d.nefc; ++r) {
     const int id = d.efc_id[r];
@@ -102,23 +103,8 @@ const char* constraint_pos_unsupported(const Model& m, const Data& d) {
       case kCnstrContactFrictionless:
       case kCnstrContactPyramidal:
       case kCnstrContactElliptic: {
-        const Contact& c = d.contact[id];
-        const int t1 = m.geom_type[c.geom1], t2 = m.geom_type[c.geom2];
-        const bool round1 = t1 == kGeomSphere || t1 == kGeomCapsule, round2 = t2 == kGeomSphere || t2 == kGeomCapsule;
-        bool ok = false;
-        if (t1 == kGeomPlane)
-          ok = internal::last_dof(m, m.geom_bodyid[c.geom1]) < 0 && (round2 || t2 == kGeomBox);
-        else if (round1 && round2) {
-          ok = c.dist + m.geom_size[3 * c.geom1] + m.geom_size[3 * c.geom2] > 1e-9;  // distinct centres
-          if (t1 == kGeomCapsule && t2 == kGeomCapsule) {
-            const double* R1 = &d.geom_xmat[9 * c.geom1];
-            const double* R2 = &d.geom_xmat[9 * c.geom2];
-            const double b = R1[2] * R2[2] + R1[5] * R2[5] + R1[8] * R2[8];
-            ok = ok && 1 - b * b > 1e-6;  // parallel capsules: a line contact
-          }
-        }
-        if (!ok)
-          return "contacts other than static plane vs sphere, capsule, box and sphere/capsule pairs (qpos derivative)";
+        if (internal::contact_deriv_method(m, d, d.contact[id]) == internal::ContactDerivMethod::kUnsupported)
+          return "contacts of spheres/capsules with coincident centres (qpos derivative)";
         break;
       }
       case kCnstrEquality: {
@@ -476,128 +462,7 @@ bool moves(const Model& m, int k, int i) {
   return krot && ji == jk;
 }
 
-// The geometry of a supported contact as functions of qpos (constraint_pos_unsupported lists the
-// pairs). Every pair is two points c1 (geom1) and c2 (geom2) with radii: a sphere's centre, the
-// closest point of a capsule's segment (c = p + s u, s free inside the segment, fixed at an end),
-// a box corner (radius 0), or for a plane (geom1, static) the foot of c2 (fixed). Then
-//   n = (c2 - c1)/L (a plane: its normal), dist = L - r1 - r2, pos = c1 + n (r1 + dist/2),
-// and the frame's tangent is the capsule axis (plane-capsule) or the world y (z) axis, made
-// orthogonal to n (make_frame).
 using namespace math;
-
-struct ContactGeometry {
-  bool plane = false;
-  double c1[3], c2[3], r1 = 0, r2 = 0, n[3], L = 0, dist = 0;
-  bool seg1 = false, seg2 = false;  // c1 / c2 slides on a free segment parameter
-  double u1[3] = {0, 0, 0}, u2[3] = {0, 0, 0};
-  const double* frame = nullptr;
-  double tan0[3] = {0, 0, 0};  // the tangent offered before orthogonalization
-  bool tangent_moves = false;  // the offered tangent is a capsule axis (moves with geom2)
-};
-
-ContactGeometry contact_geometry(const Model& m, const Data& d, const Contact& con) {
-  ContactGeometry g;
-  const int t1 = m.geom_type[con.geom1], t2 = m.geom_type[con.geom2];
-  g.frame = con.frame;
-  copy3(g.n, con.frame);
-  g.dist = con.dist;
-  auto radius = [&](int geom, int type) { return type == kGeomBox ? 0.0 : m.geom_size[3 * geom]; };
-  g.r2 = radius(con.geom2, t2);
-  for (int a = 0; a < 3; ++a) g.c2[a] = con.pos[a] + g.n[a] * (g.r2 + 0.5 * con.dist);
-  const double* R2 = &d.geom_xmat[9 * con.geom2];
-  if (t1 == kGeomPlane) {
-    g.plane = true;
-    if (t2 == kGeomCapsule) {
-      g.tangent_moves = true;
-      g.u2[0] = R2[2], g.u2[1] = R2[5], g.u2[2] = R2[8];
-      copy3(g.tan0, g.u2);
-    }
-    return g;
-  }
-  g.r1 = radius(con.geom1, t1);
-  for (int a = 0; a < 3; ++a) g.c1[a] = con.pos[a] - g.n[a] * (g.r1 + 0.5 * con.dist);
-  g.L = con.dist + g.r1 + g.r2;
-  auto segment = [&](int geom, const double* c, double* u) {
-    const double* R = &d.geom_xmat[9 * geom];
-    u[0] = R[2], u[1] = R[5], u[2] = R[8];
-    double v[3];
-    sub3(v, c, &d.geom_xpos[3 * geom]);
-    return std::abs(dot3(u, v)) < m.geom_size[3 * geom + 1] * (1 - 1e-9);  // inside: free
-  };
-  if (t1 == kGeomCapsule) g.seg1 = segment(con.geom1, g.c1, g.u1);
-  if (t2 == kGeomCapsule) g.seg2 = segment(con.geom2, g.c2, g.u2);
-  // default tangent of make_frame (no tangent offered)
-  if (std::abs(g.n[1]) < 0.5) g.tan0[1] = 1; else g.tan0[2] = 1;
-  return g;
-}
-
-// d pos, d dist and d frame (rows normal, t1, t2) along the unit motion Sk of a dof that moves
-// geom1's body (on1) and/or geom2's body (on2).
-void contact_geometry_deriv(const ContactGeometry& g, const double* Sk, bool on1, bool on2, const double* o1,
-                            const double* o2, double* dpos, double* ddist, double* dframe) {
-  auto point_vel = [&](double* v, const double* x, const double* o, bool on) {
-    if (!on) { v[0] = v[1] = v[2] = 0; return; }
-    double r[3], t[3];
-    sub3(r, x, o);
-    cross3(t, Sk, r);
-    for (int a = 0; a < 3; ++a) v[a] = Sk[3 + a] + t[a];
-  };
-  double v1[3], v2[3], dn[3] = {0, 0, 0};
-  std::fill_n(dframe, 9, 0.0);
-  if (g.plane) {
-    point_vel(v2, g.c2, o2, on2);
-    *ddist = dot3(g.n, v2);
-    for (int a = 0; a < 3; ++a) dpos[a] = v2[a] - 0.5 * *ddist * g.n[a];
-  } else {
-    point_vel(v1, g.c1, o1, on1);
-    point_vel(v2, g.c2, o2, on2);
-    double du1[3] = {0, 0, 0}, du2[3] = {0, 0, 0}, dw0[3], w[3];
-    if (on1) cross3(du1, Sk, g.u1);
-    if (on2) cross3(du2, Sk, g.u2);
-    sub3(dw0, v1, v2);
-    sub3(w, g.c1, g.c2);
-    // segment parameters: u1.w = 0 (s free), u2.w = 0 (t free), w = c1 - c2
-    double ds = 0, dt = 0;
-    const double e1 = -(dot3(g.u1, dw0) + dot3(du1, w)), e2 = -(dot3(g.u2, dw0) + dot3(du2, w));
-    if (g.seg1 && g.seg2) {
-      // ds - b dt = e1, b ds - dt = e2
-      const double b = dot3(g.u1, g.u2), det = b * b - 1;
-      ds = (-e1 + b * e2) / det;
-      dt = (e2 - b * e1) / det;
-    } else if (g.seg1) {
-      ds = e1;
-    } else if (g.seg2) {
-      dt = -e2;
-    }
-    double dc1[3], dc2[3], dd[3];
-    for (int a = 0; a < 3; ++a) dc1[a] = v1[a] + g.u1[a] * ds, dc2[a] = v2[a] + g.u2[a] * dt;
-    sub3(dd, dc2, dc1);
-    *ddist = dot3(g.n, dd);
-    for (int a = 0; a < 3; ++a) dn[a] = (dd[a] - *ddist * g.n[a]) / g.L;
-    // pos = c1 + n (r1 + dist/2)
-    for (int a = 0; a < 3; ++a) dpos[a] = dc1[a] + dn[a] * (g.r1 + 0.5 * g.dist) + g.n[a] * 0.5 * *ddist;
-  }
-  // frame: n, t1 = orth(tan0), t2 = n x t1
-  copy3(dframe, dn);
-  double dtan[3] = {0, 0, 0};
-  if (g.tangent_moves && on2) cross3(dtan, Sk, g.tan0);
-  const double nt = dot3(g.n, g.tan0);
-  double u[3], du[3];
-  for (int a = 0; a < 3; ++a) {
-    u[a] = g.tan0[a] - nt * g.n[a];
-    du[a] = dtan[a] - (dot3(dn, g.tan0) + dot3(g.n, dtan)) * g.n[a] - nt * dn[a];
-  }
-  const double ul = std::sqrt(dot3(u, u));
-  if (ul > kMinVal) {
-    const double* t1 = g.frame + 3;
-    const double tp = dot3(t1, du);
-    for (int a = 0; a < 3; ++a) dframe[3 + a] = (du[a] - tp * t1[a]) / ul;
-    double x[3], y[3];
-    cross3(x, dn, t1);
-    cross3(y, g.n, dframe + 3);
-    for (int a = 0; a < 3; ++a) dframe[6 + a] = x[a] + y[a];
-  }
-}
 
 // Position term of the rows of one connect (3 rows) or weld (6 rows) constraint starting at row r0,
 // added to T (col-major nv x nv); returns the number of rows. With the anchors p_b (body b's point,
@@ -617,13 +482,8 @@ int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowSca
   const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
   const double* data = &m.eq_data[kNEQDATA * e];
   const double ts = weld ? data[10] : 1.0;
-  const double* local1 = weld ? data + 3 : data;
-  const double* local2 = weld ? data : data + 3;
   double p1[3], p2[3], r1[3], r2[3], q1r[4], q2inv[4];
-  mulmatvec3(p1, &d.xmat[9 * b1], local1);
-  add3(p1, p1, &d.xpos[3 * b1]);
-  mulmatvec3(p2, &d.xmat[9 * b2], local2);
-  add3(p2, p2, &d.xpos[3 * b2]);
+  constraint::equality_anchors(m, d, e, p1, p2);
   sub3(r1, p1, &d.subtree_com[3 * m.body_rootid[b1]]);
   sub3(r2, p2, &d.subtree_com[3 * m.body_rootid[b2]]);
   mulquat(q1r, &d.xquat[4 * b1], data + 6);
@@ -729,14 +589,10 @@ int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowSca
 //   column k = sum_r dJ_r,k f_r + J_r s_r,k,   s_r,k = -D_r (dJ_r,k qacc - daref_r,k) - dD_r,k z_r
 // (s on quadratic rows only), with aref = -B J v - K imp (pos - margin), D = imp / ((1 - imp) c):
 //   daref = -B dJ v - K (impP (pos - margin) + imp) dpos,  dD = D impP dpos / (imp (1 - imp)).
-// Limit rows have a constant J and dpos = J_r[k]. A contact of a static plane (geom1) with a
-// sphere, capsule or box (geom2) lies at p = w - n (rho + dist/2), w a point fixed in geom2's body
-// (the sphere centre, a capsule end's centre, a box corner; rho the radius, 0 for a box) and
-// dist = n.(w - plane) - rho, so along dof k: dw = the velocity of w, ddist = n.dw,
-// dp = dw - n ddist/2; the frame is fixed except a capsule's first tangent t1 = the capsule axis
-// made orthogonal to n, which turns with the capsule. Row Jacobians (contact_rows.cc) are the
-// frame axes dotted with jp_i = lin_i + rot_i x (p - o) and jr_i = rot_i, whose derivatives follow
-// from d cdof_i = cdof_k x cdof_i (moves) and dp.
+// Limit rows have a constant J and dpos = J_r[k]. A contact's position, distance and frame move
+// with its geoms as contact_geometry.cc derives (d pos, d dist, d frame along dof k). Row
+// Jacobians (contact_rows.cc) are the frame axes dotted with jp_i = lin_i + rot_i x (p - o) and
+// jr_i = rot_i, whose derivatives follow from d cdof_i = cdof_k x cdof_i (moves) and dp.
 Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
   using namespace math;
   const int nv = m.nv, nefc = d.nefc;
@@ -828,7 +684,8 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
     const Contact& con = d.contact[d.efc_id[r]];
     const bool elliptic = type == kCnstrContactElliptic;
     const int nrow = elliptic ? con.dim : con.dim == 1 ? 1 : 2 * (con.dim - 1);
-    const ContactGeometry cg = contact_geometry(m, d, con);
+    internal::ContactJacobian cj;
+    internal::contact_jacobian(m, d, d.efc_id[r], &cj);
     const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
     const int n1 = constraint::dof_chain(m, b1, chain.data());
     const int n2 = constraint::dof_chain(m, b2, chain.data() + n1);
@@ -866,7 +723,7 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
       const double* Sk = &d.cdof[6 * k];
       const bool on1 = in_chain(c1, n1, k), on2 = in_chain(c2, n2, k);
       double dpos[3], dframe[9], ddist;
-      contact_geometry_deriv(cg, Sk, on1, on2, o1, o2, dpos, &ddist, dframe);
+      internal::contact_jacobian_apply(m, d, con, cj, Sk, on1, on2, o1, o2, dpos, &ddist, dframe);
       for (int q = 0; q < n; ++q) {
         const int i = cols[q];
         const double* Si = &d.cdof[6 * i];

@@ -1,7 +1,6 @@
 #include "mesh/hfield.h"
 #include "mesh/mesh.h"
-
-#include <png.h>
+#include "mesh/png.h"
 
 #include <cmath>
 #include <cstdint>
@@ -20,62 +19,18 @@ namespace {
 // PNG samples as 2.2.2 reads them (measured with PNG files written for the purpose and read back
 // from mjModel.hfield_data): the image's height is nrow and its width ncol; the bottom image row
 // becomes row 0; the value of a pixel is its gray level or, for color images, its RED channel only
-// (green and blue ignored); alpha is ignored; 16-bit samples keep their high byte (1000 -> 3, not
-// the rounded 4); gray depths below 8 bits scale to 0..255 (the later normalization to [0, 1] makes
-// the scale irrelevant there).
+// (green and blue ignored; decode_png_rgb replicates gray into R); alpha is ignored; 16-bit samples
+// keep their high byte (1000 -> 3, not the rounded 4); gray depths below 8 bits scale to 0..255
+// (the later normalization to [0, 1] makes the scale irrelevant there).
 HeightField read_png(const std::string& path) {
-  const std::string bytes = read_file(path, "height field");
-  if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8))
-    throw std::runtime_error("'" + path + "' is not a PNG file");
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  if (!png) throw std::runtime_error("libpng: out of memory");
-  png_infop info = png_create_info_struct(png);
-  if (!info) {
-    png_destroy_read_struct(&png, nullptr, nullptr);
-    throw std::runtime_error("libpng: out of memory");
-  }
-  struct Reader {
-    const std::string* s;
-    size_t pos;
-  } reader{&bytes, 0};
-  png_set_read_fn(png, &reader, [](png_structp p, png_bytep out, png_size_t n) {
-    auto* r = static_cast<Reader*>(png_get_io_ptr(p));
-    if (r->pos + n > r->s->size()) png_error(p, "truncated file");
-    std::memcpy(out, r->s->data() + r->pos, n);
-    r->pos += n;
-  });
+  const RgbImage img = decode_png_rgb(read_file(path, "height field"), path, "height field", 100000000ull);
   HeightField hf;
-  std::vector<unsigned char> img;
-  std::vector<png_bytep> rows;
-  // libpng reports errors by longjmp: nothing with a destructor may be created below until the
-  // rows are read (the vectors above outlive the jump).
-  if (setjmp(png_jmpbuf(png))) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    throw std::runtime_error("PNG file '" + path + "' could not be decoded");
-  }
-  png_read_info(png, info);
-  const png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
-  if (w == 0 || h == 0 || static_cast<unsigned long long>(w) * h > 100000000ull) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    throw std::runtime_error("PNG file '" + path + "' has an unsupported size for a height field");
-  }
-  png_set_expand(png);    // palette -> RGB, gray < 8 bits -> 8 bits, tRNS -> alpha
-  png_set_strip_16(png);  // high byte of 16-bit samples
-  png_read_update_info(png, info);
-  const size_t rowbytes = png_get_rowbytes(png, info);
-  const int channels = png_get_channels(png, info);
-  img.resize(rowbytes * h);
-  rows.resize(h);
-  for (png_uint_32 r = 0; r < h; ++r) rows[r] = img.data() + r * rowbytes;
-  png_read_image(png, rows.data());
-  png_read_end(png, nullptr);
-  png_destroy_read_struct(&png, &info, nullptr);
-  hf.nrow = static_cast<int>(h);
-  hf.ncol = static_cast<int>(w);
-  hf.data.resize(static_cast<size_t>(w) * h);
-  for (png_uint_32 r = 0; r < h; ++r)
-    for (png_uint_32 c = 0; c < w; ++c)
-      hf.data[static_cast<size_t>(r) * w + c] = img[static_cast<size_t>(h - 1 - r) * rowbytes + c * channels];
+  hf.nrow = img.h;
+  hf.ncol = img.w;
+  const size_t w = static_cast<size_t>(img.w);
+  hf.data.resize(w * img.h);
+  for (int r = 0; r < img.h; ++r)
+    for (size_t c = 0; c < w; ++c) hf.data[r * w + c] = img.rgb[3 * ((img.h - 1 - r) * w + c)];
   return hf;
 }
 

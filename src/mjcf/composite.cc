@@ -140,6 +140,31 @@ class Composite {
         }
   }
 
+  // A spatial tendon `name` from site s1 to site s2 (a copy of tmpl) and the tendon equality that
+  // holds it at its reference length (default solref/solimp: the caller may change them).
+  EqualitySpec& add_site_tendon(const Node& c, const TendonSpec& tmpl, const std::string& name,
+                                const std::string& s1, const std::string& s2) {
+    TendonSpec t = tmpl;
+    t.src = c;
+    t.name = name;
+    t.spatial = true;
+    for (const auto& sn : {s1, s2}) {
+      WrapSpec w;
+      w.src = c;
+      w.type = kWrapSite;
+      w.name = sn;
+      t.path.push_back(w);
+    }
+    spec.tendons.push_back(t);
+    EqualitySpec eq;
+    eq.src = c;
+    eq.type = kEqTendon;
+    eq.name1 = name;
+    eq.data[1] = 1;
+    spec.equalities.push_back(eq);
+    return spec.equalities.back();
+  }
+
   // rope: a chain along x through the enclosing body, whose name "B<i>" says which element of
   // the chain it is; elements i+1.. follow in +x, elements i-1.. down to 0 in -x, each nested in
   // the previous one with two hinges (y, then z) at the joint halfway to its parent, and a geom
@@ -257,26 +282,9 @@ class Composite {
         root.children.push_back(std::move(body));
       }
     auto add_tendon = [&](const std::string& name, const std::string& s1, const std::string& s2) {
-      TendonSpec t = tendon;
-      t.src = c;
-      t.name = name;
-      t.spatial = true;
-      for (const auto& sn : {s1, s2}) {
-        WrapSpec w;
-        w.src = c;
-        w.type = kWrapSite;
-        w.name = sn;
-        t.path.push_back(w);
-      }
-      spec.tendons.push_back(t);
-      EqualitySpec eq;
-      eq.src = c;
-      eq.type = kEqTendon;
-      eq.name1 = name;
-      eq.data[1] = 1;
+      EqualitySpec& eq = add_site_tendon(c, tendon, name, s1, s2);
       eq.solref[0] = 0.01;
       eq.solimp[0] = eq.solimp[1] = 0.99;
-      spec.equalities.push_back(eq);
     };
     for (int i = 0; i + 1 < count[0]; ++i)
       for (int j = 0; j < count[1]; ++j) add_tendon(nm("T0_", i, j), nm("S", i, j), nm("S", i + 1, j));
@@ -369,37 +377,14 @@ class Composite {
         parent = here;
       }
     }
-    auto add_tendon = [&](const TendonSpec& tmpl, const std::string& name, const std::string& s1,
-                          const std::string& s2, bool equality) {
-      TendonSpec t = tmpl;
-      t.src = c;
-      t.name = name;
-      t.spatial = true;
-      for (const auto& sn : {s1, s2}) {
-        WrapSpec w;
-        w.src = c;
-        w.type = kWrapSite;
-        w.name = sn;
-        t.path.push_back(w);
-      }
-      spec.tendons.push_back(t);
-      if (equality) {
-        EqualitySpec eq;
-        eq.src = c;
-        eq.type = kEqTendon;
-        eq.name1 = name;
-        eq.data[1] = 1;
-        spec.equalities.push_back(eq);
-      }
-    };
     for (int j = 0; j < count[1]; ++j) {
       if (j == j0) continue;
-      for (int i = 0; i + 1 < count[0]; ++i) add_tendon(tendon, nm("T", i, j), nm("S", i, j), nm("S", i + 1, j), true);
+      for (int i = 0; i + 1 < count[0]; ++i) add_site_tendon(c, tendon, nm("T", i, j), nm("S", i, j), nm("S", i + 1, j));
     }
     if (shear)
       for (int i = 0; i + 1 < count[0]; ++i)
         for (int j = 0; j + 1 < count[1]; ++j)
-          add_tendon(*shear, nm("TS", i, j), nm("S", i, j), nm("S", i + 1, j + 1), true);
+          add_site_tendon(c, *shear, nm("TS", i, j), nm("S", i, j), nm("S", i + 1, j + 1));
   }
 
   // box: the surface elements B<i>_<j>_<k> of an n x n x n grid around the enclosing body (which

@@ -18,12 +18,30 @@ struct LineEval {
   double d1 = 0, d2 = 0;
 };
 
+// The unilateral rows [i0, i1) (limits, frictionless and pyramidal contacts: active where
+// z = Jaref + alpha jv < 0) added to e's derivatives; a loop of its own so that the sums stay in
+// registers.
+inline void unilateral_rows(const double* Jaref, const double* jv, const double* D, int i0, int i1,
+                            double alpha, LineEval* e) {
+  double d1 = e->d1, d2 = e->d2;
+  for (int i = i0; i < i1; ++i) {
+    const double v = jv[i], z = Jaref[i] + alpha * v;
+    if (z < 0) {
+      const double Dv = D[i] * v;
+      d1 += Dv * z;
+      d2 += Dv * v;
+    }
+  }
+  e->d1 = d1;
+  e->d2 = d2;
+}
+
 // First and second derivative of the cost along the line at alpha (the search needs no values:
 // the decrease is computed once at the end, line_delta). Rows come in the order equality
 // [0, ne), friction loss [ne, ne + nf), then limits and contacts, so each range is a loop of its
-// own.
+// own. pyramidal: no elliptic contact rows (the tight loop of unilateral_rows for the rest).
 LineEval line_eval(const Model& m, const Data& d, const Primal& p, double alpha, double gq1,
-                   double gq2) {
+                   double gq2, bool pyramidal) {
   LineEval e;
   // gauss part: gq1 = p'(Ma - qfrc_smooth), gq2 = p'Mp
   double d1 = gq1 + alpha * gq2, d2 = gq2;
@@ -47,6 +65,12 @@ LineEval line_eval(const Model& m, const Data& d, const Primal& p, double alpha,
       d1 += D[i] * z * v;
       d2 += D[i] * v * v;
     }
+  }
+  if (pyramidal) {
+    e.d1 = d1;
+    e.d2 = d2;
+    unilateral_rows(Jaref, jv, D, ne + nf, nefc, alpha, &e);
+    return e;
   }
   double dummy = 0;
   for (int i = ne + nf; i < nefc; ++i) {
@@ -122,12 +146,15 @@ double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0
     elliptic_line_prepare(d, i, p.Jaref, p.jv, p.ecoef + 3 * i);
     i += d.contact[d.efc_id[i]].dim - 1;
   }
+  // contact rows are elliptic only with the elliptic cone (contact_rows.cc; the hard-contact
+  // solvers never come here)
+  const bool pyramidal = m.opt.cone != kConeElliptic;
   double gq1 = 0, gq2 = 0;
   for (int k = 0; k < nv; ++k) {
     gq1 += p.search[k] * (p.Ma[k] - d.qfrc_smooth[k]);
     gq2 += p.search[k] * p.Mv[k];
   }
-  LineEval e0 = line_eval(m, d, p, 0, gq1, gq2);
+  LineEval e0 = line_eval(m, d, p, 0, gq1, gq2, pyramidal);
   int n = 1;
   *slope0 = e0.d1;
   double alpha = 0;
@@ -140,7 +167,7 @@ double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0
       const bool inside = next > lo && (hi < 0 || next < hi);
       if (!inside) next = hi < 0 ? 2 * (alpha > 0 ? alpha : 1) : 0.5 * (lo + hi);
       alpha = next;
-      e = line_eval(m, d, p, alpha, gq1, gq2);
+      e = line_eval(m, d, p, alpha, gq1, gq2, pyramidal);
       ++n;
       if (std::fabs(e.d1) <= tol) break;
       if (e.d1 < 0) lo = alpha; else hi = alpha;

@@ -6,8 +6,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "mesh/mesh.h"
+#include "png_writer.h"
 #include "moreau/moreau.h"
 
 namespace {
@@ -215,6 +218,26 @@ TEST(Mesh, HeightFieldFromPngMatchesMuJoCo222) {
   for (int i = 0; i < 12; ++i) {
     EXPECT_NEAR(m.hfield_data[i], rgb[i], 1e-7) << i;
     EXPECT_NEAR(m.hfield_data[12 + i], g16[i], 1e-7) << i;
+  }
+  // the same pixels Adam7-interlaced, and a file that is not a PNG
+  std::vector<unsigned char> px(36);
+  const unsigned char red[12] = {10, 200, 30, 40, 250, 60, 70, 0, 90, 100, 110, 120};
+  for (int i = 0; i < 12; ++i) px[3 * i] = red[i], px[3 * i + 1] = 7 * i, px[3 * i + 2] = 255 - i;
+  std::ofstream(dir / "assets" / "rgbi.png", std::ios::binary) << moreau::testing::rgb_png(4, 3, px, true);
+  std::ofstream(dir / "assets" / "bad.png", std::ios::binary) << "not a png";
+  std::ofstream(dir / "model3.xml") << R"(<mujoco><compiler meshdir="assets"/><asset>
+    <hfield name="a" file="rgbi.png" size="1 2 3 0.1"/></asset><worldbody><geom type="hfield" hfield="a"/></worldbody></mujoco>)";
+  const moreau::Model mi = moreau::load_model((dir / "model3.xml").string());
+  ASSERT_EQ(mi.nhfielddata, 12);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(mi.hfield_data[i], m.hfield_data[i]) << i;
+  std::ofstream(dir / "model4.xml") << R"(<mujoco><compiler meshdir="assets"/><asset>
+    <hfield name="a" file="bad.png" size="1 2 3 0.1"/></asset></mujoco>)";
+  try {
+    moreau::load_model((dir / "model4.xml").string());
+    ADD_FAILURE() << "a file that is not a PNG loaded";
+  } catch (const moreau::LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("height field file"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("is not a PNG file"), std::string::npos) << e.what();
   }
   // 2.2.2 rejects a height field given both from a file and by nrow/ncol
   std::ofstream(dir / "model2.xml") << R"(<mujoco><compiler meshdir="assets"/><asset>

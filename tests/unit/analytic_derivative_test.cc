@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "../model_list.h"
+#include "derivative/contact_geometry.h"
+#include "kinematics/jacobian.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/moreau.h"
 
@@ -332,9 +334,11 @@ void check_constrained(const std::string& path, int nsteps, int integrator, bool
   for (int u = 0; u < m.nu; ++u) d.ctrl[u] = m.actuator_ctrllimited[u] ? 0.3 * m.actuator_ctrlrange[2 * u + 1] : 0.1;
   for (int i = 0; i < nsteps; ++i) step(m, d);
   for (int i = 0; i < m.nv; ++i) d.qvel[i] += 0.1 * n01(rng);
-  // hinge joints past their upper limit by 0.01 (a limit row in every limited model)
+  // hinge joints past their upper limit by 0.007 (a limit row in every limited model); not 0.01 or
+  // 0.005: the quadruped's limits have solimp width 0.01, whose impedance has a jump in its second
+  // derivative at the width and at its midpoint, where centred differences err by O(eps)
   for (int j = 0; j < m.njnt; ++j)
-    if (m.jnt_limited[j] && m.jnt_type[j] == kJointHinge) d.qpos[m.jnt_qposadr[j]] = m.jnt_range[2 * j + 1] + 0.01;
+    if (m.jnt_limited[j] && m.jnt_type[j] == kJointHinge) d.qpos[m.jnt_qposadr[j]] = m.jnt_range[2 * j + 1] + 0.007;
   forward(m, d);
   ASSERT_GT(d.nefc, 0) << path;
   const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + d.nefc);
@@ -376,6 +380,43 @@ TEST(AnalyticDerivative, TransitionConstrainedMatchesTransitionFd) {
     if (std::string(rel) == "dm_control/dog.xml") check_constrained(path, 300, kIntEuler, false);
   }
   MOREAU_SKIPPED_SHARED(skipped, 3);
+}
+
+// humanoid100 (the benchmark's state: keyframe 0, 200 steps, the humanoids fallen on the floor and
+// on each other): 109 contacts of every kind the model has (plane with sphere, capsule, ellipsoid,
+// cylinder and box; sphere-sphere, capsule-capsule; box-box; the MPR pairs capsule-ellipsoid,
+// ellipsoid-ellipsoid, cylinder-cylinder), no column falling back. transition_derivatives against
+// transition_fd (centred, eps 1e-6), Newton converged to 1e-12; bound 1e-5 relative to max(|A|, 1).
+TEST(AnalyticDerivative, Humanoid100MatchesTransitionFd) {
+  const std::string path = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
+  Model m = load_model(path);
+  m.opt.tolerance = 1e-12;
+  m.opt.iterations = 200;
+  Data d = make_data(m);
+  if (m.nkey > 0) reset_data_keyframe(m, d, 0);
+  for (int i = 0; i < 200; ++i) step(m, d);
+  EXPECT_TRUE(derivative_fallbacks(m, d).empty());
+  forward(m, d);
+  int mpr = 0, box = 0;
+  for (int i = 0; i < d.ncon; ++i) {
+    const int t1 = m.geom_type[d.contact[i].geom1], t2 = m.geom_type[d.contact[i].geom2];
+    mpr += t1 != kGeomPlane && (t1 == kGeomEllipsoid || t1 == kGeomCylinder || t2 == kGeomEllipsoid || t2 == kGeomCylinder);
+    box += t1 == kGeomBox && t2 == kGeomBox;
+  }
+  EXPECT_GT(mpr, 0);
+  EXPECT_GT(box, 0);
+  const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + d.nefc);
+  const int ndx = 2 * m.nv + m.na, nu = m.nu;
+  Vec A(static_cast<size_t>(ndx) * ndx), B(static_cast<size_t>(ndx) * nu), Af(A.size()), Bf(B.size());
+  transition_derivatives(m, d, A.data(), B.data(), nullptr, nullptr);
+  transition_fd(m, d, 1e-6, true, Af.data(), Bf.data(), nullptr, nullptr);
+  forward(m, d);
+  ASSERT_EQ(static_cast<size_t>(d.nefc), state.size());
+  EXPECT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin()));
+  const double ea = rel_error(A, Af, 0), eb = rel_error(B, Bf, 0);
+  std::printf("humanoid100 (ncon %d: %d MPR, %d box-box; nefc %d): A %.2e, B %.2e\n", d.ncon, mpr, box, d.nefc, ea, eb);
+  EXPECT_LE(ea, 1e-5);
+  EXPECT_LE(eb, 1e-5);
 }
 
 // Constraint position derivatives (analytic): a box, a capsule and a sphere pressed into a plane
@@ -535,6 +576,298 @@ TEST(AnalyticDerivative, RoundPairPositionMatchesCentredDifferences) {
   const int worst_col = fd.worst_col;
   std::printf("round pairs (nefc %d): d qacc/d qpos relative error %.2e (worst column %d), max |fd| %.3g\n", nefc, e,
               worst_col, fs);
+  EXPECT_LE(e, 1e-5);
+}
+
+// d qacc/d qpos of a scene (random velocities, seed) against centred differences with the active set
+// held (qpos_columns_by_fd); the scene must have ncon contacts. Returns the relative error (or -1
+// after a fatal failure) and prints it.
+double scene_qpos_error(const char* xml, const char* name, int ncon, unsigned seed = 7) {
+  Model m = load_model_from_string(xml);
+  Data d = make_data(m);
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> n01(0, 1);
+  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
+  EXPECT_TRUE(derivative_fallbacks(m, d).empty()) << name;
+  forward(m, d);
+  const int nv = m.nv, nefc = d.nefc;
+  EXPECT_EQ(d.ncon, ncon) << name;
+  const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + nefc);
+  Vec Aq(nv * nv);
+  forward_derivatives(m, d, Aq.data(), nullptr, nullptr, nullptr, nullptr);
+  QposColumns fd;
+  qpos_columns_by_fd(m, d, state, Aq, &fd);
+  if (::testing::Test::HasFatalFailure()) return -1;
+  std::printf("%s (ncon %d, nefc %d): d qacc/d qpos relative error %.2e (worst column %d), max |fd| %.3g\n", name,
+              d.ncon, nefc, fd.error, fd.worst_col, fd.scale);
+  return fd.error;
+}
+
+// The contact geometry's derivative itself (contact_geometry.h): d (pos, dist, frame) of every
+// contact along every dof against centred differences of the contacts of forward (eps, the contact
+// set unchanged: checked). Returns the largest error relative to max(1, |derivative|) per
+// contact, and prints the worst contact.
+double contact_geometry_error(const char* xml, int ncon, double eps = 1e-7) {
+  Model m = load_model_from_string(xml);
+  Data d = make_data(m);
+  forward(m, d);
+  EXPECT_EQ(d.ncon, ncon);
+  const int nv = m.nv, nc = d.ncon;
+  std::vector<internal::ContactJacobian> cj(nc);
+  for (int i = 0; i < nc; ++i) internal::contact_jacobian(m, d, i, &cj[i]);
+  auto on = [&](int body, int k) {
+    for (int j = internal::last_dof(m, body); j >= 0; j = m.dof_parentid[j])
+      if (j == k) return true;
+    return false;
+  };
+  Vec an(static_cast<size_t>(nc) * 13 * nv);
+  for (int i = 0; i < nc; ++i) {
+    const Contact& c = d.contact[i];
+    const int b1 = m.geom_bodyid[c.geom1], b2 = m.geom_bodyid[c.geom2];
+    for (int k = 0; k < nv; ++k) {
+      double y[13];
+      internal::contact_jacobian_apply(m, d, c, cj[i], &d.cdof[6 * k], on(b1, k), on(b2, k),
+                                       &d.subtree_com[3 * m.body_rootid[b1]], &d.subtree_com[3 * m.body_rootid[b2]],
+                                       y, y + 3, y + 4);
+      for (int r = 0; r < 13; ++r) an[(static_cast<size_t>(i) * 13 + r) * nv + k] = y[r];
+    }
+  }
+  const Vec q0 = d.qpos;
+  Vec dq(nv), yp(nc * 13), yn(nc * 13);
+  double worst = 0;
+  int worst_contact = -1, worst_dof = -1;
+  Vec err(nc, 0.0);
+  for (int k = 0; k < nv; ++k) {
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+      std::fill(dq.begin(), dq.end(), 0.0);
+      dq[k] = 1;
+      d.qpos = q0;
+      integrate_pos(m, d.qpos.data(), dq.data(), sgn * eps);
+      forward(m, d);
+      EXPECT_EQ(d.ncon, nc) << "dof " << k;
+      if (d.ncon != nc) return 1e300;
+      for (int i = 0; i < nc; ++i) {
+        double* y = (sgn > 0 ? yp.data() : yn.data()) + 13 * i;
+        std::copy_n(d.contact[i].pos, 3, y);
+        y[3] = d.contact[i].dist;
+        std::copy_n(d.contact[i].frame, 9, y + 4);
+      }
+    }
+    for (int i = 0; i < nc; ++i)
+      for (int r = 0; r < 13; ++r) {
+        const double fd = (yp[13 * i + r] - yn[13 * i + r]) / (2 * eps);
+        const double a = an[(static_cast<size_t>(i) * 13 + r) * nv + k];
+        const double e = std::abs(a - fd) / std::max(1.0, std::abs(fd));
+        err[i] = std::max(err[i], e);
+        if (e > worst) worst = e, worst_contact = i, worst_dof = k;
+      }
+  }
+  d.qpos = q0;
+  forward(m, d);
+  for (int i = 0; i < nc; ++i)
+    std::printf("  contact %d (geoms %d %d, types %d %d, dist %.4f): error %.2e\n", i, d.contact[i].geom1,
+                d.contact[i].geom2, m.geom_type[d.contact[i].geom1], m.geom_type[d.contact[i].geom2], d.contact[i].dist,
+                err[i]);
+  std::printf("contact geometry: worst %.2e (contact %d, dof %d)\n", worst, worst_contact, worst_dof);
+  return worst;
+}
+
+// Box pairs (box-box and capsule-box by centred differences of the narrow phase alone, sphere-box
+// analytic; contact_geometry.cc): a tilted box resting on a box on a free body (face contact), a
+// box edge across another box's edge (edge-edge), a sphere on a box's face, on its edge and with
+// its centre inside one, a capsule on a box, the lower boxes on the plane.
+const char* kBoxScene = R"(
+<mujoco>
+  <option timestep="0.002" tolerance="1e-13" iterations="300"/>
+  <worldbody>
+    <geom type="plane" size="5 5 .1"/>
+    <body pos="0 0 .098"><freejoint/><geom type="box" size=".2 .2 .1"/></body>
+    <body pos=".03 .02 .293" euler="3 2 20"><freejoint/><geom type="box" size=".1 .08 .1"/></body>
+    <body pos="1 0 .3" euler="45 0 0"><freejoint/><geom type="box" size=".2 .1 .1"/></body>
+    <body pos="1.01 .02 .578" euler="3 45 0"><freejoint/><geom type="box" size=".1 .2 .1"/></body>
+    <body pos="2 0 .098"><freejoint/><geom type="box" size=".2 .2 .1"/></body>
+    <body pos="2.05 .03 .2965"><freejoint/><geom type="sphere" size=".1"/></body>
+    <body pos="3 0 .098"><freejoint/><geom type="box" size=".2 .2 .1"/></body>
+    <body pos="3.02 .01 .297" euler="86 0 10"><freejoint/><geom type="capsule" size=".1 .15"/></body>
+    <body pos="4 0 .098" euler="0 0 5"><freejoint/><geom type="box" size=".2 .2 .1"/></body>
+    <body pos="4.25 .03 .23"><freejoint/><geom type="sphere" size=".07"/></body>
+    <body pos="5 0 .098" euler="0 0 5"><freejoint/><geom type="box" size=".2 .2 .1"/></body>
+    <body pos="5.02 .01 .17"><freejoint/><geom type="sphere" size=".05"/></body>
+  </worldbody>
+</mujoco>)";
+
+TEST(AnalyticDerivative, BoxPairPositionMatchesCentredDifferences) {
+  EXPECT_LE(contact_geometry_error(kBoxScene, 28), 1e-6);
+  const double e = scene_qpos_error(kBoxScene, "box pairs", 28);
+  EXPECT_GE(e, 0);
+  EXPECT_LE(e, 1e-5);
+}
+
+// Plane pairs (analytic): an ellipsoid, a lying and a tilted upright cylinder, a mesh on the plane
+// (planes are static: 2.2.2 allows them in bodies welded to the world only).
+const char* kPlaneScene = R"(
+<mujoco>
+  <option timestep="0.002" tolerance="1e-13" iterations="300"/>
+  <asset><mesh name="tet" vertex="0 0 0  .2 0 0  0 .2 0  0 0 .2  .15 .15 .05"/></asset>
+  <worldbody>
+    <geom type="plane" size="5 5 .1"/>
+    <body pos="0 0 .065" euler="10 20 5"><freejoint/><geom type="ellipsoid" size=".15 .1 .07"/></body>
+    <body pos="1 0 .098" euler="85 5 10"><freejoint/><geom type="cylinder" size=".1 .15"/></body>
+    <body pos="2 0 .046" euler="2 1 0"><freejoint/><geom type="cylinder" size=".1 .05"/></body>
+    <body pos="3 0 -.01" euler="20 -15 10"><freejoint/><geom type="mesh" mesh="tet"/></body>
+  </worldbody>
+</mujoco>)";
+
+TEST(AnalyticDerivative, PlanePairPositionMatchesCentredDifferences) {
+  EXPECT_LE(contact_geometry_error(kPlaneScene, 6), 1e-6);
+  const double e = scene_qpos_error(kPlaneScene, "plane pairs", 6);
+  EXPECT_GE(e, 0);
+  EXPECT_LE(e, 1e-5);
+}
+
+// MPR pairs where libccd's refinement is smooth under small perturbations (ellipsoid on a box,
+// capsule on an ellipsoid, ellipsoid on an ellipsoid, sphere on an ellipsoid; hinged lower geoms):
+// the narrow-phase differences against centred differences of forward (eps 1e-6: MPR's own
+// round-off is ~1e-13, 1e-7 differences have 1e-7 noise), bound 1e-6 on the contact geometry and
+// 1e-5 on d qacc/d qpos. The witness approximation (the fallback where MPR jumps) measured on the
+// same contacts against these and printed: errors of order 1, a rough approximation (no bound).
+const char* kMprScene = R"(
+<mujoco>
+  <option timestep="0.002" tolerance="1e-13" iterations="300"/>
+  <worldbody>
+    <body pos="0 0 .1"><joint type="hinge" axis="0 1 0"/><geom type="box" size=".2 .2 .1"/></body>
+    <body pos=".02 .01 .265" euler="10 20 5"><freejoint/><geom type="ellipsoid" size=".15 .1 .07"/></body>
+    <body pos="3 0 .1" euler="0 10 0"><joint type="hinge" axis="0 1 0"/><geom type="ellipsoid" size=".3 .2 .1"/></body>
+    <body pos="3.05 0 .28" euler="80 0 0"><freejoint/><geom type="capsule" size=".08 .2"/></body>
+    <body pos="5 0 .1" euler="5 10 0"><joint type="hinge" axis="1 0 0"/><geom type="ellipsoid" size=".3 .2 .1"/></body>
+    <body pos="5.05 0 .27" euler="20 0 30"><freejoint/><geom type="ellipsoid" size=".2 .1 .08"/></body>
+    <body pos="7 0 .1" euler="0 10 0"><joint type="hinge" axis="0 1 0"/><geom type="ellipsoid" size=".3 .2 .1"/></body>
+    <body pos="7.05 .02 .26"><freejoint/><geom type="sphere" size=".07"/></body>
+  </worldbody>
+</mujoco>)";
+
+TEST(AnalyticDerivative, MprPairPositionMatchesCentredDifferences) {
+  EXPECT_LE(contact_geometry_error(kMprScene, 4, 1e-6), 1e-6);
+  const double e = scene_qpos_error(kMprScene, "MPR pairs", 4);
+  EXPECT_GE(e, 0);
+  EXPECT_LE(e, 1e-5);
+  // the witness approximation on the same contacts, against the differences: relative to the
+  // largest entry of each quantity (pos, dist, frame) over the contact's 12 columns
+  Model m = load_model_from_string(kMprScene);
+  Data d = make_data(m);
+  forward(m, d);
+  ASSERT_EQ(d.ncon, 4);
+  {
+    double worst[3] = {0, 0, 0};
+    for (int i = 0; i < d.ncon; ++i) {
+      internal::ContactJacobian fine, approx;
+      internal::contact_jacobian(m, d, i, &fine);
+      internal::contact_jacobian(m, d, i, &approx, true);
+      for (int q = 0; q < 3; ++q) {
+        const int r0 = q == 0 ? 0 : q == 1 ? 3 : 4, r1 = q == 0 ? 3 : q == 1 ? 4 : 13;
+        double scale = 0, err = 0;
+        for (int r = r0; r < r1; ++r)
+          for (int j = 0; j < 12; ++j) {
+            scale = std::max(scale, std::abs(fine.G[12 * r + j]));
+            err = std::max(err, std::abs(approx.G[12 * r + j] - fine.G[12 * r + j]));
+          }
+        worst[q] = std::max(worst[q], err / scale);
+      }
+    }
+    std::printf("witness approximation on the MPR scene: d pos %.2e, d dist %.2e, d frame %.2e (relative)\n",
+                worst[0], worst[1], worst[2]);
+  }
+}
+
+// MPR contacts on flat faces, where the model's MPR (tolerance 1e-6) jumps under 1e-6
+// perturbations and centred differences of forward are meaningless (they grow as 1/eps): a sphere
+// on the flat top of a static cylinder, a lying cylinder on a hinged box, a mesh on a box on a
+// slide. Their derivative is that of MPR run to convergence (checked: the method used). The
+// sphere's has a closed form, n = -z (from the sphere to the cylinder), dist = z - r - top,
+// pos = (x, y, (z - r + top) / 2): along the sphere's twist, d pos = diag(1, 1, 1/2) v,
+// d dist = v_z, nothing along its rotation, d frame = 0; matched within 1e-2 (the fallback's
+// agreement bound; measured printed).
+const char* kMprJumpScene = R"(
+<mujoco>
+  <asset><mesh name="tet" vertex="0 0 0  .2 0 0  0 .2 0  0 0 .2  .15 .15 .05"/></asset>
+  <worldbody>
+    <geom type="cylinder" size=".2 .1" pos="4 0 .1"/>
+    <body pos="4.05 .02 .295"><freejoint/><geom type="sphere" size=".1"/></body>
+    <body pos="1 0 .1"><joint type="hinge" axis="1 0 0"/><geom type="box" size=".2 .2 .1"/></body>
+    <body pos="1 .02 .296" euler="85 5 10"><freejoint/><geom type="cylinder" size=".1 .15"/></body>
+    <body pos="2 0 .1"><joint type="slide" axis="0 0 1"/><geom type="box" size=".2 .2 .1"/></body>
+    <body pos="2 0 .19" euler="20 -15 10"><freejoint/><geom type="mesh" mesh="tet"/></body>
+  </worldbody>
+</mujoco>)";
+
+TEST(AnalyticDerivative, JumpingMprUsesConvergedMpr) {
+  Model m = load_model_from_string(kMprJumpScene);
+  Data d = make_data(m);
+  EXPECT_TRUE(derivative_fallbacks(m, d).empty());
+  forward(m, d);
+  ASSERT_EQ(d.ncon, 3);
+  double worst = 0;
+  for (int i = 0; i < d.ncon; ++i) {
+    internal::ContactJacobian cj;
+    EXPECT_EQ(internal::contact_jacobian(m, d, i, &cj), internal::ContactDerivMethod::kConvergedMpr) << i;
+    if (m.geom_type[d.contact[i].geom1] != kGeomSphere) continue;
+    for (int r = 0; r < 13; ++r)
+      for (int j = 0; j < 6; ++j) {  // the sphere is geom1: columns 0..5
+        double exact = 0;
+        if (j >= 3 && r < 3 && r == j - 3) exact = r < 2 ? 1 : 0.5;
+        if (j == 5 && r == 3) exact = 1;
+        worst = std::max(worst, std::abs(cj.G[12 * r + j] - exact));
+      }
+  }
+  std::printf("sphere on a cylinder's top by converged MPR: largest error %.2e against the closed form\n", worst);
+  EXPECT_LE(worst, 1e-2);
+  Vec Aq(static_cast<size_t>(m.nv) * m.nv);
+  forward_derivatives(m, d, Aq.data(), nullptr, nullptr, nullptr, nullptr);
+  for (double x : Aq) ASSERT_TRUE(std::isfinite(x));
+}
+
+// Height-field contacts (MPR against the field's prisms, several per geom): a sphere and a capsule
+// on a bumpy 5 x 5 field; narrow-phase differences (eps 1e-6 for the contact geometry, as MPR).
+const char* kHfieldScene = R"(
+<mujoco>
+  <option timestep="0.002" tolerance="1e-13" iterations="300"/>
+  <asset>
+    <hfield name="h" nrow="5" ncol="5" size="1 1 .2 .1"
+            elevation="0 .3 .1 .5 .2  .4 .1 .6 .2 .3  .2 .5 .3 .1 .4  .6 .2 .4 .3 .1  .1 .3 .2 .5 .2"/>
+  </asset>
+  <worldbody>
+    <geom type="hfield" hfield="h"/>
+    <body pos=".1 .12 .19"><freejoint/><geom type="sphere" size=".1"/></body>
+    <body pos=".5 -.5 .17" euler="10 5 20"><freejoint/><geom type="capsule" size=".06 .1"/></body>
+  </worldbody>
+</mujoco>)";
+
+TEST(AnalyticDerivative, HfieldPositionMatchesCentredDifferences) {
+  EXPECT_LE(contact_geometry_error(kHfieldScene, 8, 1e-6), 1e-6);
+  const double e = scene_qpos_error(kHfieldScene, "height field", 8);
+  EXPECT_GE(e, 0);
+  EXPECT_LE(e, 1e-5);
+}
+
+// Parallel capsules (a line contact: the two end contacts, each an end's centre against the closest
+// point of the other segment), the upper one on three slides so that every perturbation keeps the
+// axes parallel (any rotation makes the narrow phase give one contact instead: the derivative is
+// that of the current contact set).
+const char* kParallelScene = R"(
+<mujoco>
+  <option timestep="0.002" tolerance="1e-13" iterations="300"/>
+  <worldbody>
+    <geom type="capsule" fromto="-.3 0 0 .3 0 0" size=".1"/>
+    <body pos=".2 .03 .195">
+      <joint type="slide" axis="1 0 0"/><joint type="slide" axis="0 1 0"/><joint type="slide" axis="0 0 1"/>
+      <geom type="capsule" fromto="-.3 0 0 .3 0 0" size=".1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+TEST(AnalyticDerivative, ParallelCapsulesPositionMatchesCentredDifferences) {
+  const double e = scene_qpos_error(kParallelScene, "parallel capsules", 2);
+  EXPECT_GE(e, 0);
   EXPECT_LE(e, 1e-5);
 }
 

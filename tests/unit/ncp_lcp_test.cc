@@ -8,6 +8,7 @@
 //   step 2 -> 3: g = 0, no approach:         f = 0,   v = (1.5, 1.5), q = (3, 4)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -87,7 +88,7 @@ TEST(NcpLcp, LemkeSolutionIsComplementary) {
 TEST(NcpLcp, LemkeOnSmallProblems) {
   // M = [[2, 1], [1, 2]], q = (-5, -6): both active, 2a + b = 5, a + 2b = 6 -> (4/3, 7/3)
   const double M[4] = {2, 1, 1, 2}, q[2] = {-5, -6};
-  double z[2], work[16];
+  double z[2], work[64];  // lemke_work_size(2) = 32
   ASSERT_GE(moreau::ncp::lemke(2, M, q, z, work, 100), 0);
   EXPECT_NEAR(z[0], 4.0 / 3, 1e-14);
   EXPECT_NEAR(z[1], 7.0 / 3, 1e-14);
@@ -117,4 +118,94 @@ TEST(NcpLcp, RefusesProblemsPastItsSize) {
     EXPECT_NE(std::string(e.what()).find("lcp"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("240"), std::string::npos) << e.what();
   }
+}
+
+// The problem class on the grasp (models/experiments/grasp.xml: the box held by two pads and
+// resting on the floor, up to 12 contacts and 72 LCP variables, hyperstatic and degenerate). Per
+// contact the variables are (lambda_N, beta_1..4, sigma); M = [P E; -E' + mu N 0] with
+// P = V'GV symmetric positive semi-definite, so z'Mz = z_F'Pz_F + sum sigma mu lambda_N >= 0 for
+// z >= 0: M is copositive, the class for which Lemke's algorithm with the lexicographic rule ends
+// on a solution whenever q'z >= 0 on SOL(0, M) (Cottle, Pang & Stone, Thm. 3.8.6;
+// docs/contact_models.md). Checked on every step of the close and the lift: P symmetric to
+// round-off and positive semi-definite (Cholesky of P + 1e-10 max(diag P) I), the slack rows and
+// columns as stated, and the solution complementary to lcp's acceptance (kLcpAccept, relative to
+// the problem's velocity and impulse scales).
+TEST(NcpLcp, GraspLcpIsCopositiveAndLemkeSolvesIt) {
+  moreau::Model m = moreau::load_model(kDir + "grasp.xml");
+  m.opt.solver = moreau::kSolverLCP;
+  moreau::Data d = moreau::make_data(m);
+  moreau::reset_data_keyframe(m, d, 0);
+  int largest = 0, checked = 0;
+  for (int step = 0; step < 400; ++step) {  // closing (0 .. 0.5 s), then the start of the lift
+    const double s = std::clamp((d.time - 0.5) / 1.0, 0.0, 1.0);
+    d.ctrl[0] = 0.1 * 0.5 * (1 - std::cos(M_PI * s));
+    moreau::step(m, d);
+    const moreau::ncp::LcpView L = moreau::ncp::last_lcp(m, d);
+    if (L.n == 0) continue;
+    ASSERT_EQ(L.n % 6, 0);
+    const int n = L.n;
+    largest = std::max(largest, n / 6);
+    auto at = [&](int i, int j) { return L.M[i * n + j]; };
+    auto is_slack = [](int i) { return i % 6 == 5; };
+    std::vector<int> F;
+    double pmax = 0, vscale = 0, iscale = 0;
+    for (int i = 0; i < n; ++i)
+      if (!is_slack(i)) {
+        F.push_back(i);
+        pmax = std::max(pmax, at(i, i));
+      }
+    for (int i : F) {
+      vscale = std::max(vscale, std::fabs(L.q[i]));
+      iscale = std::max(iscale, std::fabs(L.q[i]) / at(i, i));
+    }
+    // P symmetric and positive semi-definite
+    const int f = static_cast<int>(F.size());
+    std::vector<double> P(static_cast<size_t>(f) * f);
+    for (int a = 0; a < f; ++a)
+      for (int b = 0; b < f; ++b) {
+        ASSERT_NEAR(at(F[a], F[b]), at(F[b], F[a]), 1e-12 * pmax);
+        P[a * f + b] = at(F[a], F[b]) + (a == b ? 1e-10 * pmax : 0);
+      }
+    for (int k = 0; k < f; ++k) {  // in-place Cholesky
+      for (int j = 0; j < k; ++j) P[k * f + k] -= P[k * f + j] * P[k * f + j];
+      ASSERT_GT(P[k * f + k], 0) << "P is not positive semi-definite at step " << step;
+      P[k * f + k] = std::sqrt(P[k * f + k]);
+      for (int i = k + 1; i < f; ++i) {
+        for (int j = 0; j < k; ++j) P[i * f + k] -= P[i * f + j] * P[k * f + j];
+        P[i * f + k] /= P[k * f + k];
+      }
+    }
+    // slack rows and columns: sigma couples to its own contact only, skew on the edges, mu >= 0
+    // on the normal, zero among slacks
+    for (int i = 0; i < n; ++i) {
+      if (!is_slack(i)) continue;
+      const int c0 = i - 5;
+      for (int j = 0; j < n; ++j) {
+        const bool own = j >= c0 && j < i;
+        if (is_slack(j)) {
+          EXPECT_EQ(at(i, j), 0.0);
+        } else if (!own) {
+          EXPECT_EQ(at(i, j), 0.0);
+          EXPECT_EQ(at(j, i), 0.0);
+        } else if (j == c0) {
+          EXPECT_GE(at(i, j), 0.0);  // mu
+          EXPECT_EQ(at(j, i), 0.0);
+        } else {
+          EXPECT_EQ(at(i, j), -1.0);  // -beta_j
+          EXPECT_EQ(at(j, i), 1.0);   // +sigma
+        }
+      }
+    }
+    // complementary solution
+    for (int i = 0; i < n; ++i) {
+      double w = L.q[i];
+      for (int j = 0; j < n; ++j) w += at(i, j) * L.z[j];
+      const double zs = is_slack(i) ? vscale : iscale, ws = is_slack(i) ? iscale : vscale;
+      EXPECT_GE(L.z[i], 0.0);
+      EXPECT_LE(std::fabs(std::min(L.z[i] / zs, w / ws)), moreau::ncp::kLcpAccept) << "step " << step << " row " << i;
+    }
+    ++checked;
+  }
+  EXPECT_EQ(largest, 12);  // the degenerate set was reached: two pads and the floor
+  EXPECT_GT(checked, 100);
 }

@@ -260,7 +260,11 @@ void sym_eigen(int n, const double* A, double* w, double* Q) {
   for (int i = 0; i < n; ++i) w[i] = a[i * n + i];
 }
 
-double sym_inverse(int n, const double* A, double* Ainv) {
+namespace {
+
+// sym_inverse for a size known at compile time (the loops unroll).
+template <int n>
+double sym_inverse_n(const double* A, double* Ainv) {
   // Cholesky factor L L' of A + eps I, eps = 0, then 1e-10 trace if a pivot is not positive (a
   // block that does not span R^n: the rows without effect get no force, as for the 3x3 blocks)
   double trace = 0;
@@ -306,6 +310,20 @@ double sym_inverse(int n, const double* A, double* Ainv) {
     return trace;
   }
   return 0;
+}
+
+}  // namespace
+
+double sym_inverse(int n, const double* A, double* Ainv) {
+  switch (n) {
+    case 1: return sym_inverse_n<1>(A, Ainv);
+    case 2: return sym_inverse_n<2>(A, Ainv);
+    case 3: return sym_inverse_n<3>(A, Ainv);
+    case 4: return sym_inverse_n<4>(A, Ainv);
+    case 5: return sym_inverse_n<5>(A, Ainv);
+    case 6: return sym_inverse_n<6>(A, Ainv);
+    default: return 0;  // n <= 6 (ncp.h)
+  }
 }
 
 namespace {

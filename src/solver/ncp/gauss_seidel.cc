@@ -9,8 +9,9 @@
 //             sliding: the minimum of (7) on the ellipse dK ∩ V_N by bisection on the polar angle.
 //   raisim-ds Alg. 1: the same with de Saxce's correction in the sliding case (lines 10-12):
 //             g_cor = g~ + Gamma(G_ii lambda_i + g~), minimum of (13) on the same ellipse.
-//             Both raisim solvers relax each update, lambda <- (1-alpha) lambda + alpha lambda*,
-//             alpha <- gamma alpha + (1-gamma) alpha_min (lines 14-15).
+//             Both raisim solvers relax each contact update, lambda <- (1-alpha) lambda +
+//             alpha lambda*, alpha <- gamma alpha + (1-gamma) alpha_min (lines 14-15; alpha decays
+//             per contact update, as Alg. 1 counts them).
 //   ncp-pgs   projected Gauss-Seidel on the NCP (6) with de Saxce's function: lambda <-
 //             P_K(lambda - rho (c + Gamma(c))), rho = 1/lambda_max(G_ii); its fixed points are
 //             exactly the solutions of (6) (lambda = P_K(lambda - rho y) <=> K ∋ lambda ⊥ y ∈ K*).
@@ -18,7 +19,20 @@
 //             optimality conditions of the convex problem min 0.5 l'Gl + g'l over K (block
 //             coordinate descent with step 1/L: monotone).
 // 1D rows (all solvers): the exact 1D minimizer lambda - c/G_ii, projected on R (equality), R+
-// (limit, frictionless contact) or [-frictionloss h, frictionloss h] (friction loss).
+// (limit, frictionless contact) or [-frictionloss h, frictionloss h] (friction loss), not relaxed:
+// the relaxation stabilizes RaiSim's non-convex contact update, while a projected 1D minimization
+// is a step of coordinate descent on a convex problem that needs none (relaxing it too slowed the
+// friction-loss rows of legged robots, which then held the sweeps far from convergence).
+// Drift extrapolation (raisim, raisim-ds): on a hyperstatic stance (a legged robot's feet and the
+// friction loss of its joints) G is nearly singular, and once every contact sticks Gauss-Seidel
+// crawls along a direction of internal forces (two joints' friction loss against the feet's
+// tangential forces) that barely changes the motion: each sweep moves lambda by the same small
+// step, for hundreds of sweeps, until a friction-loss row reaches its bound. While every contact
+// sticks the sweeps are block coordinate descent on q(l) = 0.5 l'Gl + g'l over the blocks' sets;
+// when two successive sweeps change lambda in nearly the same direction (cosine > kDriftCos), one
+// exact line search on q along the last change, cut where a block would leave its set, jumps to
+// where the crawl ends. The sweeps then go on, and the stopping test is unchanged: the step only
+// shortens the way to the same fixed points.
 // Stopping test: max |delta lambda| <= tolerance * max |lambda| over a sweep (a relative criterion,
 // as RaiSim's), or opt.iterations sweeps.
 #include <algorithm>
@@ -81,6 +95,77 @@ void projected_contact(const double* c, double rho, double mu, const double* lam
   project_cone(mu, x, out);
 }
 
+// Largest t >= 0 (up to tmax) with lambda + t dl feasible for every block: inside its box (friction
+// loss), non-negative (unilateral), inside its cone (0.99 of the way to the boundary, so that a
+// sticking contact stays strictly inside); 0 if a moving contact block is on its cone's boundary.
+double feasible_step(const Data& d, const Work& w, const double* dl, double tmax) {
+  double t = tmax;
+  for (int r = 0; r < d.nefc && t > 0;) {
+    int dim;
+    const Kind kind = block_kind(d, r, &dim);
+    const double* l = w.lam + r;
+    const double* e = dl + r;
+    if (kind == kBox) {
+      const double B = d.efc_frictionloss[r] * w.h;
+      if (e[0] > 0) t = std::min(t, (B - l[0]) / e[0]);
+      else if (e[0] < 0) t = std::min(t, (-B - l[0]) / e[0]);
+    } else if (kind == kUnilateral) {
+      if (e[0] < 0) t = std::min(t, -l[0] / e[0]);
+    } else if (kind == kCone) {
+      bool moving = false;
+      for (int a = 0; a < dim; ++a) moving = moving || e[a] != 0;
+      if (moving) {
+        double D[6];
+        cone_scale(d.contact[d.efc_id[r]], D);
+        double zz = 0, zd = 0, dd = 0;
+        for (int a = 1; a < dim; ++a) {
+          if (D[a] > 0) {
+            const double z = l[a] / D[a], y = e[a] / D[a];
+            zz += z * z;
+            zd += z * y;
+            dd += y * y;
+          } else if (e[a] != 0) {
+            return 0;
+          }
+        }
+        const double A = dd - e[0] * e[0], B = zd - l[0] * e[0], C = zz - l[0] * l[0];
+        if (!(C < 0) || !(l[0] > 0)) return 0;  // on the cone's boundary
+        // ||z_T + t y_T||^2 - (z_N + t y_N)^2 = A t^2 + 2 B t + C <= 0 and z_N + t y_N >= 0
+        if (e[0] < 0) t = std::min(t, -l[0] / e[0]);
+        const double disc = B * B - A * C;
+        if (A != 0 && disc >= 0) {
+          const double sq = std::sqrt(disc);
+          for (double root : {(-B + sq) / A, (-B - sq) / A})
+            if (root > 0) t = std::min(t, 0.99 * root);
+        } else if (A == 0 && B > 0) {
+          t = std::min(t, 0.99 * (-C / (2 * B)));
+        }
+      }
+    }
+    r += dim;
+  }
+  return std::max(t, 0.0);
+}
+
+// Drift extrapolation: lambda += t dl, v += t dv (dv = Mt^-1 J' dl, the sweep's changes), t the
+// minimizer of q(l) = 0.5 l'Gl + g'l along dl (q'(0) = c.dl, q'' = dl'G dl = (J dv).dl), cut
+// where a block would leave its feasible set, at most kDriftMaxStep. False (nothing changed)
+// unless dl descends q and t > 1 (more than the sweep itself).
+bool extrapolate(const Model& m, const Data& d, Work& w, const double* Jv, const double* dl, const double* dv) {
+  double s1 = 0, s2 = 0;
+  for (int r = 0; r < d.nefc; ++r) {
+    if (dl[r] == 0) continue;
+    s1 += dl[r] * (w.g[r] + constraint::dot_row(Jv, d, r, w.v));
+    s2 += dl[r] * constraint::dot_row(Jv, d, r, dv);
+  }
+  if (!(s1 < 0)) return false;
+  const double t = feasible_step(d, w, dl, s2 > 0 ? std::min(-s1 / s2, kDriftMaxStep) : kDriftMaxStep);
+  if (!(t > 1)) return false;
+  for (int r = 0; r < d.nefc; ++r) w.lam[r] += t * dl[r];
+  for (int k = 0; k < m.nv; ++k) w.v[k] += t * dv[k];
+  return true;
+}
+
 }  // namespace
 
 int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
@@ -92,8 +177,18 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
   double alpha = kAlpha0;
   int iter = 0;
   d.ncp.change = 0;
+  // drift extrapolation (raisim solvers): w.c holds lambda at the start of the sweep, then its
+  // change; w.tmp v at the start, then its change; w.dprev the previous sweep's change
+  const bool accelerate = relax;
+  bool have_prev = false;
+  double* L0 = w.c;
+  if (accelerate) {
+    std::copy_n(w.lam, nefc, L0);
+    std::copy_n(w.v, nv, w.tmp);
+  }
   while (iter < m.opt.iterations) {
     double dmax = 0, lmax = 0;
+    bool stick = relax;
     for (int r = 0; r < nefc;) {
       int dim;
       const Kind kind = block_kind(d, r, &dim);
@@ -135,7 +230,22 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
           lnew[0] = std::clamp(lnew[0], -bound, bound);
         }
       }
-      if (relax) {  // Alg. 1, lines 14-15
+      if (relax && kind == kCone && stick) {
+        // stiction: the block's own solution strictly inside its cone, or zero and staying zero
+        const Contact& con = d.contact[d.efc_id[r]];
+        double D[6];
+        cone_scale(con, D);
+        double t = 0;
+        bool zero = true;
+        for (int a = 1; a < dim; ++a) {
+          zero = zero && lnew[a] == 0 && lam[a] == 0;
+          if (D[a] > 0) t += (lnew[a] / D[a]) * (lnew[a] / D[a]);
+          else if (lnew[a] != 0) stick = false;
+        }
+        zero = zero && lnew[0] == 0 && lam[0] == 0;
+        if (!zero && !(std::sqrt(t) < (1 - 1e-9) * lnew[0])) stick = false;
+      }
+      if (relax && kind == kCone) {  // Alg. 1, lines 14-15
         for (int a = 0; a < dim; ++a) lnew[a] = (1 - alpha) * lam[a] + alpha * lnew[a];
         alpha = kGammaRelax * alpha + (1 - kGammaRelax) * kAlphaMin;
       }
@@ -146,14 +256,34 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
         dmax = std::max(dmax, std::fabs(delta));
         lam[a] = lnew[a];
         const double* col = w.MinvJT + static_cast<size_t>(r + a) * nv;
-        for (int k = static_cast<int>(w.lo[r + a]), e = static_cast<int>(w.hi[r + a]); k < e; ++k)
-          w.v[k] += delta * col[k];
+        axpy_range(delta, col, w.v, static_cast<int>(w.lo[r + a]), static_cast<int>(w.hi[r + a]));
       }
       r += dim;
     }
     ++iter;
     d.ncp.change = lmax > 0 ? dmax / lmax : 0;
     if (d.ncp.change <= m.opt.tolerance) break;
+    if (accelerate) {
+      // the sweep's change dl (in L0) and its cosine with the previous sweep's
+      double dd = 0, dp = 0, pp = 0;
+      for (int r = 0; r < nefc; ++r) {
+        const double dl = w.lam[r] - L0[r];
+        dd += dl * dl;
+        dp += dl * w.dprev[r];
+        pp += w.dprev[r] * w.dprev[r];
+        L0[r] = dl;
+      }
+      for (int k = 0; k < nv; ++k) w.tmp[k] = w.v[k] - w.tmp[k];
+      const bool drift = stick && have_prev && dp > kDriftCos * std::sqrt(dd * pp);
+      if (drift && extrapolate(m, d, w, Jv, L0, w.tmp)) {
+        have_prev = false;
+      } else {
+        std::copy_n(L0, nefc, w.dprev);
+        have_prev = true;
+      }
+      std::copy_n(w.lam, nefc, L0);
+      std::copy_n(w.v, nv, w.tmp);
+    }
   }
   return iter;
 }

@@ -18,6 +18,7 @@
 // problems with more than kLcpMaxSize variables or kLcpMaxRows rows (a runtime error that says so).
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -39,15 +40,25 @@ void set_sigma(double* p, int normal, double mu, int first, int count, double B)
   p[0] = 1; p[1] = normal; p[2] = mu; p[3] = first; p[4] = count; p[5] = B;
 }
 
-void pivot(double* T, int n, int cols, int r, int c) {
-  double* row = T + static_cast<size_t>(r) * cols;
-  const double inv = 1 / row[c];
+// The tableau's scalar: x87 extended precision (64-bit mantissa). Hyperstatic contact sets (a box
+// held by two pads and resting on the floor) make bases with condition numbers near 1e10; in
+// double precision the tableau's rounding then decides near-ties badly often enough that Lemke
+// ends on secondary rays (docs/contact_models.md, "lcp: what the theory guarantees").
+using Real = long double;
+// Ties of the ratio test: rows whose right-hand side after the pivot is within kTie times max|q|
+// of zero; lexicographic comparison: equal to kTie of the compared entries' scale (about 1e4
+// roundings of Real).
+constexpr Real kTie = 1e-15L;
+
+void pivot(Real* T, int n, int cols, int r, int c) {
+  Real* row = T + static_cast<size_t>(r) * cols;
+  const Real inv = 1 / row[c];
   for (int j = 0; j < cols; ++j) row[j] *= inv;
   row[c] = 1;
   for (int i = 0; i < n; ++i) {
     if (i == r) continue;
-    double* ri = T + static_cast<size_t>(i) * cols;
-    const double f = ri[c];
+    Real* ri = T + static_cast<size_t>(i) * cols;
+    const Real f = ri[c];
     if (f == 0) continue;
     for (int j = 0; j < cols; ++j) ri[j] -= f * row[j];
     ri[c] = 0;
@@ -58,72 +69,120 @@ void pivot(double* T, int n, int cols, int r, int c) {
 
 int lemke(int n, const double* M, const double* q, double* z, double* work, int max_pivots) {
   // tableau [I | -M | -e | q]: columns w (0..n-1), z (n..2n-1), z0 (2n), right-hand side (2n+1);
-  // basis[i] = column of the basic variable of row i
+  // basis[i] = column of the basic variable of row i; tie, lex: rows of the ratio test's ties
   const int cols = 2 * n + 2, z0 = 2 * n, rhs = 2 * n + 1;
-  double* T = work;
-  double* basis = work + static_cast<size_t>(n) * cols;
+  const size_t cells = static_cast<size_t>(n) * cols;
+  void* at = work;
+  size_t space = (cells + 1) * sizeof(Real);
+  Real* T = static_cast<Real*>(std::align(alignof(Real), cells * sizeof(Real), at, space));
+  std::uninitialized_fill_n(T, cells, Real(0));
+  double* basis = work + 2 * cells + 2;
+  double* tie = basis + n;
+  double* lex = tie + n;
   std::fill_n(z, n, 0.0);
   if (n == 0) return 0;
+  // z0 enters at the most negative q; among equal minima the last one, the most negative of the
+  // perturbed q + (eps, eps^2, ..., eps^n) that the lexicographic rule solves (every other row of
+  // [rhs | B^-1] then starts lexicographically positive)
   int r = 0;
   for (int i = 1; i < n; ++i)
-    if (q[i] < q[r]) r = i;
+    if (q[i] <= q[r]) r = i;
   if (q[r] >= 0) return 0;  // z = 0 solves it
   for (int i = 0; i < n; ++i) {
-    double* row = T + static_cast<size_t>(i) * cols;
-    std::fill_n(row, cols, 0.0);
+    Real* row = T + static_cast<size_t>(i) * cols;
     row[i] = 1;
     for (int j = 0; j < n; ++j) row[n + j] = -M[static_cast<size_t>(i) * n + j];
     row[z0] = -1;
     row[rhs] = q[i];
     basis[i] = i;
   }
-  // z0 enters at the most negative q; the w that leaves is replaced by its complement next
   pivot(T, n, cols, r, z0);
+  Real qscale = 0;
+  for (int i = 0; i < n; ++i) qscale = std::max(qscale, Real(std::fabs(q[i])));
+  const Real tol_rhs = kTie * qscale;
+  // the w that left is replaced by its complement next
   int entering = n + static_cast<int>(basis[r]);
   basis[r] = z0;
   int pivots = 1;
   while (true) {
-    // ratio test on the entering column; ties broken lexicographically on rows of B^-1 (the w
-    // columns of the tableau), z0 leaving first: this rules out cycling on degenerate problems
-    double colmax = 0;
+    // Minimum-ratio test on the entering column a. Entries at or below tol_a are rounding noise of
+    // zeros (pivoting on them would blow the tableau up): they do not bound the step.
+    Real colmax = 0;
     for (int i = 0; i < n; ++i) colmax = std::max(colmax, std::fabs(T[static_cast<size_t>(i) * cols + entering]));
-    const double tol = 1e-11 * std::max(colmax, 1.0);
-    int best = -1;
-    double best_ratio = 0;
+    const Real tol_a = 1e-11 * std::max(colmax, Real(1));
+    Real theta = INFINITY;
     for (int i = 0; i < n; ++i) {
-      const double* row = T + static_cast<size_t>(i) * cols;
-      const double a = row[entering];
-      if (a <= tol) continue;
-      const double ratio = std::max(0.0, row[rhs]) / a;
-      if (best < 0 || ratio < best_ratio - 1e-12 * std::max(1.0, best_ratio)) {
-        best = i;
-        best_ratio = ratio;
-        continue;
-      }
-      if (ratio > best_ratio + 1e-12 * std::max(1.0, best_ratio)) continue;
-      // tie
-      if (static_cast<int>(basis[i]) == z0) { best = i; best_ratio = ratio; continue; }
-      if (static_cast<int>(basis[best]) == z0) continue;
-      const double* rb = T + static_cast<size_t>(best) * cols;
-      const double ab = rb[entering];
-      for (int j = 0; j < n; ++j) {
-        const double x = row[j] / a, y = rb[j] / ab;
-        if (x < y - 1e-14) { best = i; best_ratio = ratio; break; }
-        if (x > y + 1e-14) break;
+      const Real* row = T + static_cast<size_t>(i) * cols;
+      if (row[entering] > tol_a) theta = std::min(theta, row[rhs] / row[entering]);
+    }
+    if (theta == INFINITY) return -1;  // secondary ray
+    // Ties: rows that the step theta brings to zero up to rounding (rhs - theta a <= tol_rhs).
+    // After the pivot they are exactly degenerate (rhs 0); which one leaves is decided
+    // lexicographically.
+    int ntie = 0;
+    bool z0_ties = false;
+    for (int i = 0; i < n; ++i) {
+      const Real* row = T + static_cast<size_t>(i) * cols;
+      if (row[entering] > tol_a && row[rhs] - theta * row[entering] <= tol_rhs) {
+        tie[ntie++] = i;
+        if (static_cast<int>(basis[i]) == z0) z0_ties = true;
       }
     }
-    if (best < 0) return -1;  // secondary ray
+    int best = -1;
+    if (z0_ties) {
+      // z0 leaving ends the algorithm on a solution
+      for (int k = 0; k < ntie; ++k)
+        if (static_cast<int>(basis[static_cast<int>(tie[k])]) == z0) best = static_cast<int>(tie[k]);
+    } else {
+      // Lexicographic rule: the rows of [rhs | B^-1] (B^-1: the w columns) divided by a, compared
+      // column by column; keep the smallest (to kTie of the column's scale) until one is left.
+      // In exact arithmetic no two rows tie (B^-1 is nonsingular), every row of [rhs | B^-1] stays
+      // lexicographically positive and no basis repeats: Lemke's algorithm terminates.
+      int nlex = ntie;
+      std::copy_n(tie, ntie, lex);
+      for (int j = 0; j < n && nlex > 1; ++j) {
+        Real vmin = INFINITY, scale = 0;
+        for (int k = 0; k < nlex; ++k) {
+          const Real* row = T + static_cast<size_t>(lex[k]) * cols;
+          const Real v = row[j] / row[entering];
+          vmin = std::min(vmin, v);
+          scale = std::max(scale, std::fabs(v));
+        }
+        int kept = 0;
+        for (int k = 0; k < nlex; ++k) {
+          const Real* row = T + static_cast<size_t>(lex[k]) * cols;
+          if (row[j] / row[entering] <= vmin + kTie * scale) lex[kept++] = lex[k];
+        }
+        nlex = kept;
+      }
+      // rows equal to rounding in every column (only possible through rounding): the largest pivot
+      best = static_cast<int>(lex[0]);
+      for (int k = 1; k < nlex; ++k) {
+        const int i = static_cast<int>(lex[k]);
+        if (T[static_cast<size_t>(i) * cols + entering] > T[static_cast<size_t>(best) * cols + entering]) best = i;
+      }
+    }
     const int leaving = static_cast<int>(basis[best]);
     pivot(T, n, cols, best, entering);
     basis[best] = entering;
     ++pivots;
+    // keep the basis feasible: the tied rows are degenerate (rhs exactly 0), rounding below zero
+    // is clipped
+    for (int k = 0; k < ntie; ++k) {
+      const int i = static_cast<int>(tie[k]);
+      if (i != best) T[static_cast<size_t>(i) * cols + rhs] = 0;
+    }
+    for (int i = 0; i < n; ++i) {
+      Real& b = T[static_cast<size_t>(i) * cols + rhs];
+      if (b < 0) b = 0;
+    }
     if (leaving == z0) break;
     if (pivots > max_pivots) return -2;
     entering = leaving < n ? leaving + n : leaving - n;  // the complement of the leaving variable
   }
   for (int i = 0; i < n; ++i) {
     const int b = static_cast<int>(basis[i]);
-    if (b >= n && b < 2 * n) z[b - n] = std::max(0.0, T[static_cast<size_t>(i) * cols + rhs]);
+    if (b >= n && b < 2 * n) z[b - n] = static_cast<double>(T[static_cast<size_t>(i) * cols + rhs]);
   }
   return pivots;
 }
@@ -220,17 +279,68 @@ int lcp(const Model& m, Data& d, Work& w) {
     if (pu[5] >= 0) Mu[static_cast<int>(pu[5])] = 1;  // + sigma
   }
 
-  const int pivots = lemke(n, M, q, w.lcpz, w.lemke, 50 * n + 100);
-  if (pivots < 0)
-    internal::raise<std::runtime_error>(std::string("lcp: Lemke's algorithm ") +
-                                        (pivots == -1 ? "ended on a secondary ray" : "exceeded its pivot limit") +
-                                        " on an LCP of " + std::to_string(n) + " variables (time " +
-                                        std::to_string(d.time) + "): no solution found");
+  // Feasibility margin. Lemke's algorithm solves this LCP because q'z >= 0 on SOL(0, M) (see
+  // docs/contact_models.md, "lcp: what the theory guarantees"); along the slacks of contacts
+  // (q = 0) that holds with equality, so a rounding error of the tableau can make the problem it
+  // actually pivots on infeasible (a secondary ray). kLcpMargin times the problem's impulse scale
+  // on those rows makes the condition strict: a friction impulse may exceed mu lambda_N by that
+  // much. (Friction-loss slacks have q = B > 0 already.)
+  double vscale = 0, iscale = 0;
   for (int u = 0; u < n; ++u) {
-    double s = q[u];
-    for (int v = 0; v < n; ++v) s += M[static_cast<size_t>(u) * n + v] * w.lcpz[v];
-    w.lcpw[u] = s;
+    if (var[6 * u] == 1) continue;
+    const double Muu = M[static_cast<size_t>(u) * n + u];
+    vscale = std::max(vscale, std::fabs(q[u]));
+    if (Muu > 0) iscale = std::max(iscale, std::fabs(q[u]) / Muu);
   }
+  for (int u = 0; u < n; ++u)
+    if (var[6 * u] == 1 && var[6 * u + 1] >= 0) q[u] += kLcpMargin * iscale;  // contact slacks (B = 0)
+
+  // Solve, check, and if rounding made Lemke fail or end off the solution, solve again a copy of
+  // the problem whose q is raised by a small positive perturbation (pseudo-random per row, so
+  // that no two rows tie): a positive perturbation keeps q'z > 0 on SOL(0, M), the condition that
+  // Lemke's algorithm ends on a solution, and only moves the ties that rounding resolves badly.
+  // Accepted: every row's natural residual |min(z/z_scale, w/w_scale)| <= kLcpAccept.
+  auto residual = [&]() {
+    double worst = 0;
+    for (int u = 0; u < n; ++u) {
+      double s = q[u];
+      for (int v = 0; v < n; ++v) s += M[static_cast<size_t>(u) * n + v] * w.lcpz[v];
+      w.lcpw[u] = s;
+      const bool slack = var[6 * u] == 1;
+      const double zs = std::max(slack ? vscale : iscale, 1e-300), ws = std::max(slack ? iscale : vscale, 1e-300);
+      worst = std::max(worst, std::fabs(std::min(w.lcpz[u] / zs, s / ws)));
+    }
+    return worst;
+  };
+  int pivots = 0, attempt = 0, failure = 0;
+  double worst = 0;
+  for (; attempt < kLcpAttempts; ++attempt) {
+    const double* qa = q;
+    if (attempt > 0) {
+      const double rel = std::pow(10.0, attempt - 11);
+      for (int u = 0; u < n; ++u) {
+        const double frac = std::fmod(0.6180339887498949 * (u + 1) * (attempt + 1), 1.0);
+        w.lcpd[u] = q[u] + rel * (var[6 * u] == 1 ? iscale : vscale) * (1 + frac);
+      }
+      qa = w.lcpd;
+    }
+    pivots = lemke(n, M, qa, w.lcpz, w.lemke, 50 * n + 100);
+    if (pivots < 0) {
+      failure = pivots;
+      continue;
+    }
+    worst = residual();
+    if (worst <= kLcpAccept) break;
+    failure = 0;
+  }
+  if (attempt == kLcpAttempts)
+    internal::raise<std::runtime_error>(
+        std::string("lcp: Lemke's algorithm ") +
+        (failure == -1   ? "ended on a secondary ray"
+         : failure == -2 ? "exceeded its pivot limit"
+                         : "ended off the solution (residual " + std::to_string(worst) + ")") +
+        " on an LCP of " + std::to_string(n) + " variables (time " + std::to_string(d.time) + ") in " +
+        std::to_string(kLcpAttempts) + " attempts: no solution found");
   w.header[0] = n;
 
   // impulses in efc space and v = Mt^-1 J' lambda

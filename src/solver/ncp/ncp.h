@@ -40,7 +40,12 @@ namespace moreau::ncp {
 inline constexpr double kAlpha0 = 1.0;      // initial relaxation alpha of Alg. 1 (line 14)
 inline constexpr double kAlphaMin = 0.7;    // alpha_min of Alg. 1 (line 15)
 inline constexpr double kGammaRelax = 0.99; // gamma of Alg. 1 (line 15)
+inline constexpr double kDriftCos = 0.9;     // raisim solvers' drift: least cosine of two sweeps' changes
+inline constexpr double kDriftMaxStep = 1e4; // longest drift extrapolation, in sweeps' changes
 inline constexpr int kLcpDirections = 4;    // edges of the Stewart-Trinkle friction pyramid
+inline constexpr double kLcpMargin = 1e-13;  // lcp's feasibility margin, relative (lcp.cc)
+inline constexpr int kLcpAttempts = 4;       // lcp's solves of a step: the problem, then perturbed copies
+inline constexpr double kLcpAccept = 1e-7;   // lcp's largest accepted relative residual
 inline constexpr int kLcpMaxSize = 240;     // most LCP variables the lcp solver accepts
 inline constexpr int kLcpMaxRows = 240;     // most constraint rows the lcp solver accepts
 
@@ -79,20 +84,35 @@ struct Work {
   double* prev_type;  // cap
   double* prev_key;   // cap: geom1 * ngeom + geom2 for contact rows, efc_id otherwise
   double* prev_pos;   // 3 cap: contact point of contact rows
+  double* dprev;   // cap: the change of lambda over the previous sweep
   double* MinvJT;  // cap*nv: the columns Mt^-1 J_r', dense
+  double* cols;    // nv*(cap+1): the same, dof-major (row stride nefc rounded up to even), for their solve
+  double* dofrange;  // 2 nv + 1: that solve's column range of each dof (and the sort's counts)
   // lcp only (null otherwise)
   double* Gd;      // kLcpMaxRows^2: dense Delassus matrix
   double* lcpM;    // kLcpMaxSize^2
   double* lcpq;    // kLcpMaxSize
   double* lcpz;    // kLcpMaxSize
   double* lcpw;    // kLcpMaxSize
+  double* lcpd;    // kLcpMaxSize: the perturbed q of a repeated solve
   double* lcpvar;  // 6*kLcpMaxSize: variable descriptors
   double* lemke;   // lemke_work_size(kLcpMaxSize)
   bool damped = false;  // Mt = M + hB factored in d.qH
   double h = 0;         // step of the problem; 0 for the impact map (friction loss gives no impulse)
 };
 
-inline long long lemke_work_size(int n) { return static_cast<long long>(n) * (2LL * n + 2) + n; }
+// y[k] += a x[k] for k in [lo, hi), two entries per operation (SSE2 on any x86-64; GCC and Clang
+// lower it elsewhere); each entry is the same product and sum as the plain loop's.
+inline void axpy_range(double a, const double* x, double* y, int lo, int hi) {
+  typedef double Pair __attribute__((vector_size(16), aligned(8)));
+  int k = lo;
+  for (; k + 2 <= hi; k += 2)
+    *reinterpret_cast<Pair*>(y + k) += a * *reinterpret_cast<const Pair*>(x + k);
+  if (k < hi) y[k] += a * x[k];
+}
+
+// the tableau in long double (two doubles a cell, one more for alignment), then 3 n doubles
+inline long long lemke_work_size(int n) { return 2LL * n * (2LL * n + 2) + 2 + 3LL * n; }
 long long work_size(const Model& m, int cap);
 // Size d.work.ncp for m (allocates only when it is too small: once, in make_data or on the first
 // solve after opt.solver changed).

@@ -10,10 +10,10 @@
 namespace moreau::ncp {
 
 long long work_size(const Model& m, int cap) {
-  long long n = 4 + 3LL * m.nv + 30LL * cap + 1LL * cap * m.nv;
+  long long n = 4 + 5LL * m.nv + 1 + 31LL * cap + (2LL * cap + 1) * m.nv;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
-    n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 3 * L + 6 * L + lemke_work_size(kLcpMaxSize);
+    n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 4 * L + 6 * L + lemke_work_size(kLcpMaxSize);
   }
   return n;
 }
@@ -44,8 +44,11 @@ Work carve(const Model& m, Data& d) {
   w.prev_type = p; p += cap;
   w.prev_key = p; p += cap;
   w.prev_pos = p; p += 3 * cap;
+  w.dprev = p; p += cap;
   w.MinvJT = p; p += static_cast<long long>(cap) * nv;
-  w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpvar = w.lemke = nullptr;
+  w.cols = p; p += static_cast<long long>(cap + 1) * nv;
+  w.dofrange = p; p += 2 * nv + 1;
+  w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpd = w.lcpvar = w.lemke = nullptr;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     w.Gd = p; p += 1LL * kLcpMaxRows * kLcpMaxRows;
@@ -53,6 +56,7 @@ Work carve(const Model& m, Data& d) {
     w.lcpq = p; p += L;
     w.lcpz = p; p += L;
     w.lcpw = p; p += L;
+    w.lcpd = p; p += L;
     w.lcpvar = p; p += 6 * L;
     w.lemke = p;
   }
@@ -65,6 +69,125 @@ void solve_mt(const Model& m, Data& d, const Work& w, double* x, int n) {
 }
 
 namespace {
+
+// Two columns at once (SSE2 on any x86-64; GCC and Clang lower it elsewhere).
+typedef double Pair __attribute__((vector_size(16), aligned(8)));
+
+// w.MinvJT = Mt^-1 J' for every row, with the tree-sparse factor (qld, diaginv) of Mt. The nefc
+// right-hand sides are held dof-major (X[k * ld + p] = entry k of the column at position p) so
+// that each step of the two substitutions of solve_ld is one loop over columns, two at a time;
+// each column sees the same operations in the same order as in solve_ld (the steps skipped here
+// multiply zeros, as solve_ld skips them: they change no non-zero value).
+// (1) only touches the ancestors of each row's dofs. The columns are placed in the order of their
+// row's deepest dof (the last of its ascending column indices); dofs are numbered depth first, so
+// the columns whose support reaches into the subtree of dof k, the only ones (1) makes non-zero at
+// k, sit together: (1) runs over each dof's column range only (a foot contact's column touches the
+// base and one leg, not the other legs). (3) fills every column below its first non-zero dof.
+// Then transposed to the column layout the sweeps use, with each column's non-zero dof range.
+void solve_columns(const Model& m, const Data& d, Work& w, const double* Jv, const double* qld,
+                   const double* diaginv) {
+  const int nv = m.nv, n = d.nefc, ld = (n + 1) & ~1;
+  double* X = w.cols;
+  double* pos = w.lo;             // column position of each row (w.lo is set at the end)
+  double* clo = w.dofrange;       // per dof: first column that may be non-zero (then, at the
+  double* chi = w.dofrange + nv;  // start, the counts of the sort), one past the last
+  // counting sort of the rows by deepest dof (rows without entries first)
+  std::fill_n(clo, nv + 1, 0.0);
+  for (int r = 0; r < n; ++r) {
+    const int nnz = d.efc_J_rownnz[r];
+    clo[nnz > 0 ? d.efc_J_colind[d.efc_J_rowadr[r] + nnz - 1] + 1 : 0] += 1;
+  }
+  for (int k = 0, acc = 0; k <= nv; ++k) {
+    const int c = static_cast<int>(clo[k]);
+    clo[k] = acc;
+    acc += c;
+  }
+  for (int r = 0; r < n; ++r) {
+    const int nnz = d.efc_J_rownnz[r];
+    double& next = clo[nnz > 0 ? d.efc_J_colind[d.efc_J_rowadr[r] + nnz - 1] + 1 : 0];
+    pos[r] = next;
+    next += 1;
+  }
+  // scatter J' and the column range of each dof
+  std::fill_n(X, static_cast<size_t>(nv) * ld, 0.0);
+  std::fill_n(clo, nv, static_cast<double>(ld));
+  std::fill_n(chi, nv, 0.0);
+  for (int r = 0; r < n; ++r) {
+    const constraint::SparseRow row = constraint::row_of(d, Jv, r);
+    const int p = static_cast<int>(pos[r]);
+    for (int k = 0; k < row.nnz; ++k) {
+      const int j = row.col[k];
+      X[static_cast<size_t>(j) * ld + p] = row.val[k];
+      clo[j] = std::min(clo[j], static_cast<double>(p));
+      chi[j] = std::max(chi[j], static_cast<double>(p + 1));
+    }
+  }
+  // (1) L' y = b, from the leaves to the root, over the column range of each dof (in pairs)
+  for (int k = nv - 1; k >= 0; --k) {
+    if (clo[k] >= chi[k]) continue;
+    const int c0 = static_cast<int>(clo[k]) & ~1, c1 = (static_cast<int>(chi[k]) + 1) & ~1;
+    const double* row = qld + m.dof_Madr[k];
+    const double* xk = X + static_cast<size_t>(k) * ld;
+    int t = 1;
+    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t) {
+      const double l = row[t];
+      double* xi = X + static_cast<size_t>(i) * ld;
+      for (int c = c0; c < c1; c += 2)
+        *reinterpret_cast<Pair*>(xi + c) -= l * *reinterpret_cast<const Pair*>(xk + c);
+      clo[i] = std::min(clo[i], clo[k]);
+      chi[i] = std::max(chi[i], chi[k]);
+    }
+  }
+  // (2) z = D^-1 y
+  for (int k = 0; k < nv; ++k) {
+    if (clo[k] >= chi[k]) continue;
+    const int c0 = static_cast<int>(clo[k]) & ~1, c1 = (static_cast<int>(chi[k]) + 1) & ~1;
+    double* xk = X + static_cast<size_t>(k) * ld;
+    const double s = diaginv[k];
+    for (int c = c0; c < c1; c += 2) *reinterpret_cast<Pair*>(xk + c) *= s;
+  }
+  // (3) L x = z, from the root to the leaves: x_k -= s_k, s_k = sum over the ancestors i of
+  // L_ki x_i (from the parent up, as solve_ld), eight columns at a time in registers
+  for (int k = 0; k < nv; ++k) {
+    if (m.dof_parentid[k] < 0) continue;
+    const double* row = qld + m.dof_Madr[k];
+    double* xk = X + static_cast<size_t>(k) * ld;
+    int c = 0;
+    for (; c + 8 <= ld; c += 8) {
+      Pair s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0}, s3 = {0, 0};
+      int t = 1;
+      for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t) {
+        const double l = row[t];
+        const double* xi = X + static_cast<size_t>(i) * ld + c;
+        s0 += l * *reinterpret_cast<const Pair*>(xi);
+        s1 += l * *reinterpret_cast<const Pair*>(xi + 2);
+        s2 += l * *reinterpret_cast<const Pair*>(xi + 4);
+        s3 += l * *reinterpret_cast<const Pair*>(xi + 6);
+      }
+      *reinterpret_cast<Pair*>(xk + c) -= s0;
+      *reinterpret_cast<Pair*>(xk + c + 2) -= s1;
+      *reinterpret_cast<Pair*>(xk + c + 4) -= s2;
+      *reinterpret_cast<Pair*>(xk + c + 6) -= s3;
+    }
+    for (; c < ld; c += 2) {
+      Pair s0 = {0, 0};
+      int t = 1;
+      for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t)
+        s0 += row[t] * *reinterpret_cast<const Pair*>(X + static_cast<size_t>(i) * ld + c);
+      *reinterpret_cast<Pair*>(xk + c) -= s0;
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    const int p = static_cast<int>(pos[r]);
+    double* col = w.MinvJT + static_cast<size_t>(r) * nv;
+    for (int k = 0; k < nv; ++k) col[k] = X[static_cast<size_t>(k) * ld + p];
+    int a = 0, b = nv;
+    while (a < nv && col[a] == 0) ++a;
+    while (b > a && col[b - 1] == 0) --b;
+    w.lo[r] = a;
+    w.hi[r] = b;
+  }
+}
 
 // Time constant of the Baumgarte term of row i (ncp.h).
 double time_constant(const Model& m, const Data& d, int i, double h) {
@@ -110,21 +233,8 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
   }
 
   // columns Mt^-1 J_r' and their non-zero dof range
-  std::fill_n(w.MinvJT, static_cast<size_t>(nefc) * nv, 0.0);
-  for (int r = 0; r < nefc; ++r) {
-    const constraint::SparseRow row = constraint::row_of(d, Jv, r);
-    double* col = w.MinvJT + static_cast<size_t>(r) * nv;
-    for (int k = 0; k < row.nnz; ++k) col[row.col[k]] = row.val[k];
-  }
-  solve_mt(m, d, w, w.MinvJT, nefc);
-  for (int r = 0; r < nefc; ++r) {
-    const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
-    int a = 0, b = nv;
-    while (a < nv && col[a] == 0) ++a;
-    while (b > a && col[b - 1] == 0) --b;
-    w.lo[r] = a;
-    w.hi[r] = b;
-  }
+  if (w.damped) solve_columns(m, d, w, Jv, d.qH.data(), d.qHDiagInv.data());
+  else solve_columns(m, d, w, Jv, d.qLD.data(), d.qLDiagInv.data());
 
   // diagonal blocks of G = J Mt^-1 J', their inverse and projection step; g = J v_f + s
   for (int r = 0; r < nefc;) {
@@ -235,7 +345,7 @@ void warm_start(const Model& m, Data& d, Work& w) {
     const double l = w.lam[r];
     if (l == 0) continue;
     const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
-    for (int k = static_cast<int>(w.lo[r]), e = static_cast<int>(w.hi[r]); k < e; ++k) w.v[k] += l * col[k];
+    axpy_range(l, col, w.v, static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
   }
 }
 
