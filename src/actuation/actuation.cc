@@ -6,6 +6,7 @@
 // actearly), clamped to forcerange when forcelimited. qfrc_actuator = moment' p.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "actuation/muscle.h"
 #include "engine/checks.h"
@@ -52,13 +53,27 @@ void actuation_force(const Model& m, Data& d) {
   // Models from 2.2.2's layout may lack actadr/actearly: the stateful actuators are the last na.
   const int* actadr = m.actuator_actadr.empty() ? nullptr : m.actuator_actadr.data();
   const bool has_early = m.actuator_actearly.size() >= static_cast<size_t>(m.nu);
+  // The arrays read or written for every actuator, as raw pointers so that their loads leave the
+  // loop (the user callbacks inside it receive m and d, and must not resize d's arrays).
+  const double* ctrl_in = d.ctrl.data();
+  const uint8_t* ctrllimited = m.actuator_ctrllimited.data();
+  const uint8_t* forcelimited = m.actuator_forcelimited.data();
+  const int* dyntypes = m.actuator_dyntype.data();
+  const int* gaintype = m.actuator_gaintype.data();
+  const int* biastype = m.actuator_biastype.data();
+  const double* lengths = d.actuator_length.data();
+  const double* velocities = d.actuator_velocity.data();
+  const int* span = d.actuator_moment_span.data();
+  double* act_dots = d.act_dot.data();
+  double* forces = d.actuator_force.data();
+  double* qfrc = d.qfrc_actuator.data();
   for (int u = 0; u < m.nu; ++u) {
-    double ctrl = d.ctrl[u];
-    if (clamp_ctrl && m.actuator_ctrllimited[u])
+    double ctrl = ctrl_in[u];
+    if (clamp_ctrl && ctrllimited[u])
       ctrl = std::clamp(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
 
     // Activation dynamics.
-    const int dyntype = m.actuator_dyntype[u];
+    const int dyntype = dyntypes[u];
     const int adr = actadr ? actadr[u] : (dyntype == kDynNone ? -1 : u - (m.nu - m.na));
     double input = ctrl;
     if (adr >= 0) {
@@ -82,16 +97,16 @@ void actuation_force(const Model& m, Data& d) {
         default:
           break;
       }
-      d.act_dot[adr] = act_dot;
+      act_dots[adr] = act_dot;
       input = has_early && m.actuator_actearly[u] ? next_act(m, u, act, act_dot, m.opt.timestep) : act;
     }
 
     // Gain and bias.
-    const double len = d.actuator_length[u], vel = d.actuator_velocity[u];
+    const double len = lengths[u], vel = velocities[u];
     const double* gainprm = &m.actuator_gainprm[kNGAIN * u];
     const double* biasprm = &m.actuator_biasprm[kNBIAS * u];
     double gain = 0, bias = 0;
-    switch (m.actuator_gaintype[u]) {
+    switch (gaintype[u]) {
       case kGainFixed:
         gain = gainprm[0];
         break;
@@ -107,7 +122,7 @@ void actuation_force(const Model& m, Data& d) {
       default:
         break;
     }
-    switch (m.actuator_biastype[u]) {
+    switch (biastype[u]) {
       case kBiasAffine:
         bias = biasprm[0] + biasprm[1] * len + biasprm[2] * vel;
         break;
@@ -121,14 +136,14 @@ void actuation_force(const Model& m, Data& d) {
         break;
     }
     double force = gain * input + bias;
-    if (m.actuator_forcelimited[u])
+    if (forcelimited[u])
       force = std::clamp(force, m.actuator_forcerange[2 * u], m.actuator_forcerange[2 * u + 1]);
-    d.actuator_force[u] = force;
+    forces[u] = force;
 
     if (force == 0) continue;
     const double* moment = d.actuator_moment.data() + static_cast<size_t>(u) * nv;
-    for (int i = d.actuator_moment_span[2 * u]; i < d.actuator_moment_span[2 * u + 1]; ++i)
-      d.qfrc_actuator[i] += moment[i] * force;  // the row is zero outside its span
+    for (int i = span[2 * u]; i < span[2 * u + 1]; ++i)
+      qfrc[i] += moment[i] * force;  // the row is zero outside its span
   }
 }
 

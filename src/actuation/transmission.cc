@@ -249,8 +249,7 @@ void transmission(const Model& m, Data& d) {
     }
     switch (trntype) {
       case kTrnJoint:
-      case kTrnJointInParent:
-      {
+      case kTrnJointInParent: {
         const int j = m.actuator_trnid[2 * u];
         if (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide) {
           const double g = m.actuator_gear[6 * u];
