@@ -6,21 +6,17 @@
 // actearly), clamped to forcerange when forcelimited. qfrc_actuator = moment' p.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
+#include "actuation/muscle.h"
 #include "engine/checks.h"
 #include "moreau/actuation.h"
 
 namespace moreau {
 
 namespace {
-inline int act_address(const Model& m, int u) {
-  if (!m.actuator_actadr.empty()) return m.actuator_actadr[u];
-  return m.actuator_dyntype[u] == kDynNone ? -1 : u - (m.nu - m.na);  // 2.2.2: stateful ones last
-}
-}  // namespace
-
-double next_activation(const Model& m, int u, double act, double act_dot, double h) {
-  internal::check_id("next_activation", "actuator", u, m.nu);
+// Activation after a step of h (see next_activation), without the id check.
+inline double next_act(const Model& m, int u, double act, double act_dot, double h) {
   const double* prm = &m.actuator_dynprm[kNDYN * u];
   double next;
   if (m.actuator_dyntype[u] == kDynFilterExact) {
@@ -36,6 +32,12 @@ double next_activation(const Model& m, int u, double act, double act_dot, double
   }
   return next;
 }
+}  // namespace
+
+double next_activation(const Model& m, int u, double act, double act_dot, double h) {
+  internal::check_id("next_activation", "actuator", u, m.nu);
+  return next_act(m, u, act, act_dot, h);
+}
 
 void actuation_force(const Model& m, Data& d) {
   internal::check_data(m, d, "actuation_force");
@@ -48,19 +50,37 @@ void actuation_force(const Model& m, Data& d) {
     return;
   }
   const bool clamp_ctrl = !(m.opt.disableflags & kDsblClampctrl);
+  // Models from 2.2.2's layout may lack actadr/actearly: the stateful actuators are the last na.
+  const int* actadr = m.actuator_actadr.empty() ? nullptr : m.actuator_actadr.data();
+  const bool has_early = m.actuator_actearly.size() >= static_cast<size_t>(m.nu);
+  // The arrays read or written for every actuator, as raw pointers so that their loads leave the
+  // loop (the user callbacks inside it receive m and d, and must not resize d's arrays).
+  const double* ctrl_in = d.ctrl.data();
+  const uint8_t* ctrllimited = m.actuator_ctrllimited.data();
+  const uint8_t* forcelimited = m.actuator_forcelimited.data();
+  const int* dyntypes = m.actuator_dyntype.data();
+  const int* gaintype = m.actuator_gaintype.data();
+  const int* biastype = m.actuator_biastype.data();
+  const double* lengths = d.actuator_length.data();
+  const double* velocities = d.actuator_velocity.data();
+  const int* span = d.actuator_moment_span.data();
+  double* act_dots = d.act_dot.data();
+  double* forces = d.actuator_force.data();
+  double* qfrc = d.qfrc_actuator.data();
   for (int u = 0; u < m.nu; ++u) {
-    double ctrl = d.ctrl[u];
-    if (clamp_ctrl && m.actuator_ctrllimited[u])
+    double ctrl = ctrl_in[u];
+    if (clamp_ctrl && ctrllimited[u])
       ctrl = std::clamp(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
 
     // Activation dynamics.
-    const int adr = act_address(m, u);
-    const double* dynprm = &m.actuator_dynprm[kNDYN * u];
+    const int dyntype = dyntypes[u];
+    const int adr = actadr ? actadr[u] : (dyntype == kDynNone ? -1 : u - (m.nu - m.na));
     double input = ctrl;
     if (adr >= 0) {
+      const double* dynprm = &m.actuator_dynprm[kNDYN * u];
       const double act = d.act[adr];
       double act_dot = 0;
-      switch (m.actuator_dyntype[u]) {
+      switch (dyntype) {
         case kDynIntegrator:
           act_dot = ctrl;
           break;
@@ -69,7 +89,7 @@ void actuation_force(const Model& m, Data& d) {
           act_dot = (ctrl - act) / std::max(kMinVal, dynprm[0]);
           break;
         case kDynMuscle:
-          act_dot = muscle_dynamics(ctrl, act, dynprm);
+          act_dot = muscle_detail::dynamics(ctrl, act, dynprm);
           break;
         case kDynUser:
           if (d.act_dyn_callback) act_dot = d.act_dyn_callback(m, d, u);
@@ -77,19 +97,16 @@ void actuation_force(const Model& m, Data& d) {
         default:
           break;
       }
-      d.act_dot[adr] = act_dot;
-      const bool early = m.actuator_actearly.size() > static_cast<size_t>(u) && m.actuator_actearly[u];
-      input = early ? next_activation(m, u, act, act_dot, m.opt.timestep) : act;
+      act_dots[adr] = act_dot;
+      input = has_early && m.actuator_actearly[u] ? next_act(m, u, act, act_dot, m.opt.timestep) : act;
     }
 
     // Gain and bias.
-    const double len = d.actuator_length[u], vel = d.actuator_velocity[u];
+    const double len = lengths[u], vel = velocities[u];
     const double* gainprm = &m.actuator_gainprm[kNGAIN * u];
     const double* biasprm = &m.actuator_biasprm[kNBIAS * u];
-    const double* lengthrange = &m.actuator_lengthrange[2 * u];
-    const double acc0 = m.actuator_acc0[u];
     double gain = 0, bias = 0;
-    switch (m.actuator_gaintype[u]) {
+    switch (gaintype[u]) {
       case kGainFixed:
         gain = gainprm[0];
         break;
@@ -97,7 +114,7 @@ void actuation_force(const Model& m, Data& d) {
         gain = gainprm[0] + gainprm[1] * len + gainprm[2] * vel;
         break;
       case kGainMuscle:
-        gain = muscle_gain(len, vel, lengthrange, acc0, gainprm);
+        gain = muscle_detail::gain(len, vel, &m.actuator_lengthrange[2 * u], m.actuator_acc0[u], gainprm);
         break;
       case kGainUser:
         gain = d.act_gain_callback ? d.act_gain_callback(m, d, u) : 1.0;
@@ -105,12 +122,12 @@ void actuation_force(const Model& m, Data& d) {
       default:
         break;
     }
-    switch (m.actuator_biastype[u]) {
+    switch (biastype[u]) {
       case kBiasAffine:
         bias = biasprm[0] + biasprm[1] * len + biasprm[2] * vel;
         break;
       case kBiasMuscle:
-        bias = muscle_bias(len, lengthrange, acc0, biasprm);
+        bias = muscle_detail::bias(len, &m.actuator_lengthrange[2 * u], m.actuator_acc0[u], biasprm);
         break;
       case kBiasUser:
         if (d.act_bias_callback) bias = d.act_bias_callback(m, d, u);
@@ -119,14 +136,14 @@ void actuation_force(const Model& m, Data& d) {
         break;
     }
     double force = gain * input + bias;
-    if (m.actuator_forcelimited[u])
+    if (forcelimited[u])
       force = std::clamp(force, m.actuator_forcerange[2 * u], m.actuator_forcerange[2 * u + 1]);
-    d.actuator_force[u] = force;
+    forces[u] = force;
 
     if (force == 0) continue;
     const double* moment = d.actuator_moment.data() + static_cast<size_t>(u) * nv;
-    for (int i = d.actuator_moment_span[2 * u]; i < d.actuator_moment_span[2 * u + 1]; ++i)
-      d.qfrc_actuator[i] += moment[i] * force;  // the row is zero outside its span
+    for (int i = span[2 * u]; i < span[2 * u + 1]; ++i)
+      qfrc[i] += moment[i] * force;  // the row is zero outside its span
   }
 }
 

@@ -16,22 +16,18 @@ using namespace math;
 
 namespace {
 
-// Joint transmission. Scalar joints: l = gear0 q. Ball joints: the gear's first three numbers are a
-// rotation axis; l is the rotation vector of the joint quaternion projected on it and the moment
-// arms are the gear (angular velocity dofs are in the child frame; with jointinparent the gear is
-// given in the parent frame and is rotated into the child frame). Free joints: zero length, moment
-// arms = gear (translation in the parent frame, rotation as for ball joints).
+// Joint transmission of a ball or free joint (scalar joints, l = gear0 q, are done in the stage's
+// loop). Ball joints: the gear's first three numbers are a rotation axis; l is the rotation vector
+// of the joint quaternion projected on it and the moment arms are the gear (angular velocity dofs
+// are in the child frame; with jointinparent the gear is given in the parent frame and is rotated
+// into the child frame). Free joints: zero length, moment arms = gear (translation in the parent
+// frame, rotation as for ball joints).
 void joint_transmission(const Model& m, const Data& d, int u, bool in_parent, double* length,
                         double* moment) {
   const double* gear = &m.actuator_gear[6 * u];
   const int j = m.actuator_trnid[2 * u];
   const int qadr = m.jnt_qposadr[j], dadr = m.jnt_dofadr[j];
   switch (m.jnt_type[j]) {
-    case kJointSlide:
-    case kJointHinge:
-      *length = d.qpos[qadr] * gear[0];
-      moment[dadr] = gear[0];
-      break;
     case kJointBall: {
       double q[4];
       copy4(q, &d.qpos[qadr]);
@@ -201,9 +197,9 @@ void add_chain_span(const Model& m, int b, int* lo, int* hi) {
 }
 
 // [lo, hi) of the dofs on which actuator u's moment row can be non-zero, from its transmission's
-// structure: the joint's dofs; the chains of the sites' bodies; every dof for tendons (a tendon's row
-// spans the chains of its joints and sites) and for adhesion (contacts with any body).
-void moment_span(const Model& m, int u, int* lo, int* hi) {
+// structure: the joint's dofs; the chains of the sites' bodies; the tendon row's span (ten_J_span,
+// set by tendon()); every dof for adhesion (contacts with any body).
+void moment_span(const Model& m, const Data& d, int u, int* lo, int* hi) {
   const int id = m.actuator_trnid[2 * u], ref = m.actuator_trnid[2 * u + 1];
   *lo = *hi = 0;
   if (id < 0) return;
@@ -223,6 +219,10 @@ void moment_span(const Model& m, int u, int* lo, int* hi) {
       add_chain_span(m, m.site_bodyid[id], lo, hi);
       if (ref >= 0) add_chain_span(m, m.site_bodyid[ref], lo, hi);
       return;
+    case kTrnTendon:
+      *lo = d.ten_J_span[2 * id];
+      *hi = d.ten_J_span[2 * id + 1];
+      return;
     default:
       *hi = m.nv;
       return;
@@ -240,17 +240,26 @@ void transmission(const Model& m, Data& d) {
     // only the previous span can hold non-zeros: clearing it (not the whole row) keeps a model with
     // many dofs and few local actuators (humanoid100: 21 x 627) from sweeping nu x nv per step
     if (span[0] < span[1]) std::fill(moment + span[0], moment + span[1], 0.0);
-    moment_span(m, u, &span[0], &span[1]);
+    moment_span(m, d, u, &span[0], &span[1]);
+    const int trntype = m.actuator_trntype[u];
     double length = 0;
     if (m.actuator_trnid[2 * u] < 0) {
       d.actuator_length[u] = 0;
       continue;
     }
-    switch (m.actuator_trntype[u]) {
+    switch (trntype) {
       case kTrnJoint:
-      case kTrnJointInParent:
-        joint_transmission(m, d, u, m.actuator_trntype[u] == kTrnJointInParent, &length, moment);
+      case kTrnJointInParent: {
+        const int j = m.actuator_trnid[2 * u];
+        if (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide) {
+          const double g = m.actuator_gear[6 * u];
+          length = d.qpos[m.jnt_qposadr[j]] * g;
+          moment[m.jnt_dofadr[j]] = g;
+        } else {
+          joint_transmission(m, d, u, trntype == kTrnJointInParent, &length, moment);
+        }
         break;
+      }
       case kTrnSliderCrank:
         slidercrank_transmission(m, d, u, &length, moment);
         break;
@@ -259,7 +268,7 @@ void transmission(const Model& m, Data& d) {
         const double g = m.actuator_gear[6 * u];
         length = d.ten_length[t] * g;
         const double* J = d.ten_J.data() + static_cast<size_t>(t) * nv;
-        for (int i = 0; i < nv; ++i) moment[i] = J[i] * g;
+        for (int i = span[0]; i < span[1]; ++i) moment[i] = J[i] * g;
         break;
       }
       case kTrnSite:

@@ -52,8 +52,8 @@ void for_each_array(D& d, F&& f) {
                   &d.work.integrator, &d.work.deriv, &d.work.fd, &d.work.efc, &d.work.ncp, &d.work.col_bound,
                   &d.work.col_bvh_box, &d.work.col_hull})
     f(*v);
-  for (auto* v : {&d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj, &d.actuator_moment_span, &d.efc_type, &d.efc_id,
-                  &d.efc_state, &d.efc_J_rownnz, &d.efc_J_rowadr, &d.efc_J_colind, &d.efc_AR_rownnz,
+  for (auto* v : {&d.ten_J_span, &d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj, &d.actuator_moment_span,
+                  &d.efc_type, &d.efc_id, &d.efc_state, &d.efc_J_rownnz, &d.efc_J_rowadr, &d.efc_J_colind, &d.efc_AR_rownnz,
                   &d.efc_AR_rowadr, &d.efc_AR_colind, &d.work.efc_int, &d.work.col_broad, &d.work.col_bvh_adr,
                   &d.work.col_bvh_node, &d.work.col_mid, &d.work.col_hull_adr, &d.work.col_hull_start})
     f(*v);
@@ -108,6 +108,7 @@ Data make_data(const Model& m) {
 
   d.ten_length.resize(m.ntendon);
   d.ten_J.resize(m.ntendon * nv);
+  d.ten_J_span.resize(2 * m.ntendon);
   d.ten_wrapadr.resize(m.ntendon);
   d.ten_wrapnum.resize(m.ntendon);
   d.wrap_obj.resize(2 * m.nwrap);
@@ -190,7 +191,7 @@ void reset_data(const Model& m, Data& d) {
                   &d.actuator_velocity, &d.ten_J, &d.wrap_xpos, &d.actuator_moment, &d.subtree_linvel,
                   &d.subtree_angmom, &d.qH, &d.qHDiagInv, &d.qDeriv, &d.qLU})
     zero(*v);
-  for (auto* v : {&d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj, &d.actuator_moment_span}) zero(*v);
+  for (auto* v : {&d.ten_J_span, &d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj, &d.actuator_moment_span}) zero(*v);
   d.ncon = d.ne = d.nf = d.nefc = 0;
   zero(d.work.ncp);  // hard-contact solvers: no warm start from before the reset
   d.ncp = NcpStat{};

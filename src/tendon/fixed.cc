@@ -4,14 +4,16 @@
 
 namespace moreau::tendon_detail {
 
-double fixed_tendon(const Model& m, const Data& d, int t, double* J) {
+double fixed_tendon(const Model& m, const Data& d, int t, double* J, Span* span) {
   double length = 0;
   const int adr = m.tendon_adr[t];
   for (int w = adr; w < adr + m.tendon_num[t]; ++w) {
     const int j = m.wrap_objid[w];
     const double coef = m.wrap_prm[w];
     length += coef * d.qpos[m.jnt_qposadr[j]];
-    J[m.jnt_dofadr[j]] += coef;
+    const int dof = m.jnt_dofadr[j];
+    J[dof] += coef;
+    span->add(dof);
   }
   return length;
 }

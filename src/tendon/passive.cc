@@ -29,7 +29,7 @@ void tendon_passive(const Model& m, Data& d) {
     const double f = -k * stretch(m, d, t) - b * d.ten_velocity[t];
     if (f == 0) continue;
     const double* J = d.ten_J.data() + static_cast<size_t>(t) * nv;
-    for (int i = 0; i < nv; ++i) d.qfrc_passive[i] += J[i] * f;
+    for (int i = d.ten_J_span[2 * t]; i < d.ten_J_span[2 * t + 1]; ++i) d.qfrc_passive[i] += J[i] * f;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "kinematics/jacobian.h"
+#include "math/spatial.h"
 #include "math/vec.h"
 #include "moreau/moreau.h"
 #include "tendon/tendon.h"
@@ -18,17 +19,33 @@ namespace moreau::tendon_detail {
 using namespace math;
 
 void add_segment_jacobian(const Model& m, const Data& d, const double p0[3], int b0,
-                          const double p1[3], int b1, double scale, double* J) {
+                          const double p1[3], int b1, double scale, double* J, Span* span) {
   if (b0 == b1) return;  // both ends move together: the segment length is constant
   double u[3];
   sub3(u, p1, p0);
   const double len = norm3(u);
   if (len < kMinVal) return;
   scl3(u, u, scale / len);
-  double neg[3] = {-u[0], -u[1], -u[2]};
+  // J += u' (J_b1(p1) - J_b0(p0)). A dof that moves both ends (a common ancestor of the two chains)
+  // moves the segment rigidly and adds nothing, so only the dofs of one chain and not the other are
+  // visited: each chain is walked from its last dof towards the root (dof_parentid < dof) until the
+  // walks meet. Per dof, u' J(p) = cdof . [(p - c) x u; u], c the com of the chain's root subtree.
+  double F0[6], F1[6];
   const double zero[3] = {0, 0, 0};
-  internal::apply_ft(m, d, u, zero, p1, b1, J);
-  internal::apply_ft(m, d, neg, zero, p0, b0, J);
+  force_at_origin(F1, u, zero, p1, &d.subtree_com[3 * m.body_rootid[b1]]);
+  force_at_origin(F0, u, zero, p0, &d.subtree_com[3 * m.body_rootid[b0]]);
+  int i0 = internal::last_dof(m, b0), i1 = internal::last_dof(m, b1);
+  while (i0 != i1) {
+    if (i1 > i0) {
+      J[i1] += dot6(&d.cdof[6 * i1], F1);
+      span->add(i1);
+      i1 = m.dof_parentid[i1];
+    } else {
+      J[i0] -= dot6(&d.cdof[6 * i0], F0);
+      span->add(i0);
+      i0 = m.dof_parentid[i0];
+    }
+  }
 }
 
 namespace {
@@ -39,7 +56,7 @@ inline void record(Data& d, int adr, const double* x, int obj) {
 }
 }  // namespace
 
-double spatial_tendon(const Model& m, Data& d, int t, double* J, int wrapcount, int* wrapnum) {
+double spatial_tendon(const Model& m, Data& d, int t, double* J, Span* span, int wrapcount, int* wrapnum) {
   const int adr = m.tendon_adr[t], end = adr + m.tendon_num[t];
   double length = 0, divisor = 1;
   int n = 0;
@@ -69,7 +86,7 @@ double spatial_tendon(const Model& m, Data& d, int t, double* J, int wrapcount, 
       double dx[3];
       sub3(dx, x1, x0);
       length += norm3(dx) * inv;
-      add_segment_jacobian(m, d, x0, b0, x1, m.site_bodyid[s1], inv, J);
+      add_segment_jacobian(m, d, x0, b0, x1, m.site_bodyid[s1], inv, J, span);
       record(d, wrapcount + n++, x1, -1);
       site_recorded = true;
       ++w;
@@ -89,7 +106,7 @@ double spatial_tendon(const Model& m, Data& d, int t, double* J, int wrapcount, 
     if (wlen < 0) {
       sub3(dx, x1, x0);
       length += norm3(dx) * inv;
-      add_segment_jacobian(m, d, x0, b0, x1, b1, inv, J);
+      add_segment_jacobian(m, d, x0, b0, x1, b1, inv, J, span);
     } else {
       const int bg = m.geom_bodyid[g];
       sub3(dx, t0, x0);
@@ -97,8 +114,8 @@ double spatial_tendon(const Model& m, Data& d, int t, double* J, int wrapcount, 
       sub3(dx, x1, t1);
       l += wlen + norm3(dx);
       length += l * inv;
-      add_segment_jacobian(m, d, x0, b0, t0, bg, inv, J);
-      add_segment_jacobian(m, d, t1, bg, x1, b1, inv, J);
+      add_segment_jacobian(m, d, x0, b0, t0, bg, inv, J, span);
+      add_segment_jacobian(m, d, t1, bg, x1, b1, inv, J, span);
       record(d, wrapcount + n++, t0, g);
       record(d, wrapcount + n++, t1, g);
     }

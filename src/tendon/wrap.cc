@@ -24,10 +24,9 @@ namespace {
 constexpr double kTwoPi = 2 * M_PI;
 constexpr double kEps = 1e-15;
 
-inline double wrap_angle_positive(double x) {
-  x = std::fmod(x, kTwoPi);
-  if (x < 0) x += kTwoPi;
-  return x;
+inline void copy2(double* dst, const double* src) {
+  dst[0] = src[0];
+  dst[1] = src[1];
 }
 }  // namespace
 
@@ -92,10 +91,11 @@ double wrap_inside(const double a[2], const double b[2], double r, bool crosses,
 
 double wrap_circle(const double a[2], const double b[2], double r, const double* s, bool side_inside,
                    double ta[2], double tb[2]) {
-  const double da = std::hypot(a[0], a[1]);
-  const double db = std::hypot(b[0], b[1]);
+  const double da2 = a[0] * a[0] + a[1] * a[1];
+  const double db2 = b[0] * b[0] + b[1] * b[1];
+  const double r2 = r * r;
   // An end point inside the obstacle (or a degenerate obstacle): the path cannot wrap.
-  if (r < kEps || da <= r || db <= r) return -1;
+  if (r < kEps || da2 <= r2 || db2 <= r2) return -1;
 
   // Point of the segment nearest the centre: tells whether the segment crosses the circle and on
   // which side of the centre it passes.
@@ -104,7 +104,7 @@ double wrap_circle(const double a[2], const double b[2], double r, const double*
   double t = ab2 > kEps ? -(a[0] * ab[0] + a[1] * ab[1]) / ab2 : 0;
   t = t < 0 ? 0 : (t > 1 ? 1 : t);
   const double c[2] = {a[0] + t * ab[0], a[1] + t * ab[1]};
-  const bool crosses = std::hypot(c[0], c[1]) < r;
+  const bool crosses = c[0] * c[0] + c[1] * c[1] < r2;
   if (s && side_inside) return wrap_inside(a, b, r, crosses, ta, tb);
   if (!crosses) {
     // Without a side site the straight segment is the shortest path; with one, it is the path only
@@ -113,46 +113,50 @@ double wrap_circle(const double a[2], const double b[2], double r, const double*
   }
 
   // Two candidate paths: counter-clockwise (sigma=+1) or clockwise (sigma=-1) around the centre.
-  // Tangent point from an external point P: at angle acos(r/|P|) from P's direction.
+  // The tangent point from an external point P lies at the angle acos(r/|P|) from P's direction,
+  // r (cos, sin) of it is (r/|P|^2) (r P +- sqrt(|P|^2 - r^2) perp(P)) with perp(P) = P turned by +90
+  // degrees: the path leaves a turning counter-clockwise (+) and reaches b turning the same way (-).
   // Without a side site: the shorter arc. With one: among the candidates whose straight parts do
   // not cross each other (a path that crosses itself is not taut), the one whose chord midpoint
   // (ta + tb)/|ta + tb| points most towards the side site (the rule MuJoCo 2.2.2 follows; it agrees
   // with "the arc passes the side site" for arcs shorter than half a turn).
-  const double alpha_a = std::acos(r / da), alpha_b = std::acos(r / db);
-  const double phi_a = std::atan2(a[1], a[0]), phi_b = std::atan2(b[1], b[0]);
-  double best_arc = -1, best_score = 0, best_ta = 0, best_tb = 0;
+  const double ka = std::sqrt(da2 - r2), kb = std::sqrt(db2 - r2);
+  const double sa = r / da2, sb = r / db2;
+  double best_ta[2] = {0, 0}, best_tb[2] = {0, 0}, best_score = 0;
+  int best_sigma = 0;
   bool best_valid = false;
   for (int sigma = 1; sigma >= -1; sigma -= 2) {
-    const double ang_a = phi_a + sigma * alpha_a;
-    const double ang_b = phi_b - sigma * alpha_b;
-    const double arc = wrap_angle_positive(sigma * (ang_b - ang_a));
-    const double pa[2] = {r * std::cos(ang_a), r * std::sin(ang_a)};
-    const double pb[2] = {r * std::cos(ang_b), r * std::sin(ang_b)};
+    const double pa[2] = {sa * (r * a[0] - sigma * ka * a[1]), sa * (r * a[1] + sigma * ka * a[0])};
+    const double pb[2] = {sb * (r * b[0] + sigma * kb * b[1]), sb * (r * b[1] - sigma * kb * b[0])};
     bool valid = true;
     double score;
     if (s) {
       valid = !segments_cross(a, pa, pb, b);
-      double mid[2] = {pa[0] + pb[0], pa[1] + pb[1]};
-      const double n = std::hypot(mid[0], mid[1]);
+      const double mid[2] = {pa[0] + pb[0], pa[1] + pb[1]};
+      const double n = std::sqrt(mid[0] * mid[0] + mid[1] * mid[1]);
       score = n > kEps ? (mid[0] * s[0] + mid[1] * s[1]) / n : 0;
     } else {
-      score = -arc;
+      // Minus a monotone stand-in for the arc angle in [0, 2 pi) (the angle from pa to pb turning
+      // by sigma): 1 - cos in [0, 2] on the first half turn, 3 + cos in [2, 4] on the second.
+      const double x = (pa[0] * pb[0] + pa[1] * pb[1]) / r2;
+      const double y = sigma * (pa[0] * pb[1] - pa[1] * pb[0]);
+      score = -(y >= 0 ? 1 - x : 3 + x);
     }
-    const bool better = best_arc < 0 || (valid && !best_valid) ||
-                        (valid == best_valid && score > best_score);
+    const bool better = best_sigma == 0 || (valid && !best_valid) || (valid == best_valid && score > best_score);
     if (better) {
-      best_arc = arc;
+      best_sigma = sigma;
       best_score = score;
       best_valid = valid;
-      best_ta = ang_a;
-      best_tb = ang_b;
+      copy2(best_ta, pa);
+      copy2(best_tb, pb);
     }
   }
-  ta[0] = r * std::cos(best_ta);
-  ta[1] = r * std::sin(best_ta);
-  tb[0] = r * std::cos(best_tb);
-  tb[1] = r * std::sin(best_tb);
-  return r * best_arc;
+  copy2(ta, best_ta);
+  copy2(tb, best_tb);
+  // The arc angle from ta to tb turning by sigma, in [0, 2 pi).
+  double arc = std::atan2(best_sigma * (ta[0] * tb[1] - ta[1] * tb[0]), ta[0] * tb[0] + ta[1] * tb[1]);
+  if (arc < 0) arc += kTwoPi;
+  return r * arc;
 }
 
 double wrap(const double x0[3], const double x1[3], const double pos[3], const double mat[9],
@@ -194,7 +198,7 @@ double wrap(const double x0[3], const double x1[3], const double pos[3], const d
     const double b[2] = {dot3(p1, e1), dot3(p1, e2)};
     const double s2[2] = {side ? dot3(s, e1) : 0, side ? dot3(s, e2) : 0};
     double ta[2], tb[2];
-    len = wrap_circle(a, b, radius, side ? s2 : nullptr, side && std::hypot(s2[0], s2[1]) < radius, ta, tb);
+    len = wrap_circle(a, b, radius, side ? s2 : nullptr, side && s2[0] * s2[0] + s2[1] * s2[1] < radius * radius, ta, tb);
     if (len < 0) return -1;
     for (int k = 0; k < 3; ++k) {
       l0[k] = ta[0] * e1[k] + ta[1] * e2[k];
@@ -207,16 +211,16 @@ double wrap(const double x0[3], const double x1[3], const double pos[3], const d
     const double s2[2] = {side ? s[0] : 0, side ? s[1] : 0};
     double ta[2], tb[2];
     const double arc =
-        wrap_circle(a, b, radius, side ? s2 : nullptr, side && std::hypot(s[0], s[1]) < radius, ta, tb);
+        wrap_circle(a, b, radius, side ? s2 : nullptr, side && s[0] * s[0] + s[1] * s[1] < radius * radius, ta, tb);
     if (arc < 0) return -1;
-    const double L0 = std::hypot(a[0] - ta[0], a[1] - ta[1]);
-    const double L1 = std::hypot(b[0] - tb[0], b[1] - tb[1]);
+    const double L0 = std::sqrt((a[0] - ta[0]) * (a[0] - ta[0]) + (a[1] - ta[1]) * (a[1] - ta[1]));
+    const double L1 = std::sqrt((b[0] - tb[0]) * (b[0] - tb[0]) + (b[1] - tb[1]) * (b[1] - tb[1]));
     const double total = L0 + arc + L1;
     if (total < kEps) return -1;
     const double dz = p1[2] - p0[2];
     l0[0] = ta[0]; l0[1] = ta[1]; l0[2] = p0[2] + dz * L0 / total;
     l1[0] = tb[0]; l1[1] = tb[1]; l1[2] = p0[2] + dz * (L0 + arc) / total;
-    len = std::hypot(arc, l1[2] - l0[2]);
+    len = std::sqrt(arc * arc + (l1[2] - l0[2]) * (l1[2] - l0[2]));
   }
 
   // Back to the world frame.
