@@ -756,11 +756,11 @@ void sensor_fallbacks(const Model& m, std::vector<std::string>& out) {
 void sensor_derivatives(const Model& m, Data& d, double* C, double* D, const QaccDeriv* qa) {
   const int nv = m.nv, na = m.na, nu = m.nu, ndx = 2 * nv + na, ns = m.nsensordata;
   if (!C && !D) return;
-  const StateCopy st(d);  // the caller's state (forward normalizes quaternions in qpos), restored on return
-  forward(m, d);
   if (C) std::fill_n(C, static_cast<size_t>(ns) * ndx, 0.0);
   if (D) std::fill_n(D, static_cast<size_t>(ns) * nu, 0.0);
-  if (ns == 0 || (m.opt.disableflags & kDsblSensor)) return;
+  if (ns == 0 || (m.opt.disableflags & kDsblSensor)) return;  // no sensordata: C, D are zero
+  const StateCopy st(d);  // the caller's state (forward normalizes quaternions in qpos), restored on return
+  forward(m, d);
   // rows of one sensor: C rows (dim x ndx) and D rows (dim x nu), then scattered
   Vec Cs, Ds;
   IVec dofs(static_cast<size_t>(std::max(nv, 1)));
