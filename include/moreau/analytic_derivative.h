@@ -41,7 +41,14 @@
 // joint springs, spatial tendons with stiffness or damping or transmission, gravity compensation,
 // fluid forces, nonzero xfrc_applied; velocity columns with fluid forces, muscles or jdotv; every
 // column with muscles, user callbacks, site/body/slider-crank/ball transmissions, actearly, noslip
-// or a hard-contact solver.
+// with elliptic cones, or a hard-contact solver.
+//
+// The noslip post-pass (pyramidal cones, friction loss rows): implicit-function theorem on its own
+// optimality conditions with its active set held fixed (interior friction-loss rows and pairs of
+// pyramid edges with both forces positive are free; edges at zero and rows at their bound carry
+// fixed forces), composed with the main solver's derivative for the forces noslip keeps. noslip
+// runs a fixed number of Gauss-Seidel sweeps (noslip_iterations); the derivative given is that of
+// its converged solution, which differences of an unconverged pass do not reproduce.
 //
 // Sensors (C, D of transition_derivatives, src/derivative/sensor_deriv.cc): sensordata as forward
 // computes it at the state (no noise: it depends on time only), differentiated per sensor along

@@ -127,11 +127,17 @@ const char* constraint_pos_unsupported(const Model& m, const Data& d) {
   return nullptr;
 }
 
+bool has_elliptic(const Data& d) {
+  for (int r = 0; r < d.nefc; ++r)
+    if (d.efc_type[r] == kCnstrContactElliptic) return true;
+  return false;
+}
+
 Coverage coverage(const Model& m, const Data& d) {
   Coverage c;
   if (d.nefc > 0) {
     if (const char* rows = constraint_pos_unsupported(m, d)) c.p(rows);
-    if (m.opt.noslip_iterations > 0) c.all("noslip post-pass");
+    if (m.opt.noslip_iterations > 0 && has_elliptic(d)) c.all("noslip post-pass with elliptic cones");
     // the hard-contact solvers do not minimize the soft model's primal cost
     if (is_hard_contact_solver(m.opt.solver)) c.all("hard-contact solver");
     if ((m.opt.enableflags & kEnblJdotv) && d.ne > 0) c.v("jdotv term of equality constraints");
@@ -369,32 +375,151 @@ struct Forward {
   bool constrained = false;
 };
 
-// H^-1 (or M^-1 without constraint rows) applied to n col-major vectors.
+// Connected components of the dofs' coupling graph: the kinematic tree, the columns of every
+// constraint row, every tendon's Jacobian and every actuator's moment. M, H = M + J'DJ, the
+// implicit integrators' matrices and every right-hand side of a dof's (or an actuator's) column
+// stay inside one component (a dof moves its subtree; a row couples the trees it touches), so the
+// solves and products of a column run over its component's dofs only: with many free bodies (a
+// pile of objects) the nv x nv work shrinks to the sum of the components' squares.
+struct Components {
+  IVec id;    // dof -> component
+  IVec adr;   // component c: dofs[adr[c] .. adr[c + 1]), ascending
+  IVec dofs;
+  IVec act;   // activation -> component (-1: none)
+  IVec ctl;   // actuator -> component of its moment (-1: zero moment)
+  const int* of(int c) const { return dofs.data() + adr[c]; }
+  int size(int c) const { return adr[c + 1] - adr[c]; }
+};
+
+Components dof_components(const Model& m, const Data& d) {
+  const int nv = m.nv;
+  Components c;
+  IVec parent(nv);
+  for (int i = 0; i < nv; ++i) parent[i] = i;
+  auto find = [&](int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  auto unite = [&](int a, int b) {
+    a = find(a), b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  };
+  for (int i = 0; i < nv; ++i)
+    if (m.dof_parentid[i] >= 0) unite(i, m.dof_parentid[i]);
+  const double* vals = constraint::J_values(m, d);
+  for (int r = 0; r < d.nefc; ++r) {
+    const constraint::SparseRow row = constraint::row_of(d, vals, r);
+    for (int a = 1; a < row.nnz; ++a) unite(row.col[0], row.col[a]);
+  }
+  auto dense_row = [&](const double* J) {
+    int first = -1;
+    for (int i = 0; i < nv; ++i)
+      if (J[i] != 0) {
+        if (first < 0) first = i;
+        else unite(first, i);
+      }
+    return first;
+  };
+  for (int t = 0; t < m.ntendon; ++t) dense_row(&d.ten_J[static_cast<size_t>(t) * nv]);
+  c.ctl.assign(m.nu, -1);
+  c.act.assign(m.na, -1);
+  IVec first(m.nu);
+  for (int u = 0; u < m.nu; ++u) first[u] = dense_row(&d.actuator_moment[static_cast<size_t>(u) * nv]);
+  // number the components by their first dof, list their dofs
+  c.id.assign(nv, -1);
+  IVec count(nv + 1, 0);
+  int n = 0;
+  for (int i = 0; i < nv; ++i) {
+    const int root = find(i);
+    if (c.id[root] < 0) c.id[root] = n++;
+    c.id[i] = c.id[root];
+    ++count[c.id[i] + 1];
+  }
+  c.adr.assign(n + 1, 0);
+  for (int k = 0; k < n; ++k) c.adr[k + 1] = c.adr[k] + count[k + 1];
+  c.dofs.assign(nv, 0);
+  IVec fill(c.adr.begin(), c.adr.end() - 1);
+  for (int i = 0; i < nv; ++i) c.dofs[fill[c.id[i]]++] = i;
+  for (int u = 0; u < m.nu; ++u) {
+    c.ctl[u] = first[u] >= 0 ? c.id[first[u]] : -1;
+    if (m.actuator_actadr[u] >= 0) c.act[m.actuator_actadr[u]] = c.ctl[u];
+  }
+  return c;
+}
+
+// x <- M^-1 x over the dofs of one component (x zero elsewhere), with M = L'DL in qld (qM's
+// layout) and diaginv = 1/D.
+void solve_ld_dofs(const Model& m, const double* qld, const double* diaginv, const int* dofs, int n, double* x) {
+  for (int q = n - 1; q >= 0; --q) {
+    const int k = dofs[q];
+    const double xk = x[k];
+    if (xk == 0) continue;
+    const double* row = qld + m.dof_Madr[k];
+    int t = 1;
+    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t) x[i] -= row[t] * xk;
+  }
+  for (int q = 0; q < n; ++q) x[dofs[q]] *= diaginv[dofs[q]];
+  for (int q = 0; q < n; ++q) {
+    const int k = dofs[q];
+    const double* row = qld + m.dof_Madr[k];
+    double s = 0;
+    int t = 1;
+    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t) s += row[t] * x[i];
+    x[k] -= s;
+  }
+}
+
+// res = M x over the dofs of one component (x zero elsewhere; res written there only).
+void mul_m_dofs(const Model& m, const Data& d, const int* dofs, int n, double* res, const double* x) {
+  for (int q = 0; q < n; ++q) res[dofs[q]] = d.qM[m.dof_Madr[dofs[q]]] * x[dofs[q]];
+  for (int q = 0; q < n; ++q) {
+    const int i = dofs[q];
+    int t = 1;
+    for (int a = m.dof_parentid[i]; a >= 0; a = m.dof_parentid[a], ++t) {
+      const double v = d.qM[m.dof_Madr[i] + t];
+      res[i] += v * x[a];
+      res[a] += v * x[i];
+    }
+  }
+}
+
+// H^-1 (or M^-1 without constraint rows) applied to n col-major vectors; column k's right-hand
+// side lies in component comp[k] (-1 or comp null: anywhere).
 struct Solver {
   const Model& m;
   Data& d;
   bool constrained;
+  const Components& cc;
   constraint::Work w{};
   void prepare() {
     if (!constrained) return;
     w = constraint::carve(m, d);
     solver::hessian_factor(m, d, w, false);
   }
-  void solve(double* x, int n) {
-    if (!constrained) {
-      solve_m(m, d, x, n);
-      return;
+  void solve(double* x, int n, const int* comp) {
+    const int nv = m.nv;
+    for (int k = 0; k < n; ++k) {
+      double* xk = x + static_cast<size_t>(k) * nv;
+      const int c = comp ? comp[k] : -1;
+      if (c < 0) {
+        if (constrained) solver::hessian_solve(m, w, xk);
+        else solve_m(m, d, xk, 1);
+      } else if (constrained) {
+        solver::hessian_solve_dofs(m, w, cc.of(c), cc.size(c), xk);
+      } else {
+        solve_ld_dofs(m, d.qLD.data(), d.qLDiagInv.data(), cc.of(c), cc.size(c), xk);
+      }
     }
-    for (int k = 0; k < n; ++k) solver::hessian_solve(m, w, x + static_cast<size_t>(k) * m.nv);
   }
 };
 
-// Dense J (nefc x nv, row-major), z = J qacc - aref and force = -grad s at the final qacc; the
-// constraint states and cone Hessians in d are recomputed there (as the Newton solver leaves them).
+// Dense J (nefc x nv, row-major), z = J qacc - aref and force = -grad s at the main solver's qacc
+// (the final one without noslip); the constraint states and cone Hessians in d are recomputed
+// there (as the Newton solver leaves them).
 struct Rows {
   Vec J, z, force;
 };
-Rows constraint_rows(const Model& m, Data& d) {
+Rows constraint_rows(const Model& m, Data& d, const double* qacc) {
   const int nv = m.nv, nefc = d.nefc;
   // blocks sized by the row capacity, not nefc: the same size classes at every state
   const size_t cap = static_cast<size_t>(constraint::capacity(d));
@@ -406,7 +531,7 @@ Rows constraint_rows(const Model& m, Data& d) {
     const constraint::SparseRow row = constraint::row_of(d, vals, r);
     for (int a = 0; a < row.nnz; ++a) c.J[static_cast<size_t>(r) * nv + row.col[a]] = row.val[a];
   }
-  constraint::mul_J(m, d, c.z.data(), d.qacc.data());
+  constraint::mul_J(m, d, c.z.data(), qacc);
   for (int r = 0; r < nefc; ++r) c.z[r] -= d.efc_aref[r];
   int nactive = 0;
   solver::eval_constraint(m, d, c.z.data(), c.force.data(), d.efc_state.data(), true, &nactive);
@@ -474,8 +599,9 @@ using namespace math;
 // (p_b - o_b) and dq_b = 0.5 [0, w_k] q_b when k moves body b; the residual moves as the rows
 // without torquescale (dpos = dp1 - dp2, 0.5 imag(q2^-1 [0, w_k1 - w_k2] q1 r)), and the impedance
 // with the norm of (position, ts x rotation) residual.
-template <class RowScalar>
-int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowScalar row_scalar, double* T) {
+template <class RowScalar, class AddJ>
+int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, const double* qacc, RowScalar row_scalar,
+                          AddJ add_J, double* T) {
   using namespace math;
   const int nv = m.nv, e = d.efc_id[r0];
   const bool weld = m.eq_type[e] == kEqWeld;
@@ -499,7 +625,6 @@ int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowSca
   double norm = 0;
   for (int j = 0; j < nrow; ++j) norm += (j < 3 ? 1 : ts * ts) * d.efc_pos[r0 + j] * d.efc_pos[r0 + j];
   norm = std::sqrt(norm);
-  const double* qacc = d.qacc.data();
   const double* qvel = d.qvel.data();
   // q2^-1 [0, a] [0, b] q1 r, imaginary part
   auto qprod = [&](const double* a, const double* b, double* out) {
@@ -576,12 +701,7 @@ int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowSca
         col[i] += dJ[j] * c.force[r0 + j];
       }
     }
-    for (int j = 0; j < nrow; ++j) {
-      const double sc = row_scalar(r0 + j, dJa[j], dJv[j], dpos[j], dnorm);
-      if (sc == 0) continue;
-      const double* J = &c.J[static_cast<size_t>(r0 + j) * nv];
-      for (int i = 0; i < nv; ++i) col[i] += sc * J[i];
-    }
+    for (int j = 0; j < nrow; ++j) add_J(col, r0 + j, row_scalar(r0 + j, dJa[j], dJv[j], dpos[j], dnorm));
   }
   return nrow;
 }
@@ -594,19 +714,25 @@ int connect_weld_pos_term(const Model& m, Data& d, const Rows& c, int r0, RowSca
 // with its geoms as contact_geometry.cc derives (d pos, d dist, d frame along dof k). Row
 // Jacobians (contact_rows.cc) are the frame axes dotted with jp_i = lin_i + rot_i x (p - o) and
 // jr_i = rot_i, whose derivatives follow from d cdof_i = cdof_k x cdof_i (moves) and dp.
-Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
+//
+// qacc: the acceleration the rows' forces c.force belong to. rec (optional, nefc x nv col-major):
+// receives s_r,k. residual: s_r,k = dJ_r,k qacc - daref_r,k for every row whatever its state (the
+// derivative of the row's residual at fixed force, as the noslip pass needs it), and column k holds
+// only sum_r dJ_r,k' f_r (elliptic rows excluded: their block term is the cone's).
+Vec constraint_pos_term(const Model& m, Data& d, const Rows& c, const double* qacc, double* rec = nullptr,
+                        bool residual = false) {
   using namespace math;
   const int nv = m.nv, nefc = d.nefc;
   Vec T(static_cast<size_t>(nv) * nv, 0.0);
-  const double* qacc = d.qacc.data();
   const double* qvel = d.qvel.data();
   // scalar part of one row for column k: s = -D (dJa - daref) - dD z, with dJa = dJ.qacc,
   // dJv = dJ.qvel
   auto row_scalar = [&](int r, double dJa, double dJv, double dpos) {
-    if (d.efc_state[r] != kCnstrQuadratic) return 0.0;
+    if (!residual && d.efc_state[r] != kCnstrQuadratic) return 0.0;
     const double* kbip = &d.efc_KBIP[4 * r];
     const double K = kbip[0], B = kbip[1], imp = kbip[2], impP = kbip[3];
     const double daref = -B * dJv - K * (impP * (d.efc_pos[r] - d.efc_margin[r]) + imp) * dpos;
+    if (residual) return dJa - daref;
     const double D = d.efc_D[r];
     const double dD = (imp > 0 && imp < 1) ? D * impP * dpos / (imp * (1 - imp)) : 0.0;
     return -D * (dJa - daref) - dD * c.z[r];
@@ -614,16 +740,18 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
   // the same for a row whose impedance takes the norm of its constraint's residual (connect, weld):
   // dimp = impP dnorm, aref's position term K imp pos_r moves with dpos_r and dimp
   auto row_scalar_norm = [&](int r, double dJa, double dJv, double dpos, double dnorm) {
-    if (d.efc_state[r] != kCnstrQuadratic) return 0.0;
+    if (!residual && d.efc_state[r] != kCnstrQuadratic) return 0.0;
     const double* kbip = &d.efc_KBIP[4 * r];
     const double K = kbip[0], B = kbip[1], imp = kbip[2], impP = kbip[3];
     const double daref = -B * dJv - K * (impP * dnorm * (d.efc_pos[r] - d.efc_margin[r]) + imp * dpos);
+    if (residual) return dJa - daref;
     const double D = d.efc_D[r];
     const double dD = (imp > 0 && imp < 1) ? D * impP * dnorm / (imp * (1 - imp)) : 0.0;
     return -D * (dJa - daref) - dD * c.z[r];
   };
   auto add_J = [&](double* col, int r, double sc) {
-    if (sc == 0) return;
+    if (rec) rec[static_cast<size_t>((col - T.data()) / nv) * nefc + r] += sc;
+    if (sc == 0 || residual) return;
     const double* J = &c.J[static_cast<size_t>(r) * nv];
     for (int i = 0; i < nv; ++i) col[i] += sc * J[i];
   };
@@ -640,7 +768,7 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
       continue;
     }
     if (type == kCnstrEquality && (m.eq_type[d.efc_id[r]] == kEqConnect || m.eq_type[d.efc_id[r]] == kEqWeld)) {
-      r += connect_weld_pos_term(m, d, c, r, row_scalar_norm, T.data());
+      r += connect_weld_pos_term(m, d, c, r, qacc, row_scalar_norm, add_J, T.data());
       continue;
     }
     if (type == kCnstrEquality) {
@@ -800,9 +928,154 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c) {
   return T;
 }
 
-Forward compute_forward(const Model& m, Data& d) {
+// The noslip post-pass (src/solver/noslip.cc) keeps the main solver's forces on every row except
+// the friction directions, which it re-solves without regularization: a friction-loss row's force,
+// and the difference of each pair of opposite pyramidal edges (their sum stays). Its optimality
+// conditions with the active set held fixed (the one-sided derivative of the current active set):
+//   M qacc = qfrc_smooth + J' f,   f = P f_main + c + G lambda,   G' (J qacc - aref) = 0,
+// where G holds the free directions (e_i of an interior friction-loss row, e_a - e_b of a pair
+// with both edges positive), P maps the main solver's forces onto the fixed part (the rows noslip
+// does not touch; the pair's sum split evenly, or carried by the positive edge when the other is
+// at zero; nothing for friction-loss rows), c the bounds (+-frictionloss, constant). Differentiated:
+//   y = M^-1 (dqfrc_smooth - dM qacc + dJ' f + J' P df_main),
+//   (J_G M^-1 J_G') dlambda = -(d(J_G) qacc - G' daref + J_G y),   dqacc = y + M^-1 J_G' dlambda,
+// with df_main = s - D J dqacc_main on the main solver's quadratic rows (s: the row's own
+// derivative at fixed qacc) and dqacc_main from H. J_G M^-1 J_G' is singular when the free
+// directions are redundant (four corners of a box on a plane): the right-hand side lies in its
+// range, the pivots of the dependent directions are dropped and qacc's derivative is unique.
+// When noslip stops at noslip_iterations before converging, this is the derivative of the
+// converged solution.
+struct NoSlip {
+  const Model& m;
+  Data& d;
+  const Rows& c;          // rows at the main solver's qacc, d.efc_state the main solver's states
+  const double* ffin;     // final forces (after noslip), nefc
+  int nG = 0;
+  IVec ga{}, gb{};        // free direction g: e_ga - e_gb (gb = -1: e_ga)
+  IVec partner{};         // phi_r = ws_r df_r + wp_r df_partner(r)
+  Vec ws{}, wp{};
+  Vec Jg{}, Xg{}, Ag{};   // Jg nG x nv row-major, Xg = M^-1 Jg' (nG columns of nv), Ag factored
+  IVec keep{};            // pivot of Ag kept
+
+  void prepare() {
+    const int nv = m.nv, nefc = d.nefc;
+    partner.assign(nefc, -1), ws.assign(nefc, 1.0), wp.assign(nefc, 0.0);
+    ga.reserve(nefc), gb.reserve(nefc);
+    ga.clear(), gb.clear();
+    for (int r = 0; r < nefc; ++r) {
+      const int type = d.efc_type[r];
+      if (type == kCnstrFrictionDof || type == kCnstrFrictionTendon) {
+        ws[r] = 0;
+        if (std::abs(ffin[r]) < d.efc_frictionloss[r]) ga.push_back(r), gb.push_back(-1);
+      } else if (type == kCnstrContactPyramidal) {
+        const int nrow = 2 * (d.contact[d.efc_id[r]].dim - 1);
+        for (int a = r; a < r + nrow; a += 2) {
+          const int b = a + 1;
+          partner[a] = b, partner[b] = a;
+          if (ffin[a] > 0 && ffin[b] > 0) {
+            ws[a] = ws[b] = wp[a] = wp[b] = 0.5;
+            ga.push_back(a), gb.push_back(b);
+          } else {
+            const int carry = ffin[b] > 0 ? b : a;
+            ws[carry] = wp[carry] = 1;
+            ws[carry == a ? b : a] = 0;
+          }
+        }
+        r += nrow - 1;
+      }
+    }
+    nG = static_cast<int>(ga.size());
+    Jg.assign(static_cast<size_t>(nG) * nv, 0.0);
+    for (int g = 0; g < nG; ++g)
+      for (int i = 0; i < nv; ++i)
+        Jg[static_cast<size_t>(g) * nv + i] =
+            c.J[static_cast<size_t>(ga[g]) * nv + i] - (gb[g] >= 0 ? c.J[static_cast<size_t>(gb[g]) * nv + i] : 0.0);
+    Xg = Jg;
+    if (nG) solve_m(m, d, Xg.data(), nG);
+    // Ag = Jg M^-1 Jg' as L diag L' (row-major, lower part), dependent pivots dropped
+    Ag.assign(static_cast<size_t>(nG) * nG, 0.0);
+    keep.assign(nG, 1);
+    double maxdiag = 0;
+    for (int g = 0; g < nG; ++g)
+      for (int h = 0; h <= g; ++h) {
+        double sum = 0;
+        for (int i = 0; i < nv; ++i) sum += Jg[static_cast<size_t>(g) * nv + i] * Xg[static_cast<size_t>(h) * nv + i];
+        Ag[static_cast<size_t>(g) * nG + h] = sum;
+        if (g == h) maxdiag = std::max(maxdiag, sum);
+      }
+    for (int j = 0; j < nG; ++j) {
+      double* Lj = &Ag[static_cast<size_t>(j) * nG];
+      for (int k = 0; k < j; ++k) Lj[j] -= Lj[k] * Lj[k] * Ag[static_cast<size_t>(k) * nG + k];
+      if (!(Lj[j] > 1e-11 * maxdiag)) {
+        keep[j] = 0;
+        for (int i = j; i < nG; ++i) Ag[static_cast<size_t>(i) * nG + j] = 0;
+        continue;
+      }
+      for (int i = j + 1; i < nG; ++i) {
+        double* Li = &Ag[static_cast<size_t>(i) * nG];
+        for (int k = 0; k < j; ++k) Li[j] -= Li[k] * Lj[k] * Ag[static_cast<size_t>(k) * nG + k];
+        Li[j] /= Lj[j];
+      }
+    }
+  }
+
+  // Columns out (nv x n col-major) hold dqacc_main = H^-1 (main right-hand side) on entry, the
+  // final dqacc on return. rf (nv x n): the final right-hand side without the rows' forces
+  // (dqfrc_smooth - dM qacc + dJ' f); S (nefc x n, null: 0): s; W (nG x n, null: 0):
+  // d(J_G) qacc - G' daref.
+  void apply(double* out, const double* rf, const double* S, const double* W, int n) {
+    const int nv = m.nv, nefc = d.nefc;
+    Vec df(nefc), y(static_cast<size_t>(nv) * n), t(nG);
+    for (int k = 0; k < n; ++k) {
+      const double* dqm = out + static_cast<size_t>(k) * nv;
+      for (int r = 0; r < nefc; ++r) {
+        double v = 0;
+        if (d.efc_state[r] == kCnstrQuadratic) {
+          const double* J = &c.J[static_cast<size_t>(r) * nv];
+          double Jd = 0;
+          for (int i = 0; i < nv; ++i) Jd += J[i] * dqm[i];
+          v = (S ? S[static_cast<size_t>(k) * nefc + r] : 0.0) - d.efc_D[r] * Jd;
+        }
+        df[r] = v;
+      }
+      double* yk = &y[static_cast<size_t>(k) * nv];
+      std::copy_n(rf + static_cast<size_t>(k) * nv, nv, yk);
+      for (int r = 0; r < nefc; ++r) {
+        const double phi = ws[r] * df[r] + (partner[r] >= 0 ? wp[r] * df[partner[r]] : 0.0);
+        if (phi == 0) continue;
+        const double* J = &c.J[static_cast<size_t>(r) * nv];
+        for (int i = 0; i < nv; ++i) yk[i] += J[i] * phi;
+      }
+    }
+    solve_m(m, d, y.data(), n);
+    for (int k = 0; k < n; ++k) {
+      const double* yk = &y[static_cast<size_t>(k) * nv];
+      double* o = out + static_cast<size_t>(k) * nv;
+      std::copy_n(yk, nv, o);
+      if (!nG) continue;
+      for (int g = 0; g < nG; ++g) {
+        double sum = W ? W[static_cast<size_t>(k) * nG + g] : 0.0;
+        for (int i = 0; i < nv; ++i) sum += Jg[static_cast<size_t>(g) * nv + i] * yk[i];
+        t[g] = -sum;
+      }
+      // Ag dlambda = t: L, diag, L'
+      for (int g = 0; g < nG; ++g)
+        for (int h = 0; h < g; ++h) t[g] -= Ag[static_cast<size_t>(g) * nG + h] * t[h];
+      for (int g = 0; g < nG; ++g) t[g] = keep[g] ? t[g] / Ag[static_cast<size_t>(g) * nG + g] : 0.0;
+      for (int g = nG - 1; g >= 0; --g)
+        for (int h = g + 1; h < nG; ++h) t[g] -= Ag[static_cast<size_t>(h) * nG + g] * t[h];
+      for (int g = 0; g < nG; ++g) {
+        if (t[g] == 0) continue;
+        const double* x = &Xg[static_cast<size_t>(g) * nv];
+        for (int i = 0; i < nv; ++i) o[i] += x[i] * t[g];
+      }
+    }
+  }
+};
+
+// with_af: also d qacc / d qfrc_applied (forward_derivatives' DaDf; the transition does not use it).
+Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with_af) {
   const int nv = m.nv, na = m.na, nu = m.nu;
-  forward(m, d);
   const Coverage cov = coverage(m, d);
   Forward f;
   f.constrained = d.nefc > 0;
@@ -810,7 +1083,7 @@ Forward compute_forward(const Model& m, Data& d) {
   f.Cv = rne_vel_dense(m, d);
   f.aq.assign(static_cast<size_t>(nv) * nv, 0.0);
   f.av = f.aq;
-  f.af = f.aq;
+  if (with_af) f.af = f.aq;
   f.aact.assign(static_cast<size_t>(nv) * na, 0.0);
   f.au.assign(static_cast<size_t>(nv) * nu, 0.0);
   f.gq.assign(static_cast<size_t>(na) * nv, 0.0);
@@ -818,22 +1091,52 @@ Forward compute_forward(const Model& m, Data& d) {
   f.gact.assign(static_cast<size_t>(na) * na, 0.0);
   f.gu.assign(static_cast<size_t>(na) * nu, 0.0);
 
+  // with noslip, the main solver's qacc (the warm start: solve_constraint copies it before the
+  // noslip pass) and the final forces and states, restored below
+  const bool ns = f.constrained && m.opt.noslip_iterations > 0 && !has_elliptic(d);
+  Vec qm(d.qacc.begin(), d.qacc.begin() + nv), ffin;
+  IVec state_fin;
+  if (ns) {
+    std::copy_n(d.qacc_warmstart.begin(), nv, qm.begin());
+    ffin.assign(d.efc_force.begin(), d.efc_force.begin() + d.nefc);
+    state_fin.assign(d.efc_state.begin(), d.efc_state.begin() + d.nefc);
+  }
   Rows rows;
-  if (f.constrained) rows = constraint_rows(m, d);
-  Solver S{m, d, f.constrained};
+  if (f.constrained) rows = constraint_rows(m, d, qm.data());
+  Solver S{m, d, f.constrained, cc};
   S.prepare();
+  NoSlip nsl{m, d, rows, ffin.data()};
+  if (ns) nsl.prepare();
+  const int nefc = d.nefc, nG = nsl.nG;
   // positions: H^-1 (Fq - d RNE(q, v, qacc)/dq + constraint term)
   if (!cov.pos) {
-    Vec R(static_cast<size_t>(nv) * nv);
-    internal::rne_pos_deriv(m, d, d.qvel.data(), d.qacc.data(), true, R.data());
+    Vec R(static_cast<size_t>(nv) * nv), Sm;
+    internal::rne_pos_deriv(m, d, d.qvel.data(), qm.data(), true, R.data());
     for (int k = 0; k < nv; ++k)
       for (int i = 0; i < nv; ++i)
         f.aq[static_cast<size_t>(k) * nv + i] = f.sm.Fq[static_cast<size_t>(k) * nv + i] - R[static_cast<size_t>(i) * nv + k];
+    if (ns) Sm.assign(static_cast<size_t>(nefc) * nv, 0.0);
     if (f.constrained) {
-      const Vec T = constraint_pos_term(m, d, rows);
+      const Vec T = constraint_pos_term(m, d, rows, qm.data(), ns ? Sm.data() : nullptr);
       for (size_t i = 0; i < f.aq.size(); ++i) f.aq[i] += T[i];
     }
-    S.solve(f.aq.data(), nv);
+    S.solve(f.aq.data(), nv, cc.id.data());
+    if (ns) {
+      // final: Fq - d RNE(q, v, qacc_final)/dq + dJ' f_final; W = G' (dJ qacc_final - daref)
+      Vec Sr(static_cast<size_t>(nefc) * nv, 0.0), W(static_cast<size_t>(nG) * nv);
+      std::swap(rows.force, ffin);
+      Vec rf = constraint_pos_term(m, d, rows, d.qacc.data(), Sr.data(), true);
+      std::swap(rows.force, ffin);
+      internal::rne_pos_deriv(m, d, d.qvel.data(), d.qacc.data(), true, R.data());
+      for (int k = 0; k < nv; ++k) {
+        for (int i = 0; i < nv; ++i)
+          rf[static_cast<size_t>(k) * nv + i] += f.sm.Fq[static_cast<size_t>(k) * nv + i] - R[static_cast<size_t>(i) * nv + k];
+        const double* sk = &Sr[static_cast<size_t>(k) * nefc];
+        for (int g = 0; g < nG; ++g)
+          W[static_cast<size_t>(k) * nG + g] = sk[nsl.ga[g]] - (nsl.gb[g] >= 0 ? sk[nsl.gb[g]] : 0.0);
+      }
+      nsl.apply(f.aq.data(), rf.data(), Sm.data(), W.data(), nv);
+    }
   }
   if (!cov.vel) {
     for (size_t i = 0; i < f.av.size(); ++i) f.av[i] = f.sm.Fv[i] + f.Cv[i];
@@ -841,18 +1144,41 @@ Forward compute_forward(const Model& m, Data& d) {
       const Vec T = constraint_vel_term(m, d, rows);
       for (size_t i = 0; i < f.av.size(); ++i) f.av[i] += T[i];
     }
-    S.solve(f.av.data(), nv);
+    S.solve(f.av.data(), nv, cc.id.data());
+    if (ns) {
+      // aref = -B J v: s = -D B J[k] on the main solver's quadratic rows, W = G' B J[k]
+      Vec rf(static_cast<size_t>(nv) * nv), Sv(static_cast<size_t>(nefc) * nv, 0.0), W(static_cast<size_t>(nG) * nv);
+      for (size_t i = 0; i < rf.size(); ++i) rf[i] = f.sm.Fv[i] + f.Cv[i];
+      auto BJ = [&](int r, int k) { return d.efc_KBIP[4 * r + 1] * rows.J[static_cast<size_t>(r) * nv + k]; };
+      for (int k = 0; k < nv; ++k) {
+        for (int r = 0; r < nefc; ++r)
+          if (d.efc_state[r] == kCnstrQuadratic) Sv[static_cast<size_t>(k) * nefc + r] = -d.efc_D[r] * BJ(r, k);
+        for (int g = 0; g < nG; ++g)
+          W[static_cast<size_t>(k) * nG + g] = BJ(nsl.ga[g], k) - (nsl.gb[g] >= 0 ? BJ(nsl.gb[g], k) : 0.0);
+      }
+      nsl.apply(f.av.data(), rf.data(), Sv.data(), W.data(), nv);
+    }
   }
   if (!cov.ctl) {
     f.aact = f.sm.Fact;
     f.au = f.sm.Fu;
-    if (na) S.solve(f.aact.data(), na);
-    if (nu) S.solve(f.au.data(), nu);
+    if (na) S.solve(f.aact.data(), na, cc.act.data());
+    if (nu) S.solve(f.au.data(), nu, cc.ctl.data());
+    if (ns && na) nsl.apply(f.aact.data(), f.sm.Fact.data(), nullptr, nullptr, na);
+    if (ns && nu) nsl.apply(f.au.data(), f.sm.Fu.data(), nullptr, nullptr, nu);
     transpose(na, na, f.sm.Gact.data(), f.gact.data());
     transpose(na, nu, f.sm.Gu.data(), f.gu.data());
   }
-  for (int k = 0; k < nv; ++k) f.af[static_cast<size_t>(k) * nv + k] = 1;
-  S.solve(f.af.data(), nv);
+  if (with_af) {
+    for (int k = 0; k < nv; ++k) f.af[static_cast<size_t>(k) * nv + k] = 1;
+    S.solve(f.af.data(), nv, cc.id.data());
+  }
+  if (ns && with_af) {
+    Vec I(static_cast<size_t>(nv) * nv, 0.0);
+    for (int k = 0; k < nv; ++k) I[static_cast<size_t>(k) * nv + k] = 1;
+    nsl.apply(f.af.data(), I.data(), nullptr, nullptr, nv);
+  }
+  if (ns) std::copy(state_fin.begin(), state_fin.end(), d.efc_state.begin());
 
   // finite-difference fallback
   if (cov.pos || cov.vel || cov.ctl) {
@@ -915,7 +1241,9 @@ std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
 void forward_derivatives(const Model& m, Data& d, double* DaDq, double* DaDv, double* DaDact, double* DaDu,
                          double* DaDf, double* DactDact, double* DactDu) {
   const int nv = m.nv, na = m.na, nu = m.nu;
-  const Forward f = compute_forward(m, d);
+  forward(m, d);
+  const Components cc = dof_components(m, d);
+  const Forward f = compute_forward(m, d, cc, DaDf != nullptr);
   if (DaDq) transpose(nv, nv, f.aq.data(), DaDq);
   if (DaDv) transpose(nv, nv, f.av.data(), DaDv);
   if (DaDact) transpose(na, nv, f.aact.data(), DaDact);
@@ -993,7 +1321,8 @@ void sensor_rows(const Model& m, Data& d, double* C, double* D, const Forward* f
   if (!C && !D) return;
   Forward local;
   if (!f && internal::sensors_need_qacc(m)) {
-    local = compute_forward(m, d);
+    forward(m, d);
+    local = compute_forward(m, d, dof_components(m, d), false);
     f = &local;
   }
   internal::QaccDeriv qa{};
@@ -1032,7 +1361,9 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
       return;
     }
   }
-  Forward f = compute_forward(m, d);
+  forward(m, d);
+  const Components cc = dof_components(m, d);
+  Forward f = compute_forward(m, d, cc, false);
 
   // qacc_e = E^-1 M qacc, E = M + h B_damp (Euler), M - h D_s (implicitfast), M - h D (implicit).
   // d qacc_e = E^-1 (M d qacc - dM (qacc_e - qacc) + h dD qacc_e)
@@ -1052,6 +1383,16 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
   }
   for (int k = 0; k < na; ++k) std::copy_n(f.aact.data() + static_cast<size_t>(k) * nv, nv, col(2 * nv + k));
   for (int k = 0; k < nu; ++k) std::copy_n(f.au.data() + static_cast<size_t>(k) * nv, nv, col(ndx + k));
+  // the component of each column (-1: any), and the columns of each component
+  IVec ccol(ncol), cadr(cc.adr.size() + 1, 0), cols(ncol);
+  for (int k = 0; k < ncol; ++k)
+    ccol[k] = k < 2 * nv ? cc.id[k % nv] : k < ndx ? cc.act[k - 2 * nv] : cc.ctl[k - ndx];
+  for (int k = 0; k < ncol; ++k) ++cadr[ccol[k] + 2];  // slot 0: the columns of no component
+  for (size_t c = 1; c < cadr.size(); ++c) cadr[c] += cadr[c - 1];
+  {
+    IVec fill(cadr.begin(), cadr.end() - 1);
+    for (int k = 0; k < ncol; ++k) cols[fill[ccol[k] + 1]++] = k;
+  }
 
   if (!euler || damped) {
     // E in M's sparsity, factored as the step factors it: L'DL of M + h B (Euler) or of
@@ -1084,17 +1425,26 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
       internal::factor_lu(m, Eh.data());
     else
       internal::factor_ld(m, Eh.data(), diaginv.data(), nullptr);
-    auto Esolve = [&](double* x, int n) {
-      if (lu)
-        for (int k = 0; k < n; ++k) internal::solve_lu(m, Eh.data(), x + static_cast<size_t>(k) * nv);
-      else
-        internal::solve_ld(m, Eh.data(), diaginv.data(), x, n);
+    // column k in component comp[k] (comp null or -1: anywhere); the LU of implicit solves in full
+    auto Esolve = [&](double* x, int n, const int* comp) {
+      for (int k = 0; k < n; ++k) {
+        double* xk = x + static_cast<size_t>(k) * nv;
+        const int c = comp ? comp[k] : -1;
+        if (lu) internal::solve_lu(m, Eh.data(), xk);
+        else if (c < 0) internal::solve_ld(m, Eh.data(), diaginv.data(), xk, 1);
+        else solve_ld_dofs(m, Eh.data(), diaginv.data(), cc.of(c), cc.size(c), xk);
+      }
     };
     mul_m(m, d, qacc_e.data(), d.qacc.data());
-    Esolve(qacc_e.data(), 1);
+    Esolve(qacc_e.data(), 1, nullptr);
     // right-hand sides: M dqacc
     Vec rhs(static_cast<size_t>(nv) * ncol, 0.0);
-    for (int k = 0; k < ncol; ++k) mul_m(m, d, &rhs[static_cast<size_t>(k) * nv], &dqa[static_cast<size_t>(k) * nv]);
+    for (int k = 0; k < ncol; ++k) {
+      double* r = &rhs[static_cast<size_t>(k) * nv];
+      const double* x = &dqa[static_cast<size_t>(k) * nv];
+      if (ccol[k] < 0) mul_m(m, d, r, x);
+      else mul_m_dofs(m, d, cc.of(ccol[k]), cc.size(ccol[k]), r, x);
+    }
     // - dM/dq (qacc_e - qacc)
     Vec y(nv), R(static_cast<size_t>(nv) * nv);
     for (int i = 0; i < nv; ++i) y[i] = qacc_e[i] - d.qacc[i];
@@ -1146,8 +1496,8 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
           }
       }
     }
-    Esolve(rhs.data(), ncol);
-    dqa = rhs;
+    Esolve(rhs.data(), ncol, ccol.data());
+    std::swap(dqa, rhs);
   }
 
   // next state: v' = v + h qacc_e; act' = act + hh act_dot (clamped); q' = q exp(h v')
@@ -1201,7 +1551,10 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     double phi[3], Jr[9], R[9];
     for (int c = 0; c < 3; ++c) phi[c] = h * vn[r0 + c];
     so3_jacobians(phi, Jr, R);
-    for (int k = 0; k < ncol; ++k) {
+    // the columns of the joint's component and of none (the others are zero on its rows)
+    const int comp = cc.id[v0];
+    for (int x = 0; x < cadr[1] + cadr[comp + 2] - cadr[comp + 1]; ++x) {
+      const int k = x < cadr[1] ? cols[x] : cols[cadr[comp + 1] + x - cadr[1]];
       double* t = &T[static_cast<size_t>(k) * ndx];
       for (int a = 0; a < 3; ++a) {
         double sum = 0;

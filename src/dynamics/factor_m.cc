@@ -9,32 +9,67 @@
 
 #include "dynamics/dynamics.h"
 #include "engine/checks.h"
+#include "math/simd2.h"
 #include "moreau/messages.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 namespace internal {
 
+using math::load2;
+using math::store2;
+using math::v2d;
+
 namespace {
 inline int row_length(const Model& m, int i) {
   return (i + 1 < m.nv ? m.dof_Madr[i + 1] : m.nM) - m.dof_Madr[i];
 }
+
+// y1[s] -= a1 x[s] for s < n and y2[s] -= a2 x[s + 1] for s < n - 1 (the updates of two
+// consecutive ancestors), two entries per step (each lane does the scalar operations).
+inline void sub_scaled2(double* __restrict y1, double* __restrict y2, const double* __restrict x,
+                        double a1, double a2, int n) {
+  int s = 0;
+  for (; s + 2 <= n - 1; s += 2) {
+    store2(y1 + s, load2(y1 + s) - a1 * load2(x + s));
+    store2(y2 + s, load2(y2 + s) - a2 * load2(x + s + 1));
+  }
+  // left: two entries of y1 and one of y2, or one of y1
+  if (s + 2 == n) {
+    store2(y1 + s, load2(y1 + s) - a1 * load2(x + s));
+    y2[s] -= a2 * x[s + 1];
+  } else {
+    y1[s] -= a1 * x[s];
+  }
+}
 }  // namespace
 
-void factor_ld(const Model& m, double* qld, double* diaginv, double* diagsqrtinv) {
+void factor_ld(const Model& m, double* qld, double* diaginv, double* diagsqrtinv,
+               bool simple_diagonal) {
   for (int k = m.nv - 1; k >= 0; --k) {
+    if (simple_diagonal && m.dof_simplenum[k]) continue;
     const int adr_k = m.dof_Madr[k];
-    const double Dk = qld[adr_k];
-    // entry t of row k belongs to the t-th ancestor of k; row i of that ancestor continues with
-    // the same ancestors as row k from position t on.
+    const int len_k = row_length(m, k);
+    double* row_k = qld + adr_k;
+    const v2d Dk = {row_k[0], row_k[0]};
+    // entry t of row k belongs to the t-th ancestor i of k; row i (length len_k - t) holds the
+    // same ancestors as row k from position t on. Two ancestors per pass (one division for both):
+    // their updates touch different rows and read only row k.
     int t = 1;
-    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i], ++t) {
-      const double a = qld[adr_k + t] / Dk;
-      double* row_i = qld + m.dof_Madr[i];
-      const double* row_k = qld + adr_k + t;
-      const int len = row_length(m, i);
-      for (int s = 0; s < len; ++s) row_i[s] -= a * row_k[s];
-      qld[adr_k + t] = a;
+    int i = m.dof_parentid[k];
+    while (i >= 0) {
+      const int i2 = m.dof_parentid[i];
+      if (i2 < 0) {  // the root: its row has one entry
+        const double a = row_k[t] / Dk[0];
+        qld[m.dof_Madr[i]] -= a * row_k[t];
+        row_k[t] = a;
+        break;
+      }
+      const v2d a = load2(row_k + t) / Dk;
+      sub_scaled2(qld + m.dof_Madr[i], qld + m.dof_Madr[i2], row_k + t, a[0], a[1], len_k - t);
+      store2(row_k + t, a);
+      t += 2;
+      i = m.dof_parentid[i2];
     }
   }
   for (int i = 0; i < m.nv; ++i) {
@@ -56,7 +91,8 @@ void factor_m(const Model& m, Data& d) {
       break;
     }
   }
-  internal::factor_ld(m, d.qLD.data(), d.qLDiagInv.data(), d.qLDiagSqrtInv.data());
+  // crb leaves the off-diagonal entries of simple dofs at zero
+  internal::factor_ld(m, d.qLD.data(), d.qLDiagInv.data(), d.qLDiagSqrtInv.data(), true);
 }
 
 }  // namespace moreau

@@ -29,11 +29,11 @@ void euler(const Model& m, Data& d) {
   const double h = m.opt.timestep;
   std::copy(d.qM.begin(), d.qM.begin() + m.nM, d.qH.begin());
   for (int i = 0; i < nv; ++i) d.qH[m.dof_Madr[i]] += h * m.dof_damping[i];
-  factor_ld(m, d.qH.data(), d.qHDiagInv.data(), nullptr);
+  factor_ld(m, d.qH.data(), d.qHDiagInv.data(), nullptr, true);  // B diagonal: M's zeros stay
 
   double* qacc = integrator_temp(d);
   for (int i = 0; i < nv; ++i) qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i];
-  solve_ld(m, d.qH.data(), d.qHDiagInv.data(), qacc, 1);
+  solve_ld(m, d.qH.data(), d.qHDiagInv.data(), qacc, 1, true);
   advance(m, d, d.act_dot.data(), qacc, nullptr);
 }
 

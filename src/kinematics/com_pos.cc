@@ -41,7 +41,9 @@ void com_pos(const Model& m, Data& d) {
     switch (m.jnt_type[j]) {
       case kJointFree:
         // translations along the world axes
-        for (int k = 0; k < 18; ++k) cdof[k] = 0;
+        zero6(cdof);
+        zero6(cdof + 6);
+        zero6(cdof + 12);
         cdof[3] = cdof[10] = cdof[17] = 1;
         cdof += 18;
         [[fallthrough]];

@@ -11,6 +11,9 @@
 // Quaternions in qpos (ball and free joints) are normalized in place before use, as MuJoCo 2.2.2
 // does (mj_forward leaves unit quaternions in qpos).
 // Mocap bodies take mocap_pos / mocap_quat instead.
+// A frame that coincides with one computed already (body_sameframe: the inertial frame is the body
+// frame; geom/site_sameframe 1: the body frame, 2: the inertial frame) is copied, as 2.2.2 does:
+// composing with a zero offset and a unit quaternion gives the same numbers.
 #include "engine/checks.h"
 #include "math/vec.h"
 #include "moreau/moreau.h"
@@ -29,6 +32,21 @@ inline void local_to_global(const Data& d, int b, const double* lpos, const doub
   double q[4];
   mulquat(q, &d.xquat[4 * b], lquat);
   quat2mat(xmat, q);
+}
+
+// The frame of a geom or site: copied where it is the body frame (sameframe 1) or the body's
+// inertial frame (2), else composed.
+inline void frame_of(const Data& d, int b, int sameframe, const double* lpos, const double* lquat,
+                     double* xpos, double* xmat) {
+  if (sameframe == 1) {
+    copy3(xpos, &d.xpos[3 * b]);
+    copy9(xmat, &d.xmat[9 * b]);
+  } else if (sameframe == 2) {
+    copy3(xpos, &d.xipos[3 * b]);
+    copy9(xmat, &d.ximat[9 * b]);
+  } else {
+    local_to_global(d, b, lpos, lquat, xpos, xmat);
+  }
 }
 
 }  // namespace
@@ -76,9 +94,15 @@ void kinematics(const Model& m, Data& d) {
           copy3(xaxis, &m.jnt_axis[3 * j]);
           continue;
         }
-        // anchor and axis in the frame reached so far (before this joint moves it)
-        rotvecquat(xanchor, jpos, xquat);
-        add3(xanchor, xanchor, xpos);
+        // anchor and axis in the frame reached so far (before this joint moves it); a joint at
+        // the frame's origin (jnt_pos zero: the rotations of it are zero) has its anchor there
+        const bool at_origin = jpos[0] == 0 && jpos[1] == 0 && jpos[2] == 0;
+        if (at_origin) {
+          copy3(xanchor, xpos);
+        } else {
+          rotvecquat(xanchor, jpos, xquat);
+          add3(xanchor, xanchor, xpos);
+        }
         rotvecquat(xaxis, &m.jnt_axis[3 * j], xquat);
 
         switch (m.jnt_type[j]) {
@@ -96,9 +120,11 @@ void kinematics(const Model& m, Data& d) {
             }
             mulquat(xquat, xquat, qloc);
             // the anchor stays where it is: xpos = xanchor - R * jnt_pos
-            double r[3];
-            rotvecquat(r, jpos, xquat);
-            sub3(xpos, xanchor, r);
+            if (!at_origin) {
+              double r[3];
+              rotvecquat(r, jpos, xquat);
+              sub3(xpos, xanchor, r);
+            }
             break;
           }
           default:
@@ -108,15 +134,20 @@ void kinematics(const Model& m, Data& d) {
     }
     normalize4(xquat);
     quat2mat(&d.xmat[9 * b], xquat);
-    local_to_global(d, b, &m.body_ipos[3 * b], &m.body_iquat[4 * b], &d.xipos[3 * b], &d.ximat[9 * b]);
+    if (m.body_sameframe[b]) {
+      copy3(&d.xipos[3 * b], xpos);
+      copy9(&d.ximat[9 * b], &d.xmat[9 * b]);
+    } else {
+      local_to_global(d, b, &m.body_ipos[3 * b], &m.body_iquat[4 * b], &d.xipos[3 * b], &d.ximat[9 * b]);
+    }
   }
 
   for (int g = 0; g < m.ngeom; ++g)
-    local_to_global(d, m.geom_bodyid[g], &m.geom_pos[3 * g], &m.geom_quat[4 * g], &d.geom_xpos[3 * g],
-                    &d.geom_xmat[9 * g]);
+    frame_of(d, m.geom_bodyid[g], m.geom_sameframe[g], &m.geom_pos[3 * g], &m.geom_quat[4 * g],
+             &d.geom_xpos[3 * g], &d.geom_xmat[9 * g]);
   for (int s = 0; s < m.nsite; ++s)
-    local_to_global(d, m.site_bodyid[s], &m.site_pos[3 * s], &m.site_quat[4 * s], &d.site_xpos[3 * s],
-                    &d.site_xmat[9 * s]);
+    frame_of(d, m.site_bodyid[s], m.site_sameframe[s], &m.site_pos[3 * s], &m.site_quat[4 * s],
+             &d.site_xpos[3 * s], &d.site_xmat[9 * s]);
 }
 
 }  // namespace moreau

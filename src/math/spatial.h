@@ -6,6 +6,7 @@
 // (xx, yy, zz, xy, xz, yz), h = mass*(com - origin) (3), mass (1) -- see data.h.
 #pragma once
 
+#include "math/simd2.h"
 #include "math/vec.h"
 
 namespace moreau::math {
@@ -33,10 +34,29 @@ inline double dot6(const double* a, const double* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
-inline void copy6(double* r, const double* a) { for (int i = 0; i < 6; ++i) r[i] = a[i]; }
-inline void zero6(double* r) { for (int i = 0; i < 6; ++i) r[i] = 0; }
-inline void addto6(double* r, const double* a) { for (int i = 0; i < 6; ++i) r[i] += a[i]; }
-inline void addtoscl6(double* r, const double* a, double s) { for (int i = 0; i < 6; ++i) r[i] += a[i] * s; }
+// Elementwise 6-vector operations, two lanes at a time (same bits as the scalar loops).
+inline void copy6(double* r, const double* a) {
+  const v2d a0 = load2(a), a1 = load2(a + 2), a2 = load2(a + 4);
+  store2(r, a0);
+  store2(r + 2, a1);
+  store2(r + 4, a2);
+}
+inline void zero6(double* r) {
+  const v2d z = {0.0, 0.0};
+  store2(r, z);
+  store2(r + 2, z);
+  store2(r + 4, z);
+}
+inline void addto6(double* r, const double* a) {
+  store2(r, load2(r) + load2(a));
+  store2(r + 2, load2(r + 2) + load2(a + 2));
+  store2(r + 4, load2(r + 4) + load2(a + 4));
+}
+inline void addtoscl6(double* r, const double* a, double s) {
+  store2(r, load2(r) + load2(a) * s);
+  store2(r + 2, load2(r + 2) + load2(a + 2) * s);
+  store2(r + 4, load2(r + 4) + load2(a + 4) * s);
+}
 
 // f = I v for a spatial inertia I (10-number form) and a motion v = [w; u]:
 //   f_rot = Io w + h x u,  f_lin = m u - h x w  (h = m c, c the com relative to the origin).
@@ -61,14 +81,17 @@ inline void mul_inert_vec(double* f, const double* I, const double* v) {
 //   Io = R diag(inertia) R' + mass (|c|^2 E - c c')   (parallel axis theorem).
 inline void inert_com(double* res, const double* inertia, const double* R, const double* offset,
                       double mass) {
-  // R diag(i) R'
-  double t[9];
-  for (int k = 0; k < 3; ++k)
-    for (int j = 0; j < 3; ++j) t[3 * k + j] = R[3 * k + j] * inertia[j];
+  // R diag(i) R' (the six entries of the symmetric result, written out: -O2 keeps small loops)
+  const double t0 = R[0] * inertia[0], t1 = R[1] * inertia[1], t2 = R[2] * inertia[2];
+  const double t3 = R[3] * inertia[0], t4 = R[4] * inertia[1], t5 = R[5] * inertia[2];
+  const double t6 = R[6] * inertia[0], t7 = R[7] * inertia[1], t8 = R[8] * inertia[2];
   double full[9];
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b)
-      full[3 * a + b] = t[3 * a] * R[3 * b] + t[3 * a + 1] * R[3 * b + 1] + t[3 * a + 2] * R[3 * b + 2];
+  full[0] = t0 * R[0] + t1 * R[1] + t2 * R[2];
+  full[1] = t0 * R[3] + t1 * R[4] + t2 * R[5];
+  full[2] = t0 * R[6] + t1 * R[7] + t2 * R[8];
+  full[4] = t3 * R[3] + t4 * R[4] + t5 * R[5];
+  full[5] = t3 * R[6] + t4 * R[7] + t5 * R[8];
+  full[8] = t6 * R[6] + t7 * R[7] + t8 * R[8];
   const double* c = offset;
   const double cc = dot3(c, c);
   res[0] = full[0] + mass * (cc - c[0] * c[0]);

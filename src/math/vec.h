@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "math/simd2.h"
+
 namespace moreau::math {
 
 // ---------------------------------------------------------------------------------- 3-vectors
@@ -47,7 +49,15 @@ inline double normalize3_div(double* a) {
 }
 
 // ---------------------------------------------------------------------------------- 3x3 matrices
-inline void copy9(double* r, const double* a) { for (int i = 0; i < 9; ++i) r[i] = a[i]; }
+inline void copy9(double* r, const double* a) {  // two at a time (-O2 keeps the loop otherwise)
+  const v2d a0 = load2(a), a1 = load2(a + 2), a2 = load2(a + 4), a3 = load2(a + 6);
+  const double a8 = a[8];
+  store2(r, a0);
+  store2(r + 2, a1);
+  store2(r + 4, a2);
+  store2(r + 6, a3);
+  r[8] = a8;
+}
 inline void eye9(double* r) { for (int i = 0; i < 9; ++i) r[i] = (i % 4 == 0) ? 1.0 : 0.0; }
 // r = M * v
 inline void mulmatvec3(double* r, const double* M, const double* v) {

@@ -410,4 +410,27 @@ void hessian_solve(const Model& m, const Work& w, double* x) {
   }
 }
 
+void hessian_solve_dofs(const Model& m, const Work& w, const int* dofs, int n, double* x) {
+  const int nv = m.nv;
+  const double* H = w.L;
+  const Layout t = layout(w);
+  for (int q = n - 1; q >= 0; --q) {
+    const int i = dofs[q];
+    const double* row = H + static_cast<size_t>(i) * nv;
+    const int* p = w.pattern + t.adr[i];
+    const double xi = x[i];
+    if (xi == 0) continue;
+    for (int k = 0, c = t.cnt[i]; k < c; ++k) x[p[k]] -= row[p[k]] * xi;
+  }
+  for (int q = 0; q < n; ++q) x[dofs[q]] /= w.first[dofs[q]];
+  for (int q = 0; q < n; ++q) {
+    const int i = dofs[q];
+    const double* row = H + static_cast<size_t>(i) * nv;
+    const int* p = w.pattern + t.adr[i];
+    double s = x[i];
+    for (int k = 0, c = t.cnt[i]; k < c; ++k) s -= row[p[k]] * x[p[k]];
+    x[i] = s;
+  }
+}
+
 }  // namespace moreau::solver

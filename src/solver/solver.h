@@ -103,6 +103,9 @@ bool hessian_update(const Model& m, const Data& d, const Work& w, int i, double 
 // (the implicitcon integrator's matrix, src/integrator/implicit_constraint.cc). hessian_solve solves.
 void hessian_factor_scaled(const Model& m, Data& d, const Work& w, const double* base, const double* rowscale);
 void hessian_solve(const Model& m, const Work& w, double* x);
+// The same solve over the dofs dofs[0..n) only (ascending), for x non-zero only there: a set closed
+// under H's coupling (a connected component of its graph: the factor's pattern stays inside it).
+void hessian_solve_dofs(const Model& m, const Work& w, const int* dofs, int n, double* x);
 
 // Rows in the dual form (dual.cc): u_i = D^-1/2 L'^-1 J_i' (M = L'DL), so that
 // A = J M^-1 J' has A_ij = u_i . u_j. Row i: values val[adr[i]..adr[i+1]) at columns col[...]

@@ -324,6 +324,8 @@ TEST(AnalyticDerivative, TransitionSmoothMatchesCentredDifferences) {
 void check_constrained(const std::string& path, int nsteps, int integrator, bool noslip = true) {
   Model m = load_model(path);
   if (!noslip) m.opt.noslip_iterations = 0;
+  // noslip to convergence: the derivative given is that of the converged noslip solution
+  if (m.opt.noslip_iterations > 0) m.opt.noslip_iterations = 2000, m.opt.noslip_tolerance = 0;
   m.opt.integrator = integrator;
   m.opt.enableflags |= kEnblInvdiscrete;  // no midpoint integration of free bodies
   m.opt.tolerance = 1e-12;
@@ -375,8 +377,8 @@ TEST(AnalyticDerivative, TransitionConstrainedMatchesTransitionFd) {
     const std::string path = test_models::shared_model(rel);
     if (test_models::missing_shared(path)) { ++skipped; continue; }
     for (int integ : {kIntEuler, kIntImplicitFast, kIntImplicit}) check_constrained(path, 300, integ);
-    // the dog's noslip post-pass makes every column finite differences: without it, the
-    // implicit-function-theorem columns on its 500+ contact rows
+    // the dog also without its noslip post-pass: the main solver's implicit-function-theorem
+    // columns alone on its 500+ contact rows
     if (std::string(rel) == "dm_control/dog.xml") check_constrained(path, 300, kIntEuler, false);
   }
   MOREAU_SKIPPED_SHARED(skipped, 3);
@@ -415,6 +417,41 @@ TEST(AnalyticDerivative, Humanoid100MatchesTransitionFd) {
   EXPECT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin()));
   const double ea = rel_error(A, Af, 0), eb = rel_error(B, Bf, 0);
   std::printf("humanoid100 (ncon %d: %d MPR, %d box-box; nefc %d): A %.2e, B %.2e\n", d.ncon, mpr, box, d.nefc, ea, eb);
+  EXPECT_LE(ea, 1e-5);
+  EXPECT_LE(eb, 1e-5);
+}
+
+// The dog at the benchmark's state (keyframe 0, 200 steps with its own 4 noslip sweeps: feet on the
+// floor, every contact pair analytic), then noslip run to convergence (3000 sweeps, tolerance 0)
+// and the main solver tight: every column of A and B analytic, through the noslip derivative,
+// against transition_fd (centred, eps 1e-6), the active set of both passes checked unchanged.
+TEST(AnalyticDerivative, DogNoslipAllColumnsAnalytic) {
+  const std::string path = test_models::shared_model("dm_control/dog.xml");
+  if (test_models::missing_shared(path)) {
+    MOREAU_SKIPPED_SHARED(1, 1);
+    return;
+  }
+  Model m = load_model(path);
+  Data d = make_data(m);
+  if (m.nkey > 0) reset_data_keyframe(m, d, 0);
+  for (int i = 0; i < 200; ++i) step(m, d);
+  ASSERT_GT(m.opt.noslip_iterations, 0);
+  m.opt.noslip_iterations = 3000, m.opt.noslip_tolerance = 0;
+  m.opt.tolerance = 1e-12, m.opt.iterations = 200;
+  for (const std::string& f : derivative_fallbacks(m, d))  // only sensor rows (C, D) may fall back
+    EXPECT_NE(f.find("(C, D rows)"), std::string::npos) << f;
+  forward(m, d);
+  ASSERT_GT(d.ncon, 0);
+  const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + d.nefc);
+  const int nefc = d.nefc, ndx = 2 * m.nv + m.na, nu = m.nu;
+  Vec A(ndx * ndx), B(ndx * nu), Af(ndx * ndx), Bf(ndx * nu);
+  transition_derivatives(m, d, A.data(), B.data(), nullptr, nullptr);
+  transition_fd(m, d, 1e-6, true, Af.data(), Bf.data(), nullptr, nullptr);
+  forward(m, d);
+  ASSERT_EQ(d.nefc, nefc);
+  EXPECT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin()));
+  const double ea = rel_error(A, Af, 0), eb = rel_error(B, Bf, 0);
+  std::printf("dog, noslip converged (nefc %d, %d contacts): A %.2e, B %.2e\n", nefc, d.ncon, ea, eb);
   EXPECT_LE(ea, 1e-5);
   EXPECT_LE(eb, 1e-5);
 }
@@ -522,6 +559,121 @@ TEST(AnalyticDerivative, ConstraintPositionMatchesCentredDifferences) {
   std::printf("contact scene (nefc %d): d qacc/d qpos relative error %.2e (worst column %d), max |fd| %.3g\n", nefc,
               e, worst_col, fs);
   EXPECT_LE(e, 1e-5);
+}
+
+// The noslip post-pass: a box sliding fast on a plane (its friction pairs end on the cone: one
+// edge of each pair at zero), a sphere and a tilted capsule (one end down) creeping (every pair
+// inside), a hinge with friction loss turning slowly (the row inside its bound) and one turning
+// fast (at its bound), a motor on the first. noslip runs to convergence (tolerance 0, 20000
+// sweeps: the derivative given is that of the converged solution). The penetrations avoid the
+// kinks of the impedance (its width and midpoint). d qacc/d (qpos, qvel, ctrl,
+// qfrc_applied) against centred differences (eps 1e-7) with the active set of both passes held
+// (efc_state after noslip marks the pyramid edges at zero and the friction rows at their bound).
+const char* kNoslipScene = R"(
+<mujoco>
+  <option timestep="0.002" tolerance="1e-14" iterations="300" noslip_iterations="20000" noslip_tolerance="0"/>
+  <worldbody>
+    <geom type="plane" size="5 5 .1"/>
+    <body pos="0 0 .0993" euler="0 0 10">
+      <freejoint/>
+      <geom type="box" size=".1 .15 .1" mass="2"/>
+    </body>
+    <body pos="1 0 .0985">
+      <freejoint/>
+      <geom type="sphere" size=".1" mass="1" friction=".7"/>
+    </body>
+    <body pos="2 0 .1485" euler="0 60 10">
+      <freejoint/>
+      <geom type="capsule" size=".05 .2" mass="1"/>
+    </body>
+    <body pos="0 2 1">
+      <joint name="h1" type="hinge" axis="0 1 0" frictionloss="100"/>
+      <geom type="capsule" fromto="0 0 0 .5 0 0" size=".05"/>
+      <body pos=".5 0 0">
+        <joint name="h2" type="hinge" axis="0 1 0" frictionloss=".05"/>
+        <geom type="capsule" fromto="0 0 0 .5 0 0" size=".05"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor joint="h1"/>
+  </actuator>
+</mujoco>)";
+
+TEST(AnalyticDerivative, NoslipMatchesCentredDifferences) {
+  Model m = load_model_from_string(kNoslipScene);
+  Data d = make_data(m);
+  const int nv = m.nv, nu = m.nu;
+  d.qvel[0] = 1.0, d.qvel[1] = 0.3, d.qvel[5] = 0.5;  // sliding box
+  d.qvel[6] = 0.01, d.qvel[7] = -0.005;              // creeping sphere
+  d.qvel[12] = -0.01, d.qvel[16] = 0.02;             // creeping capsule
+  d.qvel[18] = 0.05, d.qvel[19] = 5.0;               // slow h1, fast h2
+  d.ctrl[0] = 0.2;
+  EXPECT_TRUE(derivative_fallbacks(m, d).empty());
+  forward(m, d);
+  const int nefc = d.nefc;
+  ASSERT_EQ(d.ncon, 6);
+  ASSERT_EQ(nefc, 6 * 4 + 2);
+  // the active set: edges at zero on the sliding box, none on the sphere, h1 inside and h2 at its
+  // bound
+  // (rows: the two friction-loss rows, then the contacts, the sliding box's first)
+  ASSERT_EQ(d.efc_type[0], kCnstrFrictionDof);
+  ASSERT_EQ(d.efc_type[2], kCnstrContactPyramidal);
+  int zero_edges = 0;
+  for (int r = 2; r < 18; ++r) zero_edges += d.efc_force[r] == 0;
+  EXPECT_GT(zero_edges, 0);
+  for (int r = 18; r < 22; ++r) EXPECT_GT(d.efc_force[r], 0);
+  EXPECT_LT(std::abs(d.efc_force[0]), 100);
+  EXPECT_EQ(std::abs(d.efc_force[1]), 0.05);
+  const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + nefc);
+  Vec Aq(nv * nv), Av(nv * nv), Au(nv * nu), Af(nv * nv);
+  forward_derivatives(m, d, Aq.data(), Av.data(), nullptr, Au.data(), Af.data());
+  const Vec q0 = d.qpos, v0 = d.qvel, u0 = d.ctrl, f0 = d.qfrc_applied;
+  double fs = 1;
+  for (int i = 0; i < nv; ++i) fs = std::max(fs, std::abs(d.qacc[i]));
+  const double eps = 1e-7;
+  // centred column along a perturbation of the state, the active set checked
+  auto column = [&](auto perturb, double* out) {
+    Vec p(nv), n(nv);
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+      d.qpos = q0, d.qvel = v0, d.ctrl = u0, d.qfrc_applied = f0;
+      perturb(sgn * eps);
+      forward(m, d);
+      ASSERT_EQ(d.nefc, nefc);
+      ASSERT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin()));
+      std::copy_n(d.qacc.begin(), nv, sgn > 0 ? p.data() : n.data());
+    }
+    for (int i = 0; i < nv; ++i) out[i] = (p[i] - n[i]) / (2 * eps);
+  };
+  Vec fq(nv * nv), fv(nv * nv), fu(nv * nu), ff(nv * nv), col(nv), dq(nv);
+  auto put = [&](Vec& M, int ncol, int k) {
+    for (int i = 0; i < nv; ++i) M[i * ncol + k] = col[i];
+  };
+  for (int k = 0; k < nv; ++k) {
+    column([&](double e) {
+      std::fill(dq.begin(), dq.end(), 0.0);
+      dq[k] = 1;
+      integrate_pos(m, d.qpos.data(), dq.data(), e);
+    }, col.data());
+    if (HasFatalFailure()) return;
+    put(fq, nv, k);
+    column([&](double e) { d.qvel[k] += e; }, col.data());
+    if (HasFatalFailure()) return;
+    put(fv, nv, k);
+    column([&](double e) { d.qfrc_applied[k] += e; }, col.data());
+    if (HasFatalFailure()) return;
+    put(ff, nv, k);
+  }
+  for (int k = 0; k < nu; ++k) {
+    column([&](double e) { d.ctrl[k] += e; }, col.data());
+    if (HasFatalFailure()) return;
+    put(fu, nu, k);
+  }
+  d.qpos = q0, d.qvel = v0, d.ctrl = u0, d.qfrc_applied = f0;
+  const double e[4] = {rel_error(Aq, fq, fs), rel_error(Av, fv, fs), rel_error(Au, fu, fs), rel_error(Af, ff, fs)};
+  std::printf("noslip scene (nefc %d, %d edges at zero): d qacc/d qpos %.2e, qvel %.2e, ctrl %.2e, qfrc_applied %.2e\n",
+              nefc, zero_edges, e[0], e[1], e[2], e[3]);
+  for (double x : e) EXPECT_LE(x, 1e-5);
 }
 
 // Sphere and capsule pairs between moving bodies: crossing capsules (both segment parameters

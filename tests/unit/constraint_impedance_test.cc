@@ -68,6 +68,7 @@ Model slider(double mass) {
   m.dof_jntid = {0};
   m.dof_parentid = {-1};
   m.dof_Madr = {0};
+  m.dof_simplenum = {0};
   m.dof_frictionloss = {0};
   m.dof_solref = {0.02, 1};
   m.dof_solimp = {0.9, 0.95, 0.001, 0.5, 2};

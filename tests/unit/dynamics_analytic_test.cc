@@ -84,6 +84,7 @@ Model make_chain(const std::vector<double>& mass, const std::vector<double>& len
     m.dof_jntid.push_back(j);
     m.dof_parentid.push_back(j - 1);
     m.dof_Madr.push_back(j * (j + 1) / 2);  // row j: M(j,j), M(j,j-1), ..., M(j,0)
+    m.dof_simplenum.push_back(0);
     m.dof_armature.push_back(0);
     m.dof_damping.push_back(0);
     m.dof_frictionloss.push_back(0);
