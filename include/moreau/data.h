@@ -132,8 +132,8 @@ struct NcpStat {
 // Work space of the pipeline stages: not state, inputs or results. Each stage owns its part and
 // states its size rule beside its code; make_data sizes every part once, so nothing inside step,
 // forward, inverse or the derivatives allocates. The contents mean nothing between calls, except
-// the hard-contact solvers' warm start (ncp, cleared by reset_data) and the mid-phase trees
-// (col_bvh_*, built once from the Model by collision_reserve).
+// the hard-contact solvers' warm start (ncp, cleared by reset_data), the mid-phase trees
+// (col_bvh_*) and the mesh hull tables (col_hull*), built once from the Model by collision_reserve.
 struct Workspace {
   // Temporaries of one dynamics stage call (rne, energy): src/dynamics/dynamics.h.
   std::vector<double> stage;
@@ -161,6 +161,10 @@ struct Workspace {
   std::vector<int> col_bvh_node;                 // 3 per node
   std::vector<double> col_bvh_box;               // 7 per node
   std::vector<int> col_mid;                      // candidate geom lists, traversal stack
+  // Mesh hulls for the support-vertex climb (src/collision/hull.h), built by collision_reserve.
+  std::vector<int> col_hull_adr;                 // nmesh: the mesh's start in col_hull, -1: no hull graph
+  std::vector<double> col_hull;                  // per mesh: 3 per hull vertex (hull order), then 4 (cap)
+  std::vector<int> col_hull_start;               // kHullCells per mesh: start vertex per direction cell
 };
 
 struct Data {

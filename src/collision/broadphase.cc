@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "collision/filter.h"
+#include "collision/hull.h"
 #include "collision/midphase.h"
 #include "engine/checks.h"
 #include "moreau/collision.h"
@@ -35,6 +36,7 @@ void collision_reserve(const Model& m, Data& d) {
   const size_t need = 3 * nb + std::max<size_t>(8 * nb, std::min<size_t>(worst_pairs, size_t{1} << 22)) + 64;
   if (d.work.col_broad.size() < need) d.work.col_broad.resize(need);
   if (d.work.col_bvh_adr.size() != nb) col::midphase_build(m, d);
+  if (d.work.col_hull_adr.size() != static_cast<size_t>(m.nmesh)) col::hull_build(m, d);
 }
 
 }  // namespace moreau
@@ -43,7 +45,8 @@ namespace moreau::col {
 
 const int* broadphase(const Model& m, Data& d, int* npairs) {
   const int nb = m.nbody;
-  if (d.work.col_bound.size() < 12 * static_cast<size_t>(nb) || d.work.col_broad.size() < 12 * static_cast<size_t>(nb) + 64)
+  if (d.work.col_bound.size() < 12 * static_cast<size_t>(nb) || d.work.col_broad.size() < 12 * static_cast<size_t>(nb) + 64 ||
+      d.work.col_hull_adr.size() != static_cast<size_t>(m.nmesh))
     collision_reserve(m, d);
   const bool override_margin = m.opt.enableflags & kEnblOverride;
   constexpr double kInf = std::numeric_limits<double>::infinity();

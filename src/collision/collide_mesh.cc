@@ -8,6 +8,7 @@
 // midway between its vertex and the plane, with the plane's normal.
 #include <cmath>
 
+#include "collision/hull.h"
 #include "collision/narrowphase.h"
 
 namespace moreau::col {
@@ -40,10 +41,27 @@ int plane_mesh(const Model& m, const Data& d, int g1, int g2, double margin, Con
     const float* v = vert + 3 * g;
     return nl[0] * v[0] + nl[1] * v[1] + nl[2] * v[2] + offset;
   };
-  // deepest vertex: hill climbing down the hull graph from vertex 0 (as the support function),
-  // or the first minimum over all vertices without a graph
+  // deepest vertex: hill climbing down the hull graph from vertex 0 (as the support function; here
+  // from the start table's vertex, with the same answer: hull.h), or the first minimum over all
+  // vertices without a graph
   int best = 0;
-  if (globalid) {
+  const Hull h = mesh_hull(m, d, id);
+  if (h.vert) {
+    // caps (hull.h) where the offset's rounding is negligible beside their tolerance
+    const double l[3] = {-nl[0], -nl[1], -nl[2]};
+    const bool caps = std::fabs(offset) <= 10 * m.geom_rbound[g2];
+    best = hull_support(
+        h, caps ? l : nullptr,
+        [&](int i) {  // -vdist, exactly
+          const double* v = h.vert + 3 * i;
+          return -(nl[0] * v[0] + nl[1] * v[1] + nl[2] * v[2] + offset);
+        },
+        [&](int i) {
+          const double* v = h.vert + 3 * i;
+          return std::fabs(nl[0] * v[0]) + std::fabs(nl[1] * v[1]) + std::fabs(nl[2] * v[2]) + std::fabs(offset);
+        },
+        h.start[hull_cell(l)]);
+  } else if (globalid) {
     double bd = vdist(globalid[0]);
     for (bool moved = true; moved;) {
       moved = false;

@@ -37,36 +37,47 @@ void normalize_or_x(double* v) {
   v[2] *= s;
 }
 
-// Mesh vertex of largest l.v. With a hull graph: hill climbing from hull vertex 0, as 2.2.2 (it
-// decides exact ties, which MPR's directions produce, perpendicular to hull edges): scan the
-// current vertex's neighbours, moving to each one that is strictly better, until no neighbour
-// improves (bit-identical to 2.2.2 on all of 65000 logged support calls of its MPR, meshes of 7,
-// 327 and 501 hull vertices). Without a graph: first maximum over all vertices.
+// Mesh vertex of largest l.v: on the hull graph, the vertex 2.2.2's climb from hull vertex 0
+// reaches (it decides exact ties, which MPR's directions produce, perpendicular to hull edges;
+// bit-identical to 2.2.2 on all of 65000 logged support calls of its MPR, meshes of 7, 327 and 501
+// hull vertices), found from the previous support vertex of the same MPR run or else from the start
+// table (hull.h). Without a graph: first maximum over all vertices.
 int mesh_support_vertex(const ConvexObject& o, const double* l) {
-  auto dot = [&](int g) {
-    const float* v = o.vert + 3 * g;
-    return v[0] * l[0] + v[1] * l[1] + v[2] * l[2];
-  };
-  if (o.nhull) {
-    int cur = 0;
-    double best = dot(o.vert_globalid[0]);
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (const int* e = o.edge_localid + o.vert_edgeadr[cur]; *e >= 0; ++e) {
-        const double dd = dot(o.vert_globalid[*e]);
-        if (dd > best) {
-          best = dd;
-          cur = *e;
-          moved = true;
-        }
+  const Hull& h = o.hull;
+  if (h.nhull) {
+    auto climb = [&](auto vertex, int start) {
+      return hull_support(
+          h, l,
+          [&](int i) {
+            const auto* v = vertex(i);
+            return v[0] * l[0] + v[1] * l[1] + v[2] * l[2];
+          },
+          [&](int i) {
+            const auto* v = vertex(i);
+            return std::fabs(v[0] * l[0]) + std::fabs(v[1] * l[1]) + std::fabs(v[2] * l[2]);
+          },
+          start);
+    };
+    if (h.vert) {
+      // the better of the table's start and the previous support vertex (MPR's first directions
+      // jump, its later ones turn slowly)
+      int start = h.start[hull_cell(l)];
+      if (o.warm >= 0) {
+        const double* a = h.vert + 3 * start;
+        const double* b = h.vert + 3 * o.warm;
+        if (b[0] * l[0] + b[1] * l[1] + b[2] * l[2] > a[0] * l[0] + a[1] * l[1] + a[2] * l[2]) start = o.warm;
       }
+      o.warm = climb([&](int i) { return h.vert + 3 * i; }, start);
+    } else {
+      o.warm = climb([&](int i) { return o.vert + 3 * h.globalid[i]; }, o.warm >= 0 ? o.warm : 0);
     }
-    return o.vert_globalid[cur];
+    return h.globalid[o.warm];
   }
   int besti = 0;
   double best = -1e300;
   for (int i = 0; i < o.nvert; ++i) {
-    const double dd = dot(i);
+    const float* v = o.vert + 3 * i;
+    const double dd = v[0] * l[0] + v[1] * l[1] + v[2] * l[2];
     if (dd > best) {
       best = dd;
       besti = i;
@@ -93,14 +104,7 @@ ConvexObject convex_object(const Model& m, const Data& d, int g, double half_mar
     const int id = m.geom_dataid[g];
     o.vert = &m.mesh_vert[3 * static_cast<size_t>(m.mesh_vertadr[id])];
     o.nvert = m.mesh_vertnum[id];
-    const int adr = m.mesh_graphadr[id];
-    if (adr >= 0) {
-      const int* graph = &m.mesh_graph[adr];
-      o.nhull = graph[0];
-      o.vert_edgeadr = graph + 2;
-      o.vert_globalid = graph + 2 + o.nhull;
-      o.edge_localid = graph + 2 + 2 * o.nhull;
-    }
+    o.hull = mesh_hull(m, d, id);
   }
   return o;
 }

@@ -16,6 +16,7 @@
 // copies of the two geoms (rule and measurements in convex.cc).
 #pragma once
 
+#include "collision/hull.h"
 #include "moreau/collision.h"
 
 namespace moreau::col {
@@ -26,13 +27,11 @@ struct ConvexObject {
   const double* mat = nullptr;   // 9, row-major
   const double* size = nullptr;  // 3
   double margin = 0;             // half the pair's margin: inflation along the support direction
-  // mesh: hull vertices (mesh-local ids into vert) and the graph's adjacency
+  // mesh: its vertices, and its hull for the support climb (hull.h)
   const float* vert = nullptr;
-  const int* vert_globalid = nullptr;
-  const int* vert_edgeadr = nullptr;
-  const int* edge_localid = nullptr;
-  int nhull = 0;
   int nvert = 0;  // all mesh vertices (used when a mesh has no hull graph)
+  Hull hull;
+  mutable int warm = -1;  // the previous support vertex (hull id) in this MPR run, -1: none yet
   // height-field prism: 6 vertices in the height field's frame, and their mean
   double prism[6][3];
   double prism_center[3];

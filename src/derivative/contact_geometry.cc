@@ -18,7 +18,12 @@
 //    n = (c2 - c1) / L, dist = L - r1 - r2, pos = c1 + n (r1 + dist / 2).
 //  - sphere-box: the same with c2 = the centre clamped to the box (sliding on a face or an edge),
 //    or for a centre inside the box the face of least depth (sphere_box_pair below).
-// Narrow-phase differences (capsule-box, box-box, and the MPR pairs: ellipsoid,
+//  - capsule-box: the sphere-box form with the sphere's centre sliding on the segment (an end,
+//    a box plane's crossing, the closest point to the box; capsule_box_pair below).
+//  - box-box: each point of a face or edge contact recognised as one of the routine's features
+//    (an incident edge crossing a reference side line, a reference corner, an incident vertex),
+//    fixed by four planes of the two boxes (box_box_pair below).
+// Narrow-phase differences (capsule-box and box-box points not recognised, and the MPR pairs: ellipsoid,
 // cylinder and mesh vs non-plane geoms, height fields): the pair's routine is piecewise smooth
 // (box pairs: clipping branches, MuJoCo's half-depth face distances, scaled corners; MPR: libccd's
 // portal refinement, whose steps stay the same under small perturbations), so its derivative is
@@ -314,13 +319,14 @@ struct SphereBox {
   int k = 0;
 };
 
-SphereBox sphere_box_pair(const Model& m, const Data& d, const Contact& con) {
+// centre: the sphere's centre (world), geom1's origin by default (capsule_box_pair gives its own).
+SphereBox sphere_box_pair(const Model& m, const Data& d, const Contact& con, const double* centre = nullptr) {
   SphereBox g;
   g.frame = con.frame;
   copy3(g.n, con.frame);
   g.dist = con.dist;
   g.r = m.geom_size[3 * con.geom1];
-  copy3(g.c, &d.geom_xpos[3 * con.geom1]);
+  copy3(g.c, centre ? centre : &d.geom_xpos[3 * con.geom1]);
   g.p2 = &d.geom_xpos[3 * con.geom2];
   g.R2 = &d.geom_xmat[9 * con.geom2];
   g.size = &m.geom_size[3 * con.geom2];
@@ -347,9 +353,9 @@ SphereBox sphere_box_pair(const Model& m, const Data& d, const Contact& con) {
   return g;
 }
 
-void sphere_box_deriv(const SphereBox& g, const double* tw1, const double* tw2, double* out) {
-  double vc[3], vb[3], rel[3], rl[3], dn[3];
-  copy3(vc, tw1 + 3);               // the centre is geom1's origin
+// vc: the centre's velocity (a sphere's: its geom's origin velocity); tw2: the box's twist.
+void sphere_box_deriv(const SphereBox& g, const double* vc, const double* tw2, double* out) {
+  double vb[3], rel[3], rl[3], dn[3];
   point_vel(vb, tw2, g.p2, g.c);    // the box's material point at c
   sub3(rel, vc, vb);
   mulmatTvec3(rl, g.R2, rel);       // d c_l
@@ -385,6 +391,358 @@ void sphere_box_deriv(const SphereBox& g, const double* tw1, const double* tw2, 
     for (int a = 0; a < 3; ++a) out[a] = vc[a] + dn[a] * (g.r + 0.5 * g.dist) + g.n[a] * 0.5 * ddist;
     out[3] = ddist;
   }
+  double tan0[3];
+  const double zero[3] = {0, 0, 0};
+  default_tangent(g.n, tan0);
+  frame_deriv(g.frame, dn, tan0, zero, out + 4);
+}
+
+// ---- capsule (geom1) vs box (geom2) ----
+//
+// col::capsule_box puts spheres of the capsule's radius at centres c on its segment and collides
+// each with the box as sphere-box does; the closed form covers a centre c that is
+//  - a segment end (fixed in the capsule; also inside the box);
+//  - the segment's crossing of a box plane (a coordinate at +-h: the clipped part's end over a
+//    face, or a slide stopped at the edge's slab): e.(c - plane) = 0, e fixed in the box;
+//  - the segment's interior point closest to the box: u.(c - q) = 0, q = c clamped to the box.
+// c slides on the segment: dc = u_cap(c) + u dt (u_cap: the capsule's material velocity), dt from
+// the condition's derivative; the sphere-box derivative then takes dc for the centre's velocity.
+// The centre c = pos - n (r + dist / 2) is recognised from the contact (on the segment, and one
+// condition within 1e-9 of the sizes, the others clear of theirs by 1e-7). A centre inside the box
+// (dist = -r) is covered where it is a segment end (the sphere-box inside form: the face of least
+// depth turns with the box). 2.2.2's slide across the box (second_over_edge: c = c1 + sg s u,
+// s = 2 h_m / |u_m|, from a first centre c1 over an edge or a corner) is covered where exactly one
+// (m, sg) leads back to an end or a closest point c1: dc = dc1 + sg (ds u + s du). A crossing
+// segment's edge point inside the box keeps the narrow-phase differences.
+
+struct CapsuleBox {
+  SphereBox sb;
+  int kind = 0;  // 1: a segment end, 2: a box plane's crossing (axis j), 3: the closest point,
+                 // 4: a segment end inside the box, 5: a slide from a first centre (kind 1 or 3)
+  int j = 0;
+  double u[3];
+  const double* p1;
+  // a slide: c = c1 + sg s u, s = 2 h_m / |u_m| (u_m = u's component along the box's axis m)
+  SphereBox sb1;
+  int kind1 = 0, m = 0;
+  double sg = 0, s = 0;
+};
+
+// The kind (1..3) of an outside centre c on the segment, its sphere-box form in *sb; 0 where none
+// holds or the conditions are ambiguous.
+int outside_centre_kind(const Model& m, const Data& d, const Contact& con, const double* c, const double* u,
+                        const double* p1, SphereBox* sb, int* plane) {
+  const double r = m.geom_size[3 * con.geom1], hl = m.geom_size[3 * con.geom1 + 1];
+  const double* h = &m.geom_size[3 * con.geom2];
+  const double size = std::max({r, hl, h[0], h[1], h[2]}), tol = 1e-9 * size, clear = 1e-7 * size;
+  double e[3];
+  sub3(e, c, p1);
+  const double t = dot3(e, u);
+  for (int a = 0; a < 3; ++a) e[a] -= t * u[a];
+  if (norm3(e) > tol || std::abs(t) > hl + tol) return 0;  // not on the segment
+  *sb = sphere_box_pair(m, d, con, c);
+  if (sb->inside || sb->L <= clear) return 0;
+  int kinds = 0, kind = 0;
+  auto test = [&](double gap, int k) {
+    if (gap > clear) return true;
+    if (gap > tol) return false;  // near a condition, not on it: ambiguous
+    ++kinds, kind = k;
+    return true;
+  };
+  if (!test(std::abs(std::abs(t) - hl), 1)) return 0;
+  double e2[3], ul[3];
+  mulmatTvec3(ul, sb->R2, u);
+  for (int k = 0; k < 3; ++k) {
+    const int before = kinds;
+    if (!test(std::abs(std::abs(sb->cl[k]) - h[k]), 2)) return 0;
+    if (kinds > before) {
+      *plane = k;
+      if (std::abs(ul[k]) < 1e-6) return 0;  // the segment along the plane
+    }
+  }
+  sub3(e2, c, sb->q);
+  if (!test(std::abs(dot3(u, e2)), 3)) return 0;
+  if (kinds != 1) return 0;
+  if (kind == 3) {  // the closest point moves along the segment where u has a clamped component
+    double s = 0;
+    for (int k = 0; k < 3; ++k)
+      if (!sb->free[k]) s += ul[k] * ul[k];
+    if (s < 1e-6) return 0;
+  }
+  return kind;
+}
+
+bool capsule_box_pair(const Model& m, const Data& d, const Contact& con, CapsuleBox* g) {
+  const double r = m.geom_size[3 * con.geom1], hl = m.geom_size[3 * con.geom1 + 1];
+  const double* h = &m.geom_size[3 * con.geom2];
+  const double size = std::max({r, hl, h[0], h[1], h[2]}), tol = 1e-9 * size, clear = 1e-7 * size;
+  g->p1 = &d.geom_xpos[3 * con.geom1];
+  const double* R1 = &d.geom_xmat[9 * con.geom1];
+  g->u[0] = R1[2], g->u[1] = R1[5], g->u[2] = R1[8];
+  double c[3], e[3];
+  if (con.dist == -r) {
+    // a centre inside the box (2.2.2 reports dist = -r): a segment end whose sphere-box contact
+    // (the face of least depth, clear of the next by 1e-7) is this one
+    for (double end : {-hl, hl}) {
+      for (int a = 0; a < 3; ++a) c[a] = g->p1[a] + end * g->u[a];
+      g->sb = sphere_box_pair(m, d, con, c);
+      const SphereBox& sb = g->sb;
+      if (!sb.inside) continue;
+      double pl[3], pw[3];
+      copy3(pl, sb.cl);
+      const double depth = h[sb.k] - std::abs(sb.cl[sb.k]);
+      pl[sb.k] -= (sb.cl[sb.k] < 0 ? -1 : 1) * 0.5 * (r - depth);
+      mulmatvec3(pw, sb.R2, pl);
+      add3(pw, pw, sb.p2);
+      sub3(e, pw, con.pos);
+      if (norm3(e) > tol) continue;
+      for (int k = 0; k < 3; ++k)
+        if (k != sb.k && h[k] - std::abs(sb.cl[k]) - depth <= clear) return false;  // tied faces
+      g->kind = 4;
+      return true;
+    }
+    return false;
+  }
+  for (int a = 0; a < 3; ++a) c[a] = con.pos[a] - con.frame[a] * (r + 0.5 * con.dist);
+  g->kind = outside_centre_kind(m, d, con, c, g->u, g->p1, &g->sb, &g->j);
+  if (g->kind > 0) return true;
+  // a slide of 2 h_m / |u_m| from a first centre outside the box over an edge or a corner (an end
+  // or the closest point): exactly one (m, direction) that leads back to one
+  sub3(e, c, g->p1);
+  const double t = dot3(e, g->u);
+  for (int a = 0; a < 3; ++a) e[a] -= t * g->u[a];
+  if (norm3(e) > tol || std::abs(t) > hl) return false;  // not on the segment
+  const SphereBox sb2 = sphere_box_pair(m, d, con, c);
+  if (sb2.inside || sb2.L <= clear) return false;
+  double ul[3];
+  mulmatTvec3(ul, sb2.R2, g->u);
+  int found = 0;
+  for (int k = 0; k < 3; ++k) {
+    if (std::abs(ul[k]) < 1e-6) continue;
+    const double s = 2 * h[k] / std::abs(ul[k]);
+    for (double sg : {-1.0, 1.0}) {
+      double c1[3];
+      for (int a = 0; a < 3; ++a) c1[a] = c[a] - sg * s * g->u[a];
+      SphereBox sb1;
+      int pl1 = 0;
+      const int kind1 = outside_centre_kind(m, d, con, c1, g->u, g->p1, &sb1, &pl1);
+      if (kind1 != 1 && kind1 != 3) continue;
+      int clamped = 0;
+      for (int q = 0; q < 3; ++q) clamped += !sb1.free[q];
+      if (clamped < 2) continue;  // the slide starts over an edge or a corner
+      ++found;
+      g->sb1 = sb1, g->kind1 = kind1, g->m = k, g->sg = sg, g->s = s;
+    }
+  }
+  if (found != 1) return false;
+  g->sb = sb2;
+  g->kind = 5;
+  return true;
+}
+
+// The velocity dc of a centre c on the segment of kind 1..3 (its sphere-box form sb).
+void centre_velocity(const SphereBox& sb, int kind, int j, const double* u, const double* p1, const double* tw1,
+                     const double* tw2, double* dc) {
+  double uc[3];
+  point_vel(uc, tw1, p1, sb.c);
+  double dt = 0;
+  if (kind == 2) {  // e.(dc - u_box(c)) = 0
+    double ub[3], ax[3] = {sb.R2[j], sb.R2[3 + j], sb.R2[6 + j]}, rel[3];
+    point_vel(ub, tw2, sb.p2, sb.c);
+    sub3(rel, ub, uc);
+    dt = dot3(ax, rel) / dot3(ax, u);
+  } else if (kind == 3) {
+    // u.(c - q) = 0 with dq = u_box(q) + M (dc - u_box(c)), M = R P R' (P: the free coordinates):
+    // dt (1 - u'Mu) = -du.(c - q) - u.(uc - u_box(q) - M (uc - u_box(c)))
+    double du[3], w[3], ubq[3], ubc[3], rel[3], rl[3], ul[3], f[3];
+    cross3(du, tw1, u);
+    sub3(w, sb.c, sb.q);
+    point_vel(ubq, tw2, sb.p2, sb.q);
+    point_vel(ubc, tw2, sb.p2, sb.c);
+    sub3(rel, uc, ubc);
+    mulmatTvec3(rl, sb.R2, rel);
+    mulmatTvec3(ul, sb.R2, u);
+    double uMu = 0;
+    for (int k = 0; k < 3; ++k) {
+      if (!sb.free[k]) rl[k] = 0;
+      else uMu += ul[k] * ul[k];
+    }
+    mulmatvec3(f, sb.R2, rl);  // M (uc - u_box(c))
+    double num = -dot3(du, w);
+    for (int a = 0; a < 3; ++a) num -= u[a] * (uc[a] - ubq[a] - f[a]);
+    dt = num / (1 - uMu);
+  }
+  for (int a = 0; a < 3; ++a) dc[a] = uc[a] + u[a] * dt;
+}
+
+void capsule_box_deriv(const CapsuleBox& g, const double* tw1, const double* tw2, double* out) {
+  double dc[3];
+  if (g.kind == 5) {
+    // c = c1 + sg s u, s = 2 h_m / |u_m|, u_m = e_m.u: d u_m = e_m.((w1 - w2) x u), ds = -s d u_m / u_m
+    double dc1[3], du[3], w[3], x[3];
+    centre_velocity(g.sb1, g.kind1, 0, g.u, g.p1, tw1, tw2, dc1);
+    cross3(du, tw1, g.u);
+    sub3(w, tw1, tw2);
+    cross3(x, w, g.u);
+    const double* R2 = g.sb.R2;
+    const double em[3] = {R2[g.m], R2[3 + g.m], R2[6 + g.m]};
+    const double um = dot3(em, g.u), ds = -g.s * dot3(em, x) / um;
+    for (int a = 0; a < 3; ++a) dc[a] = dc1[a] + g.sg * (ds * g.u[a] + g.s * du[a]);
+  } else {
+    centre_velocity(g.sb, g.kind == 4 ? 1 : g.kind, g.j, g.u, g.p1, tw1, tw2, dc);
+  }
+  sphere_box_deriv(g.sb, dc, tw2, out);
+}
+
+// ---- box-box (collide_box.cc's face contacts R2-R5 and edge contacts R6) ----
+//
+// Every point of a face contact, and of an edge contact's clipping, pairs a point xa of box A
+// (geom1) with a point xb of box B (geom2) along the normal n: xa = pos - s n, xb = pos + s n,
+// s = dist for a face contact (dist = d / 2) and s = dist / 2 for an edge contact (dist = d).
+// Each of the routine's features fixes the pair by four planes fixed in the boxes (a box's plane:
+// a local coordinate at +-h): the reference face's plane holds the reference box's point, and
+//  - an incident edge crossing a reference side line: two planes of each box;
+//  - a reference corner inside the incident face: three of the reference box (the face and the
+//    two side planes through the corner), the incident face's plane;
+//  - an incident vertex: three of the incident box, the reference face's plane.
+// A point x on a plane (e, fixed in a box of twist (w, v) at origin o) keeps e.dx = e.u(x), u the
+// box's material velocity at x (the plane's turning and sliding combined), which gives four linear
+// equations in (d pos, d s). The normal turns with the reference box for a face contact
+// (dn = w x n); for an edge contact n = +-(a_i x b_j) / |a_i x b_j| (the sign fixed). The features
+// are recognised from the contact itself: n along one face axis or one edge axis of the pair (a
+// sine below 1e-12), and each of xa, xb at +-h in the local coordinates that give exactly four
+// planes (within 1e-9 of the box's size, every other coordinate clear of its bound by 1e-7).
+// Anything else (parallel faces, a point on several features, R8's clamped pairs, R9's scaled
+// points) keeps the narrow-phase differences.
+
+struct BoxBox {
+  const double* frame;
+  double n[3], xa[3], xb[3], s = 0;
+  int type = -1;  // 0: face of A, 1: face of B, 2: edge a_i x b_j
+  int ei = 0, ej = 0;
+  double cl = 0, csign = 1;  // edge: |a_i x b_j| and the sign of n along it
+  const double* p[2];        // the boxes' origins
+  const double* R[2];        // their frames (row-major, axes in the columns)
+  double e[4][3];            // the planes' normals (world)
+  int box[4];                // the box holding each plane (0: A, 1: B)
+  int count[2] = {0, 0};     // planes per box
+  double Kinv[16];           // the inverse of the equations' matrix
+};
+
+bool box_box_pair(const Model& m, const Data& d, const Contact& con, BoxBox* g) {
+  g->frame = con.frame;
+  copy3(g->n, con.frame);
+  const int geoms[2] = {con.geom1, con.geom2};
+  for (int b = 0; b < 2; ++b) g->p[b] = &d.geom_xpos[3 * geoms[b]], g->R[b] = &d.geom_xmat[9 * geoms[b]];
+  auto axis = [&](int b, int k, double* a) { a[0] = g->R[b][k], a[1] = g->R[b][3 + k], a[2] = g->R[b][6 + k]; };
+  // the normal's origin: a face axis of A or B, or an edge axis; exactly one
+  int found = 0;
+  for (int b = 0; b < 2; ++b)
+    for (int k = 0; k < 3; ++k) {
+      double a[3], c[3];
+      axis(b, k, a);
+      cross3(c, a, g->n);
+      if (norm3(c) <= 1e-12) ++found, g->type = b;
+    }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double a[3], bb[3], c[3], x[3];
+      axis(0, i, a);
+      axis(1, j, bb);
+      cross3(c, a, bb);
+      const double L = norm3(c);
+      if (L < 1e-6) continue;  // (nearly) parallel edges: a face axis, or an ill-conditioned normal
+      cross3(x, c, g->n);
+      if (norm3(x) > 1e-12 * L) continue;
+      ++found, g->type = 2, g->ei = i, g->ej = j, g->cl = L;
+      g->csign = dot3(c, g->n) > 0 ? 1 : -1;
+    }
+  if (found != 1) return false;
+  g->s = g->type == 2 ? 0.5 * con.dist : con.dist;
+  for (int a = 0; a < 3; ++a) g->xa[a] = con.pos[a] - g->s * g->n[a], g->xb[a] = con.pos[a] + g->s * g->n[a];
+  // the planes through xa (of A) and xb (of B)
+  int np = 0;
+  bool ref_face = g->type == 2;  // a face contact's reference face must be among them
+  for (int b = 0; b < 2; ++b) {
+    const double* h = &m.geom_size[3 * geoms[b]];
+    const double size = std::max({h[0], h[1], h[2]});
+    double r[3], xl[3];
+    sub3(r, b == 0 ? g->xa : g->xb, g->p[b]);
+    mulmatTvec3(xl, g->R[b], r);
+    for (int k = 0; k < 3; ++k) {
+      const double gap = std::abs(std::abs(xl[k]) - h[k]);
+      if (gap > 1e-7 * size) continue;
+      if (gap > 1e-9 * size || np == 4) return false;
+      axis(b, k, g->e[np]);
+      g->box[np++] = b;
+      ++g->count[b];
+      if (b == g->type) {
+        double a[3];
+        axis(b, k, a);
+        double c[3];
+        cross3(c, a, g->n);
+        ref_face = ref_face || norm3(c) <= 1e-12;
+      }
+    }
+  }
+  if (np != 4 || !ref_face) return false;
+  // K [d pos; d s] = rhs: a plane of A at xa = pos - s n: e.d pos - (e.n) d s = e.uA(xa) + s e.dn;
+  // of B at xb = pos + s n: e.d pos + (e.n) d s = e.uB(xb) - s e.dn
+  double K[16], I[16];
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 3; ++c) K[4 * r + c] = g->e[r][c];
+    K[4 * r + 3] = (g->box[r] == 0 ? -1 : 1) * dot3(g->e[r], g->n);
+  }
+  for (int i = 0; i < 16; ++i) I[i] = i % 5 == 0 ? 1 : 0;
+  for (int c = 0; c < 4; ++c) {  // Gauss-Jordan with partial pivoting
+    int piv = c;
+    for (int r = c + 1; r < 4; ++r)
+      if (std::abs(K[4 * r + c]) > std::abs(K[4 * piv + c])) piv = r;
+    if (std::abs(K[4 * piv + c]) < 1e-6) return false;  // the planes do not fix the pair
+    for (int k = 0; k < 4; ++k) std::swap(K[4 * c + k], K[4 * piv + k]), std::swap(I[4 * c + k], I[4 * piv + k]);
+    const double inv = 1 / K[4 * c + c];
+    for (int k = 0; k < 4; ++k) K[4 * c + k] *= inv, I[4 * c + k] *= inv;
+    for (int r = 0; r < 4; ++r) {
+      if (r == c) continue;
+      const double f = K[4 * r + c];
+      for (int k = 0; k < 4; ++k) K[4 * r + k] -= f * K[4 * c + k], I[4 * r + k] -= f * I[4 * c + k];
+    }
+  }
+  std::copy_n(I, 16, g->Kinv);
+  return true;
+}
+
+void box_box_deriv(const BoxBox& g, const double* tw1, const double* tw2, double* out) {
+  const double* tw[2] = {tw1, tw2};
+  double dn[3];
+  if (g.type < 2) {
+    cross3(dn, tw[g.type], g.n);
+  } else {  // n = sign (a x b) / |a x b|: dn = (I - n n') sign d(a x b) / |a x b|
+    double a[3] = {g.R[0][g.ei], g.R[0][3 + g.ei], g.R[0][6 + g.ei]};
+    double b[3] = {g.R[1][g.ej], g.R[1][3 + g.ej], g.R[1][6 + g.ej]};
+    double da[3], db[3], t1[3], t2[3], u[3];
+    cross3(da, tw1, a);
+    cross3(db, tw2, b);
+    cross3(t1, da, b);
+    cross3(t2, a, db);
+    for (int k = 0; k < 3; ++k) u[k] = g.csign * (t1[k] + t2[k]) / g.cl;
+    const double nu = dot3(g.n, u);
+    for (int k = 0; k < 3; ++k) dn[k] = u[k] - nu * g.n[k];
+  }
+  double rhs[4];
+  for (int r = 0; r < 4; ++r) {
+    const int b = g.box[r];
+    double u[3];
+    point_vel(u, tw[b], g.p[b], b == 0 ? g.xa : g.xb);
+    rhs[r] = dot3(g.e[r], u) + (b == 0 ? 1 : -1) * g.s * dot3(g.e[r], dn);
+  }
+  double x[4];
+  for (int r = 0; r < 4; ++r) {
+    x[r] = 0;
+    for (int k = 0; k < 4; ++k) x[r] += g.Kinv[4 * r + k] * rhs[k];
+  }
+  copy3(out, x);
+  out[3] = g.type == 2 ? 2 * x[3] : x[3];
   double tan0[3];
   const double zero[3] = {0, 0, 0};
   default_tangent(g.n, tan0);
@@ -614,11 +972,18 @@ void warn_fallback(bool witness) {
 }  // namespace
 
 ContactDerivMethod contact_deriv_method(const Model& m, const Data& d, const Contact& con) {
-  (void)d;
   const int t1 = m.geom_type[con.geom1], t2 = m.geom_type[con.geom2];
   if (t1 == kGeomPlane)
     return t2 == kGeomHField || t2 == kGeomPlane ? ContactDerivMethod::kUnsupported : ContactDerivMethod::kAnalytic;
   if (t1 == kGeomSphere && t2 == kGeomBox) return ContactDerivMethod::kAnalytic;
+  if (t1 == kGeomBox && t2 == kGeomBox) {
+    BoxBox g;
+    return box_box_pair(m, d, con, &g) ? ContactDerivMethod::kAnalytic : ContactDerivMethod::kNarrowPhase;
+  }
+  if (t1 == kGeomCapsule && t2 == kGeomBox) {
+    CapsuleBox g;
+    return capsule_box_pair(m, d, con, &g) ? ContactDerivMethod::kAnalytic : ContactDerivMethod::kNarrowPhase;
+  }
   if (round_type(t1) && round_type(t2)) {
     // coincident centres: the normal is the cross product of the geoms' axes (not differentiable)
     const bool distinct = con.dist + m.geom_size[3 * con.geom1] + m.geom_size[3 * con.geom2] > 1e-9;
@@ -652,8 +1017,12 @@ ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJaco
   PlanePair plane;
   RoundPair round;
   SphereBox sbox;
+  BoxBox bbox;
+  CapsuleBox cbox;
   if (method == ContactDerivMethod::kAnalytic) {
     if (t1 == kGeomPlane) plane = plane_pair(m, d, con);
+    else if (t1 == kGeomBox) box_box_pair(m, d, con, &bbox);
+    else if (t1 == kGeomCapsule && t2 == kGeomBox) capsule_box_pair(m, d, con, &cbox);
     else if (t2 == kGeomBox) sbox = sphere_box_pair(m, d, con);
     else round = round_pair(m, d, con);
   }
@@ -665,7 +1034,9 @@ ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJaco
     switch (method) {
       case ContactDerivMethod::kAnalytic:
         if (t1 == kGeomPlane) plane_deriv(plane, tw, tw + 6, col);
-        else if (t2 == kGeomBox) sphere_box_deriv(sbox, tw, tw + 6, col);
+        else if (t1 == kGeomBox) box_box_deriv(bbox, tw, tw + 6, col);
+        else if (t1 == kGeomCapsule && t2 == kGeomBox) capsule_box_deriv(cbox, tw, tw + 6, col);
+        else if (t2 == kGeomBox) sphere_box_deriv(sbox, tw + 3, tw + 6, col);
         else round_deriv(round, tw, tw + 6, col);
         break;
       case ContactDerivMethod::kWitness:
@@ -678,6 +1049,26 @@ ContactDerivMethod contact_jacobian(const Model& m, Data& d, int id, ContactJaco
     for (int r = 0; r < 13; ++r) G[12 * r + j] = col[r];
   }
   return method;
+}
+
+bool narrow_phase_contact_jacobian(const Model& m, Data& d, int id, ContactJacobian* out) {
+  return narrow_phase_jacobian(m, d, d.contact[id], out->G) == NarrowPhase::kOk;
+}
+
+BoxBoxFeature box_box_feature(const Model& m, const Data& d, const Contact& con) {
+  BoxBox g;
+  if (m.geom_type[con.geom1] != kGeomBox || m.geom_type[con.geom2] != kGeomBox || !box_box_pair(m, d, con, &g))
+    return BoxBoxFeature::kNone;
+  const int ref = g.count[g.type == 2 ? 0 : g.type];  // the reference box's planes
+  const int base = g.type == 2 ? 3 : 0;
+  return static_cast<BoxBoxFeature>(1 + base + (ref == 2 ? 0 : ref == 3 ? 1 : 2));
+}
+
+CapsuleBoxFeature capsule_box_feature(const Model& m, const Data& d, const Contact& con) {
+  CapsuleBox g;
+  if (m.geom_type[con.geom1] != kGeomCapsule || m.geom_type[con.geom2] != kGeomBox || !capsule_box_pair(m, d, con, &g))
+    return CapsuleBoxFeature::kNone;
+  return static_cast<CapsuleBoxFeature>(g.kind);
 }
 
 void contact_jacobian_apply(const Model& m, const Data& d, const Contact& con, const ContactJacobian& cj,
