@@ -58,10 +58,11 @@
 // fixed/affine gain, none/affine bias, no muscle, user or actearly), magnetometer, framepos,
 // framequat, framexaxis/yaxis/zaxis and framelinvel/frameangvel (with or without a reference
 // frame), velocimeter, gyro, subtreecom, subtreelinvel, subtreeangmom, accelerometer, framelinacc
-// and frameangacc (through d qacc, constraints included). The other sensors' rows (touch, force,
-// torque, rangefinder, joint/tendon limit sensors, spatial tendonvel, other transmissions, user and
-// plugin sensors, noise on an axis or quaternion) come from centred differences of forward (eps
-// 1e-6), with one warning per sensor type.
+// and frameangacc (through d qacc, constraints included), jointlimitpos/vel (hinge, slide) and
+// tendonlimitpos/vel (tendonlimitvel: fixed tendons). The other sensors' rows (touch, force, torque,
+// rangefinder, the limit force sensors, spatial tendonvel, other transmissions, user and plugin
+// sensors, noise on an axis or quaternion) come from centred differences of forward (eps 1e-6),
+// with one warning per sensor type.
 //
 // Work space: the temporaries come from a per-thread cache of blocks (src/derivative/recycling.h)
 // that keeps them between calls, so that transition_derivatives and forward_derivatives make no

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "constraint/storage.h"
 #include "derivative/recycling.h"
 #include "engine/pipeline.h"
 #include "math/spatial.h"
@@ -45,11 +46,10 @@ const char* type_name(int type) {
     case kSensActuatorPos: return "actuatorpos sensor";
     case kSensActuatorVel: return "actuatorvel sensor";
     case kSensActuatorFrc: return "actuatorfrc sensor";
-    case kSensJointLimitPos: return "jointlimitpos sensor";
-    case kSensJointLimitVel: return "jointlimitvel sensor";
+    case kSensJointLimitPos: return "jointlimitpos sensor (ball joint)";
+    case kSensJointLimitVel: return "jointlimitvel sensor (ball joint)";
     case kSensJointLimitFrc: return "jointlimitfrc sensor";
-    case kSensTendonLimitPos: return "tendonlimitpos sensor";
-    case kSensTendonLimitVel: return "tendonlimitvel sensor";
+    case kSensTendonLimitVel: return "tendonlimitvel sensor (spatial tendon)";
     case kSensTendonLimitFrc: return "tendonlimitfrc sensor";
     case kSensPlugin: return "plugin sensor";
     case kSensUser: return "user sensor";
@@ -410,6 +410,21 @@ void analytic_rows(const Model& m, const Data& d, int s, const QaccDeriv* qa, do
       }
       return;
     }
+    case kSensJointLimitPos:
+    case kSensJointLimitVel:
+    case kSensTendonLimitPos:
+    case kSensTendonLimitVel: {
+      // efc_pos - margin and efc_vel = J qvel of the active limit row: along the dofs, d efc_pos = J
+      // (the row is the gradient of its distance); J is constant for hinge/slide joints and fixed
+      // tendons. 0 (and derivative 0) while the limit is inactive.
+      const bool joint = type == kSensJointLimitPos || type == kSensJointLimitVel;
+      const int row = sensor_detail::limit_row(d, joint ? kCnstrLimitJoint : kCnstrLimitTendon, objid);
+      if (row < 0) return;
+      const constraint::SparseRow jr = constraint::row_of(d, constraint::J_values(m, d), row);
+      const int off = (type == kSensJointLimitPos || type == kSensTendonLimitPos) ? 0 : nv;
+      for (int a = 0; a < jr.nnz; ++a) Cs[off + jr.col[a]] = jr.val[a];
+      return;
+    }
     case kSensMagnetometer: {
       const int b = m.site_bodyid[objid];
       const double* R = &d.site_xmat[9 * objid];
@@ -696,6 +711,13 @@ const char* sensor_deriv_unsupported(const Model& m, int s) {
     case kSensActuatorPos:
     case kSensActuatorVel:
       return linear_transmission(m, objid) ? nullptr : type_name(type);
+    case kSensJointLimitPos:
+    case kSensJointLimitVel:
+      return scalar_joint(m, objid) ? nullptr : type_name(type);
+    case kSensTendonLimitPos:
+      return nullptr;
+    case kSensTendonLimitVel:
+      return fixed_tendon(m, objid) ? nullptr : type_name(type);
     case kSensActuatorFrc: {
       const int u = objid;
       const int g = m.actuator_gaintype[u], b = m.actuator_biastype[u], y = m.actuator_dyntype[u];
@@ -734,11 +756,11 @@ void sensor_fallbacks(const Model& m, std::vector<std::string>& out) {
 void sensor_derivatives(const Model& m, Data& d, double* C, double* D, const QaccDeriv* qa) {
   const int nv = m.nv, na = m.na, nu = m.nu, ndx = 2 * nv + na, ns = m.nsensordata;
   if (!C && !D) return;
-  const StateCopy st(d);  // the caller's state (forward normalizes quaternions in qpos), restored on return
-  forward(m, d);
   if (C) std::fill_n(C, static_cast<size_t>(ns) * ndx, 0.0);
   if (D) std::fill_n(D, static_cast<size_t>(ns) * nu, 0.0);
-  if (ns == 0 || (m.opt.disableflags & kDsblSensor)) return;
+  if (ns == 0 || (m.opt.disableflags & kDsblSensor)) return;  // no sensordata: C, D are zero
+  const StateCopy st(d);  // the caller's state (forward normalizes quaternions in qpos), restored on return
+  forward(m, d);
   // rows of one sensor: C rows (dim x ndx) and D rows (dim x nu), then scattered
   Vec Cs, Ds;
   IVec dofs(static_cast<size_t>(std::max(nv, 1)));

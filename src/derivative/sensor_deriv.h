@@ -28,7 +28,8 @@ bool sensors_need_qacc(const Model& m);
 // qa: the derivatives of qacc at the state (needed when sensors_need_qacc).
 // The rows of uncovered sensors come from centred differences of forward (eps 1e-6, one-sided for a
 // control at the edge of its range) and a warning naming the sensor type is printed once per process.
-// On return d holds the caller's state (bitwise) and forward's results there.
+// On return d holds the caller's state (bitwise) and, when the model has sensordata, forward's
+// results there.
 void sensor_derivatives(const Model& m, Data& d, double* C, double* D, const QaccDeriv* qa);
 
 // One line per uncovered sensor type of the model (for derivative_fallbacks).

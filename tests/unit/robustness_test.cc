@@ -220,8 +220,9 @@ TEST(Robustness, ImplicitStepAllocatesNothingAfterTheFirstStep) {
 }
 
 // The analytic derivatives keep it from their second call on (moreau/analytic_derivative.h):
-// transition_derivatives (A, B; Euler, implicit, implicitfast; with the finite-difference
-// fallback columns where the model has them) and forward_derivatives, at the state reached
+// transition_derivatives (A, B, and C, D with the analytic and the fallback sensor rows; Euler,
+// implicit, implicitfast; with the finite-difference fallback columns where the model has them)
+// and forward_derivatives, at the state reached
 // after 200 steps (contacts, limits), then after each of 5 more rounds of 10 steps.
 TEST(Robustness, AnalyticDerivativesAllocateNothingAfterTheFirstCall) {
   const std::vector<std::string> paths = {kHumanoid, shared_model("dm_control/quadruped.xml"),
@@ -242,13 +243,14 @@ TEST(Robustness, AnalyticDerivativesAllocateNothingAfterTheFirstCall) {
       for (int i = 0; i < 200; ++i) moreau::step(m, d);
       const int nv = m.nv, ndx = 2 * nv + m.na;
       std::vector<double> A(static_cast<size_t>(ndx) * ndx), B(static_cast<size_t>(ndx) * m.nu),
-          Aq(static_cast<size_t>(nv) * nv), Av(Aq.size());
-      moreau::transition_derivatives(m, d, A.data(), B.data(), nullptr, nullptr);
+          Aq(static_cast<size_t>(nv) * nv), Av(Aq.size()), C(static_cast<size_t>(m.nsensordata) * ndx),
+          D(static_cast<size_t>(m.nsensordata) * m.nu);
+      moreau::transition_derivatives(m, d, A.data(), B.data(), C.data(), D.data());
       moreau::forward_derivatives(m, d, Aq.data(), Av.data(), nullptr, nullptr, nullptr);
       g_allocations = 0;
       g_counting = true;
       for (int round = 0; round < 6; ++round) {
-        moreau::transition_derivatives(m, d, A.data(), B.data(), nullptr, nullptr);
+        moreau::transition_derivatives(m, d, A.data(), B.data(), C.data(), D.data());
         moreau::forward_derivatives(m, d, Aq.data(), Av.data(), nullptr, nullptr, nullptr);
         for (int i = 0; i < 10; ++i) moreau::step(m, d);
       }

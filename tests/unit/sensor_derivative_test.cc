@@ -63,7 +63,7 @@ const char* kSensorModel = R"(
     </body>
   </worldbody>
   <tendon>
-    <fixed name="fixed"><joint joint="knee" coef="1"/><joint joint="wag" coef="-0.5"/></fixed>
+    <fixed name="fixed" range="-0.3 0.3"><joint joint="knee" coef="1"/><joint joint="wag" coef="-0.5"/></fixed>
     <spatial name="spatial"><site site="t0"/><site site="t1"/></spatial>
   </tendon>
   <actuator>
@@ -105,6 +105,8 @@ const char* kSensorModel = R"(
     <accelerometer site="s_lower"/> <accelerometer site="imu"/>
     <framelinacc objtype="body" objname="foot"/> <framelinacc objtype="geom" objname="foot"/>
     <frameangacc objtype="xbody" objname="lower"/> <frameangacc objtype="site" objname="tip"/>
+    <jointlimitpos joint="slide"/> <jointlimitvel joint="slide"/> <jointlimitfrc joint="slide"/>
+    <tendonlimitpos tendon="fixed"/> <tendonlimitvel tendon="fixed"/>
     <jointpos joint="knee" cutoff="0.01"/>
     <touch site="sole"/>
     <force site="s_lower"/>
@@ -212,12 +214,18 @@ TEST(SensorDerivative, ChainMatchesTransitionFd) {
         std::printf("constrained %d integrator %d seed %u: worst %.2e at %s; constant: %s\n", constrained, integ,
                     seed, e.worst, e.where.c_str(), e.zero_rows.c_str());
         EXPECT_LE(e.worst, constrained ? 1e-5 : 1e-6) << e.where;
-        // only the clock, the clamped jointpos and the touch sensor without contact are constant
+        // only the clock, the clamped jointpos, and the touch and limit sensors reading 0 (no
+        // contact, limit inactive) are constant
         forward(m, d);
-        double touch = 0;
-        for (int s = 0; s < m.nsensor; ++s)
-          if (m.sensor_type[s] == kSensTouch) touch = d.sensordata[m.sensor_adr[s]];
-        EXPECT_EQ(e.zero_rows, std::string("clock jointpos ") + (touch == 0 ? "touch " : ""));
+        std::string constant;
+        for (int s = 0; s < m.nsensor; ++s) {
+          const int t = m.sensor_type[s];
+          const bool contact_or_limit = t == kSensTouch || (t >= kSensJointLimitPos && t <= kSensTendonLimitFrc);
+          if (t == kSensClock || (t == kSensJointPos && m.sensor_cutoff[s] > 0) ||
+              (contact_or_limit && d.sensordata[m.sensor_adr[s]] == 0))
+            constant += std::string(type_label(t)) + " ";
+        }
+        EXPECT_EQ(e.zero_rows, constant);
       }
     }
   }
@@ -241,8 +249,8 @@ TEST(SensorDerivative, ChainInContactMatchesTransitionFd) {
   EXPECT_LE(e.worst, 1e-5) << e.where;
 }
 
-// derivative_fallbacks names exactly the uncovered sensor types of the model: touch, force and the
-// spatial-tendon actuator's actuatorfrc.
+// derivative_fallbacks names exactly the uncovered sensor types of the model: jointlimitfrc, touch,
+// force and the spatial-tendon actuator's actuatorfrc.
 TEST(SensorDerivative, FallbacksNameTheUncoveredTypes) {
   Model m = load_model_from_string(kSensorModel);
   m.opt.enableflags |= kEnblInvdiscrete;
@@ -251,8 +259,8 @@ TEST(SensorDerivative, FallbacksNameTheUncoveredTypes) {
   std::vector<std::string> sensors;
   for (const std::string& s : f)
     if (s.find("(C, D rows)") != std::string::npos) sensors.push_back(s);
-  const std::vector<std::string> expected = {"touch sensor (C, D rows)", "force sensor (C, D rows)",
-                                             "actuatorfrc sensor (C, D rows)"};
+  const std::vector<std::string> expected = {"jointlimitfrc sensor (C, D rows)", "touch sensor (C, D rows)",
+                                             "force sensor (C, D rows)", "actuatorfrc sensor (C, D rows)"};
   EXPECT_EQ(sensors, expected);
 }
 
