@@ -26,6 +26,7 @@
 #include "derivative/contact_geometry.h"
 #include "derivative/recycling.h"
 #include "derivative/sensor_deriv.h"
+#include "derivative/state_copy.h"
 #include "derivative/work.h"
 #include "dynamics/dynamics.h"
 #include "integrator/implicit.h"
@@ -298,26 +299,7 @@ void transpose(int rows, int cols, const double* a, double* b) {
     for (int j = 0; j < cols; ++j) b[static_cast<size_t>(j) * rows + i] = a[static_cast<size_t>(i) * cols + j];
 }
 
-// Saved state of d for the finite-difference fallback.
-struct StateCopy {
-  double time;
-  Vec qpos, qvel, act, ctrl, warm;
-  explicit StateCopy(const Data& d)
-      : time(d.time),
-        qpos(d.qpos.begin(), d.qpos.end()),
-        qvel(d.qvel.begin(), d.qvel.end()),
-        act(d.act.begin(), d.act.end()),
-        ctrl(d.ctrl.begin(), d.ctrl.end()),
-        warm(d.qacc_warmstart.begin(), d.qacc_warmstart.end()) {}
-  void restore(Data& d) const {
-    d.time = time;
-    std::copy(qpos.begin(), qpos.end(), d.qpos.begin());
-    std::copy(qvel.begin(), qvel.end(), d.qvel.begin());
-    std::copy(act.begin(), act.end(), d.act.begin());
-    std::copy(ctrl.begin(), ctrl.end(), d.ctrl.begin());
-    std::copy(warm.begin(), warm.end(), d.qacc_warmstart.begin());
-  }
-};
+using internal::StateCopy;
 
 constexpr double kEps = 1e-6;    // transition_fd's step where the whole transition falls back
 constexpr double kFdStep = 1e-5;  // step of the column fallback (extrapolated, below)

@@ -19,6 +19,7 @@
 
 #include "constraint/storage.h"
 #include "derivative/recycling.h"
+#include "derivative/state_copy.h"
 #include "engine/pipeline.h"
 #include "math/spatial.h"
 #include "math/vec.h"
@@ -668,26 +669,7 @@ void analytic_rows(const Model& m, const Data& d, int s, const QaccDeriv* qa, do
   }
 }
 
-// Saved state for the fallback's perturbations.
-struct StateCopy {
-  double time;
-  Vec qpos, qvel, act, ctrl, warm;
-  explicit StateCopy(const Data& d)
-      : time(d.time),
-        qpos(d.qpos.begin(), d.qpos.end()),
-        qvel(d.qvel.begin(), d.qvel.end()),
-        act(d.act.begin(), d.act.end()),
-        ctrl(d.ctrl.begin(), d.ctrl.end()),
-        warm(d.qacc_warmstart.begin(), d.qacc_warmstart.end()) {}
-  void restore(Data& d) const {
-    d.time = time;
-    std::copy(qpos.begin(), qpos.end(), d.qpos.begin());
-    std::copy(qvel.begin(), qvel.end(), d.qvel.begin());
-    std::copy(act.begin(), act.end(), d.act.begin());
-    std::copy(ctrl.begin(), ctrl.end(), d.ctrl.begin());
-    std::copy(warm.begin(), warm.end(), d.qacc_warmstart.begin());
-  }
-};
+using internal::StateCopy;
 
 }  // namespace
 
