@@ -27,6 +27,7 @@
 #include "derivative/recycling.h"
 #include "derivative/sensor_deriv.h"
 #include "derivative/state_copy.h"
+#include "derivative/tendon_deriv.h"
 #include "derivative/work.h"
 #include "dynamics/dynamics.h"
 #include "integrator/implicit.h"
@@ -87,8 +88,8 @@ bool fixed_tendon(const Model& m, int t) {
 bool scalar_joint(const Model& m, int j) { return m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide; }
 
 // Whether the position derivative of every constraint row is analytic (below); else the feature.
-// Covered: joint limits (hinge, slide), fixed-tendon limits and friction, dof friction, joint,
-// fixed-tendon, connect and weld equality, and contacts (contact_geometry.h).
+// Covered: joint limits (hinge, slide), tendon limits and friction, dof friction, joint, tendon,
+// connect and weld equality, and contacts (contact_geometry.h).
 const char* constraint_pos_unsupported(const Model& m, const Data& d) {
   for (int r = 0; r < d.nefc; ++r) {
     const int id = d.efc_id[r];
@@ -97,7 +98,6 @@ const char* constraint_pos_unsupported(const Model& m, const Data& d) {
         break;
       case kCnstrFrictionTendon:
       case kCnstrLimitTendon:
-        if (!fixed_tendon(m, id)) return "spatial tendon limit or friction rows (qpos derivative)";
         break;
       case kCnstrLimitJoint:
         if (!scalar_joint(m, id)) return "ball joint limit rows (qpos derivative)";
@@ -114,8 +114,7 @@ const char* constraint_pos_unsupported(const Model& m, const Data& d) {
         if (m.eq_type[id] == kEqJoint) {
           if (!scalar_joint(m, o1) || (o2 >= 0 && !scalar_joint(m, o2))) return "ball joint equality (qpos derivative)";
         } else if (m.eq_type[id] == kEqTendon) {
-          if (!fixed_tendon(m, o1) || (o2 >= 0 && !fixed_tendon(m, o2)))
-            return "spatial tendon equality (qpos derivative)";
+          // fixed and spatial tendons (tendon_deriv.h)
         } else if (m.opt.enableflags & kEnblJdotv) {
           return "jdotv term of connect and weld rows (qpos derivative)";
         }
@@ -152,9 +151,6 @@ Coverage coverage(const Model& m, const Data& d) {
     if (!(m.opt.disableflags & kDsblGravity))
       for (int b = 0; b < static_cast<int>(m.body_gravcomp.size()); ++b)
         if (m.body_gravcomp[b] != 0) c.p("gravity compensation");
-    for (int t = 0; t < m.ntendon; ++t)
-      if ((m.tendon_stiffness[t] != 0 || m.tendon_damping[t] != 0) && !fixed_tendon(m, t))
-        c.p("spatial tendon springs and dampers");
     if (m.opt.density > 0 || m.opt.viscosity > 0) {
       c.p("fluid forces");
       c.v("fluid forces");
@@ -165,15 +161,11 @@ Coverage coverage(const Model& m, const Data& d) {
       const int trn = m.actuator_trntype[u], id = m.actuator_trnid[2 * u];
       if (trn == kTrnJoint || trn == kTrnJointInParent) {
         if (!scalar_joint(m, id)) c.all("ball/free joint transmission");
-      } else if (trn == kTrnTendon) {
-        if (!fixed_tendon(m, id)) c.p("spatial tendon transmission");
-      } else {
+      } else if (!internal::transmission_deriv_supported(m, u)) {
         c.all("site, body or slider-crank transmission");
       }
       const int g = m.actuator_gaintype[u], b = m.actuator_biastype[u], y = m.actuator_dyntype[u];
-      if (g == kGainMuscle || b == kBiasMuscle || y == kDynMuscle) c.all("muscle actuators");
       if (g == kGainUser || b == kBiasUser || y == kDynUser) c.all("user actuator callbacks");
-      if (m.actuator_actearly.size() > static_cast<size_t>(u) && m.actuator_actearly[u]) c.all("actearly");
     }
   }
   return c;
@@ -215,10 +207,13 @@ Smooth smooth_forces(const Model& m, const Data& d, bool actuators) {
       }
       if (k != 0) add_outer_dense(nv, s.Fq.data(), J, J, -k);
       if (m.tendon_damping[t] != 0) add_outer_dense(nv, s.Fv.data(), J, J, -m.tendon_damping[t]);
+      if ((m.tendon_stiffness[t] != 0 || m.tendon_damping[t] != 0) && !fixed_tendon(m, t))
+        internal::spatial_tendon_passive_pos(m, d, t, s.Fq.data());  // the moment arms' derivative
     }
   }
   if (!actuators || nu == 0 || (m.opt.disableflags & kDsblActuation)) return s;
   const bool clamp_ctrl = !(m.opt.disableflags & kDsblClampctrl);
+  Vec dlen(nv), dmom(static_cast<size_t>(nv) * nv);
   for (int u = 0; u < nu; ++u) {
     const double* moment = &d.actuator_moment[static_cast<size_t>(u) * nv];
     const double* gp = &m.actuator_gainprm[kNGAIN * u];
@@ -230,39 +225,84 @@ Smooth smooth_forces(const Model& m, const Data& d, bool actuators) {
       ctrl = std::clamp(ctrl, lo, hi);
     }
     const int adr = m.actuator_actadr[u];
-    const double input = adr >= 0 ? d.act[adr] : ctrl;
+    // act_dot's partial derivatives (gact: d/d act, gu: d/d ctrl) and the force's input with its
+    // derivatives (actearly: the next activation, clamped to actrange)
+    double input = adr >= 0 ? d.act[adr] : ctrl, din_act = 1, din_u = 0, gact = 0, gu = 0;
+    if (adr >= 0) {
+      const double* dp = &m.actuator_dynprm[kNDYN * u];
+      switch (m.actuator_dyntype[u]) {
+        case kDynIntegrator:
+          gu = dctrl;
+          break;
+        case kDynFilter:
+        case kDynFilterExact: {
+          const double tau = std::max(kMinVal, dp[0]);
+          gu = dctrl / tau, gact = -1 / tau;
+          break;
+        }
+        case kDynMuscle:
+          internal::muscle_dynamics_deriv(ctrl, d.act[adr], dp, &gact, &gu);
+          gu *= dctrl;
+          break;
+        default:
+          break;
+      }
+      s.Gu[static_cast<size_t>(adr) * nu + u] += gu;
+      s.Gact[static_cast<size_t>(adr) * na + adr] += gact;
+      if (m.actuator_actearly.size() > static_cast<size_t>(u) && m.actuator_actearly[u]) {
+        double hh = m.opt.timestep;
+        if (m.actuator_dyntype[u] == kDynFilterExact) {
+          const double tau = std::max(kMinVal, dp[0]);
+          hh = tau * (1 - std::exp(-hh / tau));
+        }
+        double next = d.act[adr] + hh * d.act_dot[adr], clampd = 1;
+        if (m.actuator_actlimited.size() > static_cast<size_t>(u) && m.actuator_actlimited[u]) {
+          const double lo = m.actuator_actrange[2 * u], hi = m.actuator_actrange[2 * u + 1];
+          if (next < lo || next > hi) clampd = 0;
+          next = std::clamp(next, lo, hi);
+        }
+        input = next, din_act = clampd * (1 + hh * gact), din_u = clampd * hh * gu;
+      }
+    }
     const double len = d.actuator_length[u], vel = d.actuator_velocity[u];
     double gain = 0, glen = 0, gvel = 0, blen = 0, bvel = 0, bias = 0;
     if (m.actuator_gaintype[u] == kGainFixed) gain = gp[0];
     if (m.actuator_gaintype[u] == kGainAffine) gain = gp[0] + gp[1] * len + gp[2] * vel, glen = gp[1], gvel = gp[2];
     if (m.actuator_biastype[u] == kBiasAffine) bias = bp[0] + bp[1] * len + bp[2] * vel, blen = bp[1], bvel = bp[2];
+    if (m.actuator_gaintype[u] == kGainMuscle || m.actuator_biastype[u] == kBiasMuscle) {
+      const internal::MuscleDeriv md =
+          internal::muscle_deriv(len, vel, &m.actuator_lengthrange[2 * u], m.actuator_acc0[u], gp, bp);
+      if (m.actuator_gaintype[u] == kGainMuscle) gain = md.gain, glen = md.gl, gvel = md.gv;
+      if (m.actuator_biastype[u] == kBiasMuscle) bias = md.bias, blen = md.bl;
+    }
     double dforce = 1;  // 0 when the force is clamped
     if (m.actuator_forcelimited[u]) {
       const double f = gain * input + bias;
       if (f < m.actuator_forcerange[2 * u] || f > m.actuator_forcerange[2 * u + 1]) dforce = 0;
     }
-    // length and velocity: d len/dq = moment (joint and fixed-tendon transmissions), vel = moment v
-    add_outer_dense(nv, s.Fq.data(), moment, moment, dforce * (glen * input + blen));
+    // length: d len/dq = dlen (the moment for joint and tendon transmissions); vel = moment v; a
+    // moment that varies with qpos (spatial tendons) adds force dmoment and the velocity's
+    // dmoment' v
+    const bool varying = internal::transmission_deriv(m, d, u, dlen.data(), dmom.data());
+    add_outer_dense(nv, s.Fq.data(), moment, dlen.data(), dforce * (glen * input + blen));
     add_outer_dense(nv, s.Fv.data(), moment, moment, dforce * (gvel * input + bvel));
-    if (adr >= 0) {
-      for (int i = 0; i < nv; ++i) s.Fact[static_cast<size_t>(adr) * nv + i] += dforce * gain * moment[i];
-      const double* dp = &m.actuator_dynprm[kNDYN * u];
-      switch (m.actuator_dyntype[u]) {
-        case kDynIntegrator:
-          s.Gu[static_cast<size_t>(adr) * nu + u] += dctrl;
-          break;
-        case kDynFilter:
-        case kDynFilterExact: {
-          const double tau = std::max(kMinVal, dp[0]);
-          s.Gu[static_cast<size_t>(adr) * nu + u] += dctrl / tau;
-          s.Gact[static_cast<size_t>(adr) * na + adr] -= 1 / tau;
-          break;
-        }
-        default:
-          break;
+    if (varying) {
+      const double fu = d.actuator_force[u], cv = dforce * (gvel * input + bvel);
+      for (int k = 0; k < nv; ++k) {
+        const double* dm = &dmom[static_cast<size_t>(k) * nv];
+        double dv = 0;
+        for (int i = 0; i < nv; ++i) dv += dm[i] * d.qvel[i];
+        double* col = &s.Fq[static_cast<size_t>(k) * nv];
+        for (int i = 0; i < nv; ++i) col[i] += fu * dm[i] + cv * dv * moment[i];
       }
+    }
+    const double gi = dforce * gain;
+    if (adr >= 0) {
+      for (int i = 0; i < nv; ++i) s.Fact[static_cast<size_t>(adr) * nv + i] += gi * din_act * moment[i];
+      if (din_u != 0)
+        for (int i = 0; i < nv; ++i) s.Fu[static_cast<size_t>(u) * nv + i] += gi * din_u * moment[i];
     } else {
-      for (int i = 0; i < nv; ++i) s.Fu[static_cast<size_t>(u) * nv + i] += dforce * gain * dctrl * moment[i];
+      for (int i = 0; i < nv; ++i) s.Fu[static_cast<size_t>(u) * nv + i] += gi * dctrl * moment[i];
     }
   }
   return s;
@@ -740,8 +780,29 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c, const double* qa
   IVec chain(2 * nv), cols, sides, ks;
   cols.reserve(nv), sides.reserve(nv), ks.reserve(nv);
   Vec jp(3 * nv), jr(3 * nv), djp(3 * nv), djr(3 * nv), Srow(6 * nv), dSrow(6 * nv);
+  Vec dJ;
   for (int r = 0; r < nefc;) {
     const int type = d.efc_type[r];
+    if (internal::spatial_tendon_row(m, d, r)) {
+      // a spatial tendon's limit, friction or equality row: J varies with qpos (tendon_deriv.h);
+      // dpos = J[k] (friction rows: no position)
+      const double* J = &c.J[static_cast<size_t>(r) * nv];
+      dJ.resize(static_cast<size_t>(nv) * nv);
+      internal::tendon_row_jacobian_deriv(m, d, r, J, dJ.data());
+      for (int k = 0; k < nv; ++k) {
+        const double* dj = &dJ[static_cast<size_t>(k) * nv];
+        double* col = &T[static_cast<size_t>(k) * nv];
+        double dJa = 0, dJv = 0;
+        for (int i = 0; i < nv; ++i) {
+          dJa += dj[i] * qacc[i];
+          dJv += dj[i] * qvel[i];
+          col[i] += dj[i] * c.force[r];
+        }
+        add_J(col, r, row_scalar(r, dJa, dJv, type == kCnstrFrictionTendon ? 0.0 : J[k]));
+      }
+      ++r;
+      continue;
+    }
     if (type == kCnstrLimitJoint || type == kCnstrLimitTendon) {
       const double* J = &c.J[static_cast<size_t>(r) * nv];
       for (int k = 0; k < nv; ++k)
@@ -1303,8 +1364,11 @@ void sensor_rows(const Model& m, Data& d, double* C, double* D, const Forward* f
   if (!C && !D) return;
   Forward local;
   if (!f && internal::sensors_need_qacc(m)) {
+    // forward renormalizes the quaternions in qpos (a last-bit change): the caller's state back
+    const StateCopy s(d);
     forward(m, d);
     local = compute_forward(m, d, dof_components(m, d), false);
+    s.restore(d);
     f = &local;
   }
   internal::QaccDeriv qa{};
@@ -1455,6 +1519,8 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
           for (int i = 0; i < nv; ++i) r[i] += h * m.actuator_gainprm[kNGAIN * u + 2] * dctrl * full[i];
           (void)c;
         }
+      // spatial tendons' and transmissions' moment arms, muscles' gain_vel
+      internal::implicit_d_deriv(m, d, qacc_e.data(), h, rhs.data());
       if (integ == kIntImplicit) {
         // velocity: d(D_rne(v) y)/dv = D_rne at velocity y = qacc_e
         const StateCopy sv(d);

@@ -346,6 +346,11 @@ void check_constrained(const std::string& path, int nsteps, int integrator, bool
   // derivative given is that of the converged noslip solution
   if (m.opt.noslip_iterations > 0) m.opt.noslip_iterations = 2000, m.opt.noslip_tolerance = 0;
   for (int i = 0; i < m.nv; ++i) d.qvel[i] += 0.1 * n01(rng);
+  // a muscle's activation converges to its control, where its dynamics switch between the
+  // activation and deactivation time constants (a kink, where centred differences straddle both):
+  // the control moves away from it
+  for (int u = 0; u < m.nu; ++u)
+    if (m.actuator_dyntype[u] == kDynMuscle) d.ctrl[u] += 0.1;
   // hinge joints past their upper limit by 0.007 (a limit row in every limited model); not 0.01 or
   // 0.005: the quadruped's limits have solimp width 0.01, whose impedance has a jump in its second
   // derivative at the width and at its midpoint, where centred differences err by O(eps)
