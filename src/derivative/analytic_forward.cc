@@ -158,12 +158,10 @@ Coverage coverage(const Model& m, const Data& d) {
   }
   if (!(m.opt.disableflags & kDsblActuation)) {
     for (int u = 0; u < m.nu; ++u) {
-      const int trn = m.actuator_trntype[u], id = m.actuator_trnid[2 * u];
-      if (trn == kTrnJoint || trn == kTrnJointInParent) {
-        if (!scalar_joint(m, id)) c.all("ball/free joint transmission");
-      } else if (!internal::transmission_deriv_supported(m, u)) {
-        c.all("site, body or slider-crank transmission");
-      }
+      const int trn = m.actuator_trntype[u];
+      if (!internal::transmission_deriv_supported(m, u))
+        c.all(trn == kTrnBody ? "body transmission (adhesion)"
+                              : "site transmission with a reference site and a rotational gear");
       const int g = m.actuator_gaintype[u], b = m.actuator_biastype[u], y = m.actuator_dyntype[u];
       if (g == kGainUser || b == kBiasUser || y == kDynUser) c.all("user actuator callbacks");
     }
@@ -1498,28 +1496,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     for (int k = 0; k < nv; ++k)
       for (int i = 0; i < nv; ++i) rhs[static_cast<size_t>(k) * nv + i] -= R[static_cast<size_t>(i) * nv + k];
     if (!euler) {
-      // + h dD qacc_e: actuator inputs (gain_vel), and for implicit the RNE part
-      if (!(m.opt.disableflags & kDsblActuation))
-        for (int u = 0; u < nu; ++u) {
-          if (m.actuator_gaintype[u] != kGainAffine || m.actuator_gainprm[kNGAIN * u + 2] == 0) continue;
-          const double* mom = &d.actuator_moment[static_cast<size_t>(u) * nv];
-          double mq = 0;
-          for (int i = 0; i < nv; ++i) mq += mom[i] * qacc_e[i];
-          const double c = h * m.actuator_gainprm[kNGAIN * u + 2] * mq;
-          const int adr = m.actuator_actadr[u];
-          double* r = adr >= 0 ? &rhs[static_cast<size_t>(2 * nv + adr) * nv] : &rhs[static_cast<size_t>(ndx + u) * nv];
-          double dctrl = 1;
-          if (adr < 0 && !(m.opt.disableflags & kDsblClampctrl) && m.actuator_ctrllimited[u] &&
-              (d.ctrl[u] < m.actuator_ctrlrange[2 * u] || d.ctrl[u] > m.actuator_ctrlrange[2 * u + 1]))
-            dctrl = 0;
-          // only the part of D that lies in M's sparsity enters the step: here the outer product
-          // of one actuator's moment, restricted like deriv_smooth_vel
-          Vec full(nv, 0.0);
-          for (int i = 0; i < nv; ++i) full[i] = mom[i] * mq;
-          for (int i = 0; i < nv; ++i) r[i] += h * m.actuator_gainprm[kNGAIN * u + 2] * dctrl * full[i];
-          (void)c;
-        }
-      // spatial tendons' and transmissions' moment arms, muscles' gain_vel
+      // + h dD qacc_e: the passive and actuator part (tendon_deriv.h), and for implicit the RNE part
       internal::implicit_d_deriv(m, d, qacc_e.data(), h, rhs.data());
       if (integ == kIntImplicit) {
         // velocity: d(D_rne(v) y)/dv = D_rne at velocity y = qacc_e

@@ -11,12 +11,17 @@
 //   d jp_b,i(p) = dS_v + dS_w x (p - o) + w_i x dp,   dS = cdof_k x cdof_i when k moves i's axis.
 // A site moves with its body (dp = jp_b,k). A tangent point of a wrapped segment lies on the
 // obstacle where the wrap routine (src/tendon/wrap.cc) places it as a function of the two end sites
-// (and the side site) in the obstacle's frame: dp = jp_g,k(t) + R dt_local, dt_local = W dx_local,
-// dx_local = R' (dx - jp_g,k(x)) the motion of each input relative to the obstacle. W (6 x 9) is
+// in the obstacle's frame: dp = jp_g,k(t) + R dt_local, dt_local = W dx_local, dx_local = R' (dx -
+// jp_g,k(x)) the motion of each end relative to the obstacle. W (6 x 6) is analytic (wrap_jacobian:
+// the implicit-function theorem on the tangency conditions, the branch of the current solution;
+// a side site only selects the branch). For the touch point of a side site inside the obstacle
+// (wrap_inside's minimisation) and degenerate configurations, W (with the side site's columns) is
 // taken by centred differences of the wrap routine alone (step 1e-5 of the radius and half of it,
-// extrapolated: truncation O(h^4), round-off ~1e-11 of the radius), on the branch the routine takes
-// at the state; where a perturbation changes the branch, the one-sided difference of the branch at
-// the state (first order).
+// extrapolated), one-sided where a perturbation changes the branch.
+//
+// Transmissions: the moment arms of site, slider-crank, ball and free joint transmissions are
+// differentiated the same way (the point Jacobians' derivatives, the rotating gear or axis); see
+// the functions below.
 #include "derivative/tendon_deriv.h"
 
 #include <algorithm>
@@ -131,6 +136,103 @@ double wrap_local(const Model& m, int g, const double* in, bool side, double* t0
                              side ? in + 6 : nullptr, t01, t01 + 3);
 }
 
+// Inverse of a 3x3 matrix (row-major); false when singular.
+bool inverse3(const double* A, double* inv) {
+  const double c0 = A[4] * A[8] - A[5] * A[7], c1 = A[5] * A[6] - A[3] * A[8], c2 = A[3] * A[7] - A[4] * A[6];
+  const double det = A[0] * c0 + A[1] * c1 + A[2] * c2;
+  const double scale = std::abs(A[0]) + std::abs(A[1]) + std::abs(A[2]) + std::abs(A[3]) + std::abs(A[4]) +
+                       std::abs(A[5]) + std::abs(A[6]) + std::abs(A[7]) + std::abs(A[8]);
+  if (!(std::abs(det) > 1e-12 * scale * scale * scale)) return false;
+  inv[0] = c0 / det, inv[3] = c1 / det, inv[6] = c2 / det;
+  inv[1] = (A[2] * A[7] - A[1] * A[8]) / det, inv[4] = (A[0] * A[8] - A[2] * A[6]) / det;
+  inv[7] = (A[1] * A[6] - A[0] * A[7]) / det;
+  inv[2] = (A[1] * A[5] - A[2] * A[4]) / det, inv[5] = (A[2] * A[3] - A[0] * A[5]) / det;
+  inv[8] = (A[0] * A[4] - A[1] * A[3]) / det;
+  return true;
+}
+
+// W (6 x 6, col-major W[6c + a]) = d(t0, t1)/d(p0, p1) in the obstacle's frame, analytic, from the
+// conditions the tangent points satisfy (implicit-function theorem, the branch of the current
+// solution). Sphere: |t|^2 = r^2, t.p = r^2 (tangent from p, p = p0 for t0, p1 for t1) and
+// t.(p0 x p1) = 0 (the plane through the centre and both points). Cylinder: the same two in the
+// cross-section for (t_x, t_y), and the helix heights t0_z = p0_z + dz L0/T, t1_z = p0_z +
+// dz (L0 + arc)/T (dz = p1_z - p0_z, L0, L1 the planar straight parts, arc = r alpha, T = L0 +
+// arc + L1), alpha the angle from t0 to t1 in the direction the path turns. False where this does
+// not apply (the touch point of a side site inside the obstacle, degenerate configurations).
+bool wrap_jacobian(double r, bool cylinder, const double* p0, const double* p1, const double* t0,
+                   const double* t1, double* W) {
+  std::fill_n(W, 36, 0.0);
+  double dd[3];
+  sub3(dd, t1, t0);
+  if (norm3(dd) < 1e-9 * r) return false;  // the touch point (or no arc): left to the differences
+  if (!cylinder) {
+    double n[3];
+    cross3(n, p0, p1);
+    for (int w = 0; w < 2; ++w) {
+      const double* t = w ? t1 : t0;
+      const double* p = w ? p1 : p0;
+      const double A[9] = {2 * t[0], 2 * t[1], 2 * t[2], p[0], p[1], p[2], n[0], n[1], n[2]};
+      double inv[9];
+      if (!inverse3(A, inv)) return false;
+      double p1xt[3], txp0[3];
+      cross3(p1xt, p1, t);
+      cross3(txp0, t, p0);
+      for (int c = 0; c < 6; ++c) {
+        // - dF/d input_c: F2 = t.p - r^2 depends on its own p; F3 = t.(p0 x p1) on both
+        const bool first = c < 3;
+        const int e = c % 3;
+        const double rhs[3] = {0, (first == (w == 0)) ? -t[e] : 0.0, first ? -p1xt[e] : -txp0[e]};
+        for (int a = 0; a < 3; ++a) W[6 * c + 3 * w + a] = dot3(inv + 3 * a, rhs);
+      }
+    }
+    return true;
+  }
+  // cross-section: (t_x, t_y) from |t|^2 = r^2, t.a = r^2: [2t; a] dt = -[0; t] da
+  const double a[2] = {p0[0], p0[1]}, b[2] = {p1[0], p1[1]};
+  double Ja[4], Jb[4];  // d t0_xy / d a, d t1_xy / d b (row-major 2x2)
+  for (int w = 0; w < 2; ++w) {
+    const double* t = w ? t1 : t0;
+    const double* q = w ? b : a;
+    const double det = 2 * t[0] * q[1] - 2 * t[1] * q[0];
+    if (std::abs(det) < 1e-12 * r * r) return false;
+    // inverse of [[2t0, 2t1], [q0, q1]] times [[0, 0], [-t0, -t1]]
+    const double i01 = -2 * t[1] / det, i11 = 2 * t[0] / det;  // the inverse's second column
+    double* J = w ? Jb : Ja;
+    for (int e = 0; e < 2; ++e) J[e] = -i01 * t[e], J[2 + e] = -i11 * t[e];
+  }
+  // the direction the path turns: from a towards t0, then along the circle
+  const double va[2] = {t0[0] - a[0], t0[1] - a[1]};
+  const double sg = t0[0] * va[1] - t0[1] * va[0] > 0 ? 1.0 : -1.0;
+  double alpha = sg * (std::atan2(t1[1], t1[0]) - std::atan2(t0[1], t0[0]));
+  while (alpha < 0) alpha += 2 * M_PI;
+  while (alpha >= 2 * M_PI) alpha -= 2 * M_PI;
+  const double arc = r * alpha;
+  const double L0 = std::hypot(a[0] - t0[0], a[1] - t0[1]), L1 = std::hypot(b[0] - t1[0], b[1] - t1[1]);
+  const double T = L0 + arc + L1, dz = p1[2] - p0[2];
+  if (L0 < kMinVal || L1 < kMinVal || T < kMinVal) return false;
+  for (int c = 0; c < 6; ++c) {
+    const int e = c % 3, w = c / 3;
+    double da[2] = {0, 0}, db[2] = {0, 0}, dt0[2] = {0, 0}, dt1[2] = {0, 0}, ddz = 0, dp0z = 0;
+    if (e == 2) {
+      ddz = w ? 1 : -1;
+      dp0z = w ? 0 : 1;
+    } else if (w == 0) {
+      da[e] = 1, dt0[0] = Ja[e], dt0[1] = Ja[2 + e];
+    } else {
+      db[e] = 1, dt1[0] = Jb[e], dt1[1] = Jb[2 + e];
+    }
+    const double dL0 = ((a[0] - t0[0]) * (da[0] - dt0[0]) + (a[1] - t0[1]) * (da[1] - dt0[1])) / L0;
+    const double dL1 = ((b[0] - t1[0]) * (db[0] - dt1[0]) + (b[1] - t1[1]) * (db[1] - dt1[1])) / L1;
+    const double darc = sg * ((t1[0] * dt1[1] - t1[1] * dt1[0]) - (t0[0] * dt0[1] - t0[1] * dt0[0])) / r;
+    const double dT = dL0 + darc + dL1;
+    W[6 * c + 0] = dt0[0], W[6 * c + 1] = dt0[1];
+    W[6 * c + 3] = dt1[0], W[6 * c + 4] = dt1[1];
+    W[6 * c + 2] = dp0z + ddz * L0 / T + dz * (dL0 * T - L0 * dT) / (T * T);
+    W[6 * c + 5] = dp0z + ddz * (L0 + arc) / T + dz * ((dL0 + darc) * T - (L0 + arc) * dT) / (T * T);
+  }
+  return true;
+}
+
 // The tangent points t0, t1 (Points on geom g's body) with their motions, for sites x0, x1 (and
 // side site s, or -1) already as Points.
 void wrap_points(const Model& m, const Data& d, int g, const Point& X0, const Point& X1, const Point* Sd,
@@ -147,10 +249,15 @@ void wrap_points(const Model& m, const Data& d, int g, const Point& X0, const Po
     sub3(dif, P[j]->p, gp);
     mulmatTvec3(in + 3 * j, R, dif);
   }
-  // W (6 x nin, col-major) by centred differences of the wrap routine, extrapolated
+  // W (6 x nin, col-major): analytic (the side site only selects the branch: no column), else
+  // centred differences of the wrap routine, extrapolated
   const double h = 1e-5 * m.geom_size[3 * g];
-  double W[54];
-  for (int c = 0; c < nin; ++c) {
+  double W[54], tl[6], dif0[3], dif1[3];
+  sub3(dif0, t0, gp), sub3(dif1, t1, gp);
+  mulmatTvec3(tl, R, dif0), mulmatTvec3(tl + 3, R, dif1);
+  const bool analytic = wrap_jacobian(m.geom_size[3 * g], m.geom_type[g] == kGeomCylinder, in, in + 3, tl, tl + 3, W);
+  if (analytic) std::fill_n(W + 36, 18, 0.0);
+  for (int c = 0; c < nin && !analytic; ++c) {
     double o[4][6];
     bool ok[4];
     const double steps[4] = {h, -h, h / 2, -h / 2};
@@ -268,13 +375,227 @@ bool transmission_deriv_supported(const Model& m, int u) {
   switch (trn) {
     case kTrnJoint:
     case kTrnJointInParent:
-      return m.jnt_type[id] == kJointHinge || m.jnt_type[id] == kJointSlide;
     case kTrnTendon:
+    case kTrnSliderCrank:
       return true;
+    case kTrnSite: {
+      // with a reference site: the translational part (the rotation vector's derivative is not the
+      // moment arm there)
+      const double* g = &m.actuator_gear[6 * u];
+      return m.actuator_trnid[2 * u + 1] < 0 || (g[3] == 0 && g[4] == 0 && g[5] == 0);
+    }
     default:
       return false;
   }
 }
+
+namespace {
+
+// d jp_b,i(p) along dof k for the point P (body b), dp its motion along k: dS_v + dS_w x (p - o) +
+// w_i x dp, dS = cdof_k x cdof_i when k moves i's axis; 0 when i does not move b.
+void point_jac_deriv(const Model& m, const Data& d, const Point& P, int i, int k, const double* dp, double* out) {
+  zero3(out);
+  if (!P.mask[i]) return;
+  const double* Si = &d.cdof[6 * i];
+  if (P.mask[k] && moves(m, k, i)) {
+    double dS[6], r[3], t[3];
+    cross_motion(dS, &d.cdof[6 * k], Si);
+    sub3(r, P.p, P.o);
+    cross3(t, dS, r);
+    add3(out, dS + 3, t);
+  }
+  double w[3];
+  cross3(w, Si, dp);
+  add3(out, out, w);
+}
+
+// d w_i along dof k for a dof i moving body b (mask): dS_w
+void axis_deriv(const Model& m, const Data& d, const Point& P, int i, int k, double* out) {
+  zero3(out);
+  if (!P.mask[i] || !P.mask[k] || !moves(m, k, i)) return;
+  double dS[6];
+  cross_motion(dS, &d.cdof[6 * k], &d.cdof[6 * i]);
+  copy3(out, dS);
+}
+
+// Site transmission: moment_i = f . jp_i(p) + t . w_i, (f, t) = R_s (gear force, gear torque); with a
+// reference site r (translational gear only), moment_i = gf . (jp_s,i - jp_r,i) + w_r,i . (gf x dp),
+// gf = R_r gear, dp = p_s - p_r; length gf . dp.
+void site_deriv(const Model& m, const Data& d, int u, double* dlen, double* dmom) {
+  const int nv = m.nv, s = m.actuator_trnid[2 * u], ref = m.actuator_trnid[2 * u + 1];
+  const double* gear = &m.actuator_gear[6 * u];
+  Point S, R;
+  make_point(m, d, &d.site_xpos[3 * s], m.site_bodyid[s], S);
+  if (ref < 0) {
+    std::fill_n(dlen, nv, 0.0);
+    double f[3], t[3];
+    mulmatvec3(f, &d.site_xmat[9 * s], gear);
+    mulmatvec3(t, &d.site_xmat[9 * s], gear + 3);
+    for (int k = 0; k < nv; ++k) {
+      if (!S.mask[k]) continue;
+      const double* wk = &d.cdof[6 * k];
+      double df[3], dt[3];
+      cross3(df, wk, f);
+      cross3(dt, wk, t);
+      for (int i = 0; i < nv; ++i) {
+        if (!S.mask[i]) continue;
+        double djp[3], dw[3];
+        point_jac_deriv(m, d, S, i, k, &S.jp[3 * k], djp);
+        axis_deriv(m, d, S, i, k, dw);
+        dmom[static_cast<size_t>(k) * nv + i] =
+            dot3(f, djp) + dot3(df, &S.jp[3 * i]) + dot3(t, dw) + dot3(dt, &d.cdof[6 * i]);
+      }
+    }
+    return;
+  }
+  make_point(m, d, &d.site_xpos[3 * ref], m.site_bodyid[ref], R);
+  double gf[3], dp[3];
+  mulmatvec3(gf, &d.site_xmat[9 * ref], gear);
+  sub3(dp, S.p, R.p);
+  const double* mom = &d.actuator_moment[static_cast<size_t>(u) * nv];
+  std::copy_n(mom, nv, dlen);
+  for (int k = 0; k < nv; ++k) {
+    if (!S.mask[k] && !R.mask[k]) continue;
+    double dgf[3] = {0, 0, 0}, ddp[3];
+    if (R.mask[k]) cross3(dgf, &d.cdof[6 * k], gf);
+    sub3(ddp, &S.jp[3 * k], &R.jp[3 * k]);
+    double gxd[3], dgxd[3], t1[3], t2[3];
+    cross3(gxd, gf, dp);
+    cross3(t1, dgf, dp);
+    cross3(t2, gf, ddp);
+    add3(dgxd, t1, t2);
+    for (int i = 0; i < nv; ++i) {
+      if (!S.mask[i] && !R.mask[i]) continue;
+      double js[3], jr[3], djs[3], djr[3], dwr[3];
+      point_jac_deriv(m, d, S, i, k, &S.jp[3 * k], djs);
+      point_jac_deriv(m, d, R, i, k, &R.jp[3 * k], djr);
+      axis_deriv(m, d, R, i, k, dwr);
+      sub3(js, &S.jp[3 * i], &R.jp[3 * i]);
+      sub3(jr, djs, djr);
+      double v = dot3(dgf, js) + dot3(gf, jr);
+      if (R.mask[i]) v += dot3(dwr, gxd) + dot3(&d.cdof[6 * i], dgxd);
+      dmom[static_cast<size_t>(k) * nv + i] = v;
+    }
+  }
+}
+
+// Slider-crank (transmission.cc): l = g (a.v - sqrt(det)), det = (a.v)^2 + r^2 - v.v, v = p_c - p_s,
+// a the slider's z axis; moment_i = dl/dv . (jp_c,i - jp_s,i) + (a x dl/da) . w_s,i. Along dof k,
+// dv = jp_c,k - jp_s,k and da = w_s,k x a move dl/dv and dl/da through their Hessians.
+void slidercrank_deriv(const Model& m, const Data& d, int u, double* dlen, double* dmom) {
+  const int nv = m.nv, sc = m.actuator_trnid[2 * u], ss = m.actuator_trnid[2 * u + 1];
+  const double g = m.actuator_gear[6 * u];
+  Point C, S;
+  make_point(m, d, &d.site_xpos[3 * sc], m.site_bodyid[sc], C);
+  make_point(m, d, &d.site_xpos[3 * ss], m.site_bodyid[ss], S);
+  const double* Rm = &d.site_xmat[9 * ss];
+  const double a[3] = {Rm[2], Rm[5], Rm[8]};
+  double v[3];
+  sub3(v, C.p, S.p);
+  const double r = m.actuator_cranklength[u], av = dot3(a, v);
+  const double det = av * av + r * r - dot3(v, v);
+  double dldv[3], dlda[3], Hvv[9], Hva[9], Hav[9], Haa[9];  // H_xy = d(dl/dx)/dy, row-major
+  if (det <= 0) {
+    copy3(dldv, a);
+    copy3(dlda, v);
+    for (int i = 0; i < 9; ++i) Hvv[i] = Haa[i] = 0, Hva[i] = Hav[i] = (i % 4 == 0) ? 1 : 0;
+  } else {
+    const double sd = std::sqrt(det), s3 = sd * det;
+    double c[3];
+    for (int i = 0; i < 3; ++i) c[i] = av * a[i] - v[i];
+    for (int i = 0; i < 3; ++i) {
+      dldv[i] = a[i] - c[i] / sd;
+      dlda[i] = v[i] * (1 - av / sd);
+    }
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        const double I = i == j ? 1 : 0;
+        Hvv[3 * i + j] = -(a[i] * a[j] - I) / sd + c[i] * c[j] / s3;
+        Hva[3 * i + j] = I - (av * I + a[i] * v[j]) / sd + c[i] * av * v[j] / s3;
+        Hav[3 * i + j] = (1 - av / sd) * I - v[i] * (a[j] / sd - av * c[j] / s3);
+        Haa[3 * i + j] = -v[i] * (v[j] / sd - av * av * v[j] / s3);
+      }
+  }
+  const double* mom = &d.actuator_moment[static_cast<size_t>(u) * nv];
+  std::copy_n(mom, nv, dlen);
+  double axd[3];
+  cross3(axd, a, dlda);
+  for (int k = 0; k < nv; ++k) {
+    if (!C.mask[k] && !S.mask[k]) continue;
+    double dv[3], da[3] = {0, 0, 0};
+    sub3(dv, &C.jp[3 * k], &S.jp[3 * k]);
+    if (S.mask[k]) cross3(da, &d.cdof[6 * k], a);
+    double ddv[3], dda[3], daxd[3], t1[3], t2[3];
+    for (int i = 0; i < 3; ++i) {
+      ddv[i] = g * (dot3(Hvv + 3 * i, dv) + dot3(Hva + 3 * i, da));
+      dda[i] = g * (dot3(Hav + 3 * i, dv) + dot3(Haa + 3 * i, da));
+    }
+    cross3(t1, da, dlda);
+    cross3(t2, a, dda);
+    for (int i = 0; i < 3; ++i) daxd[i] = g * t1[i] + t2[i];
+    for (int i = 0; i < nv; ++i) {
+      if (!C.mask[i] && !S.mask[i]) continue;
+      double djc[3], djs[3], dw[3], j[3], dj[3];
+      point_jac_deriv(m, d, C, i, k, &C.jp[3 * k], djc);
+      point_jac_deriv(m, d, S, i, k, &S.jp[3 * k], djs);
+      sub3(j, &C.jp[3 * i], &S.jp[3 * i]);
+      sub3(dj, djc, djs);
+      double val = dot3(ddv, j) + g * dot3(dldv, dj);
+      if (S.mask[i]) {
+        axis_deriv(m, d, S, i, k, dw);
+        val += dot3(daxd, &d.cdof[6 * i]) + g * dot3(axd, dw);
+      }
+      dmom[static_cast<size_t>(k) * nv + i] = val;
+    }
+  }
+}
+
+// Ball and free joint transmissions (transmission.cc). Ball: l = rv(q) . g, rv the rotation vector
+// of the joint quaternion; along the joint's local angular tangent, d rv = Jr^-1(rv) dw, so
+// dlen = Jr^-1(rv)' g. With jointinparent g = R(q)' gear varies: dg = g x e_k along the joint's
+// rotational dof k (and dlen gains rv . dg). Free: l = 0; the rotational moment arms as the ball's.
+void joint_deriv(const Model& m, const Data& d, int u, bool in_parent, double* dlen, double* dmom) {
+  const int nv = m.nv, j = m.actuator_trnid[2 * u];
+  const int qadr = m.jnt_qposadr[j], dadr = m.jnt_dofadr[j];
+  const double* mom = &d.actuator_moment[static_cast<size_t>(u) * nv];
+  std::fill_n(dlen, nv, 0.0);
+  const bool ball = m.jnt_type[j] == kJointBall;
+  const int r0 = ball ? dadr : dadr + 3;  // the rotational dofs
+  const double* g = mom + r0;             // the rotational moment arms (gear, or rotated into the child)
+  if (ball) {
+    double q[4], rv[3];
+    copy4(q, &d.qpos[qadr]);
+    normalize4(q);
+    quat2vel(rv, q, 1);
+    const double th = norm3(rv);
+    const double K[9] = {0, -rv[2], rv[1], rv[2], 0, -rv[0], -rv[1], rv[0], 0};
+    const double c = th < 1e-6 ? 1.0 / 12 : 1 / (th * th) - (1 + std::cos(th)) / (2 * th * std::sin(th));
+    for (int a = 0; a < 3; ++a) {
+      double s = 0;
+      for (int b = 0; b < 3; ++b) {
+        double K2 = 0;
+        for (int l = 0; l < 3; ++l) K2 += K[3 * b + l] * K[3 * l + a];
+        const double Jinv = (a == b ? 1 : 0) + 0.5 * K[3 * b + a] + c * K2;  // Jr^-1[b][a]
+        s += Jinv * g[b];
+      }
+      dlen[dadr + a] = s;
+    }
+    if (in_parent) {  // + rv . dg = (rv x g)_k
+      double t[3];
+      cross3(t, rv, g);
+      for (int a = 0; a < 3; ++a) dlen[dadr + a] += t[a];
+    }
+  }
+  if (in_parent)
+    for (int k = 0; k < 3; ++k) {
+      const double e[3] = {k == 0 ? 1.0 : 0.0, k == 1 ? 1.0 : 0.0, k == 2 ? 1.0 : 0.0};
+      double dg[3];
+      cross3(dg, g, e);
+      for (int a = 0; a < 3; ++a) dmom[static_cast<size_t>(r0 + k) * nv + r0 + a] = dg[a];
+    }
+}
+
+}  // namespace
 
 bool transmission_deriv(const Model& m, const Data& d, int u, double* dlen, double* dmom) {
   const int nv = m.nv, id = m.actuator_trnid[2 * u];
@@ -283,17 +604,33 @@ bool transmission_deriv(const Model& m, const Data& d, int u, double* dlen, doub
     std::fill_n(dlen, nv, 0.0);
     return false;
   }
-  switch (m.actuator_trntype[u]) {
-    case kTrnTendon: {
-      std::copy_n(mom, nv, dlen);
-      if (tendon_is_fixed(m, id)) return false;
-      tendon_jacobian_deriv(m, d, id, dmom);
-      const double g = m.actuator_gear[6 * u];
-      for (size_t i = 0; i < static_cast<size_t>(nv) * nv; ++i) dmom[i] *= g;
+  const int trn = m.actuator_trntype[u];
+  if (trn == kTrnTendon) {
+    std::copy_n(mom, nv, dlen);
+    if (tendon_is_fixed(m, id)) return false;
+    tendon_jacobian_deriv(m, d, id, dmom);
+    const double g = m.actuator_gear[6 * u];
+    for (size_t i = 0; i < static_cast<size_t>(nv) * nv; ++i) dmom[i] *= g;
+    return true;
+  }
+  if ((trn == kTrnJoint || trn == kTrnJointInParent) &&
+      (m.jnt_type[id] == kJointHinge || m.jnt_type[id] == kJointSlide)) {
+    std::copy_n(mom, nv, dlen);
+    return false;
+  }
+  std::fill_n(dmom, static_cast<size_t>(nv) * nv, 0.0);
+  switch (trn) {
+    case kTrnJoint:
+    case kTrnJointInParent:
+      joint_deriv(m, d, u, trn == kTrnJointInParent, dlen, dmom);
+      return trn == kTrnJointInParent;
+    case kTrnSliderCrank:
+      slidercrank_deriv(m, d, u, dlen, dmom);
       return true;
-    }
-    default:  // scalar joints
-      std::copy_n(mom, nv, dlen);
+    case kTrnSite:
+      site_deriv(m, d, u, dlen, dmom);
+      return true;
+    default:
       return false;
   }
 }
@@ -454,6 +791,12 @@ void implicit_d_deriv(const Model& m, const Data& d, const double* y, double h, 
     const double c = gv * input + bv;
     const bool varying = transmission_deriv(m, d, u, dlen.data(), D1.data());
     if (varying && c != 0) moment_terms(x, D1.data(), c);
+    // the input's column: gain_vel x x' (a control outside its range: 0, as the force's derivative)
+    double dctrl = 1;
+    if (adr < 0 && !(m.opt.disableflags & kDsblClampctrl) && m.actuator_ctrllimited[u] &&
+        (d.ctrl[u] < m.actuator_ctrlrange[2 * u] || d.ctrl[u] > m.actuator_ctrlrange[2 * u + 1]))
+      dctrl = 0;
+    add_outer_restricted(m, x, x, y, h * gv * dctrl, col(adr >= 0 ? 2 * nv + adr : ndx + u));
     if (!muscle) continue;
     // dc: through the length and velocity (qpos, qvel columns) and the input (act or ctrl column)
     for (int k = 0; k < nv; ++k) {
@@ -463,7 +806,6 @@ void implicit_d_deriv(const Model& m, const Data& d, const double* y, double h, 
       add_outer_restricted(m, x, x, y, h * input * (md.glv * dlen[k] + md.gvv * dvel), col(k));
       add_outer_restricted(m, x, x, y, h * input * md.gvv * x[k], col(nv + k));
     }
-    add_outer_restricted(m, x, x, y, h * gv, col(adr >= 0 ? 2 * nv + adr : ndx + u));
   }
 }
 

@@ -13,18 +13,19 @@ bool tendon_is_fixed(const Model& m, int t);
 
 // d ten_J_t / d qpos along each dof's tangent direction: out (nv x nv, col-major, zeroed here)
 // column k = d ten_J_t / d q_k. Zero for fixed tendons. Spatial tendons: the straight segments'
-// directions and point Jacobians are differentiated in closed form; the tangent points of a
-// wrapped segment move on the obstacle as the wrap routine places them, their derivative with
-// respect to the end points (and side site) in the obstacle's frame taken by centred differences
-// of that routine (one-sided derivative of the branch the routine takes at the state).
+// directions and point Jacobians, and the tangent points of wrapped segments (the one-sided
+// derivative of the branch the wrap routine takes at the state), in closed form; the touch point of
+// a side site inside the obstacle by centred differences of the wrap routine alone.
 void tendon_jacobian_deriv(const Model& m, const Data& d, int t, double* out);
 
-// Whether actuator u's transmission has analytic position derivatives (tendon_moment_deriv).
+// Whether actuator u's transmission has analytic position derivatives (transmission_deriv): all but
+// the body (adhesion) transmission and a site transmission with a reference site and a rotational
+// gear.
 bool transmission_deriv_supported(const Model& m, int u);
 
 // d actuator_length_u / d qpos into dlen (nv) and d actuator_moment_u / d qpos into dmom (nv x nv,
-// col-major, column k; zeroed here). Returns false when the moment is constant (joint
-// transmissions of scalar joints, fixed tendons): dmom is then left untouched. Requires
+// col-major, column k). Returns false when the moment is constant (scalar joints, fixed tendons,
+// ball and free joints without jointinparent): dmom is then not to be read. Requires
 // transmission_deriv_supported.
 bool transmission_deriv(const Model& m, const Data& d, int u, double* dlen, double* dmom);
 
@@ -53,8 +54,8 @@ void spatial_tendon_passive_pos(const Model& m, const Data& d, int t, double* Fq
 // The implicit integrators' D (smooth_vel.cc: passive and actuator velocity terms, restricted to
 // M's sparsity) varies with qpos where moment arms do (spatial tendons' damping, actuators with
 // spatial-tendon transmissions) and, for muscles, with the length, velocity and activation through
-// gain_vel. rhs (nv rows, col-major; columns qpos, qvel, act, ctrl: 2nv + na + nu) += h d(D y)/d
-// column for those parts (affine gains' act and ctrl columns are the caller's).
+// gain_vel, and with the input of every actuator whose gain has a velocity term. rhs (nv rows,
+// col-major; columns qpos, qvel, act, ctrl: 2nv + na + nu) += h d(D y)/d column.
 void implicit_d_deriv(const Model& m, const Data& d, const double* y, double h, double* rhs);
 
 }  // namespace moreau::internal

@@ -262,6 +262,99 @@ TEST(TendonActuatorDerivative, MuscleCurvesMatchCentredDifferences) {
   std::printf("muscle curves: worst %.2e\n", worst);
 }
 
+// Every transmission kind but the body's (adhesion: its moment follows the contacts): slider-crank,
+// site without and with a reference site (translational gear; MJCF 2.2.2 has no refsite, it is set
+// in the Model), ball joint (joint and jointinparent), free joint (jointinparent), on a hinge, a
+// ball, a slide, a hinge and a free body; affine gains and biases, so that the length's derivative
+// enters.
+const char* kTransmissionScene = R"(
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <body name="crank" pos="0 0 0.5">
+      <joint name="crank" type="hinge" axis="0 1 0" damping="0.05"/>
+      <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.5"/>
+      <site name="pin" pos="0.2 0 0"/>
+      <body name="arm" pos="0.2 0 0">
+        <joint name="arm_ball" type="ball" damping="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02" mass="0.3"/>
+        <site name="tip" pos="0.02 0.01 -0.3" quat="0.9 0.1 0.3 0.2"/>
+      </body>
+    </body>
+    <body name="slider" pos="0.6 0 0.5">
+      <joint name="slide" type="slide" axis="1 0 0"/>
+      <joint name="tilt" type="hinge" axis="0 1 0"/>
+      <geom type="box" size="0.05 0.05 0.05" mass="1"/>
+      <site name="sl" zaxis="-1 0 0.2"/>
+    </body>
+    <body name="free" pos="-0.5 0 0.5">
+      <freejoint name="free"/>
+      <geom type="box" size="0.05 0.08 0.1" mass="1"/>
+      <site name="fs" pos="0.05 0 0.1"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <general name="sc" site="pin" slidersite="sl" cranklength="0.5" gaintype="affine" gainprm="2 0.5 0.1"
+             biastype="affine" biasprm="0 -1 -0.2"/>
+    <general name="site" site="tip" gear="1 0.5 0.2 0.1 -0.3 0.2" gainprm="3"/>
+    <general name="siteref" site="fs" gear="1 -0.5 0.3 0 0 0" gaintype="affine" gainprm="1 2 0.3"
+             biastype="affine" biasprm="0 -3 -0.1"/>
+    <general name="ball" joint="arm_ball" gear="0.3 0.5 -0.2 0 0 0" gaintype="affine" gainprm="1 2 0.5"
+             biastype="affine" biasprm="0 -2 -0.3"/>
+    <general name="ballp" jointinparent="arm_ball" gear="0.2 -0.4 0.6 0 0 0" gaintype="affine" gainprm="1 1 0.2"
+             biastype="affine" biasprm="0 -1 0"/>
+    <general name="freep" jointinparent="free" gear="0.5 0 0.2 0.1 0.3 -0.2" gainprm="2"/>
+  </actuator>
+</mujoco>)";
+
+Model transmission_scene() {
+  Model m = load_model_from_string(kTransmissionScene);
+  m.actuator_trnid[2 * name2id(m, kObjActuator, "siteref") + 1] = name2id(m, kObjSite, "pin");
+  m.opt.enableflags |= kEnblInvdiscrete;  // no midpoint integration of the free body
+  return m;
+}
+
+// d actuator_length / dq and d actuator_moment / dq (transmission_deriv) against centred
+// differences of the transmission stage.
+TEST(TendonActuatorDerivative, TransmissionsMatchCentredDifferences) {
+  const Model m = transmission_scene();
+  Data d = make_data(m);
+  const int nv = m.nv, nu = m.nu;
+  double worst = 0;
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    random_state(m, d, seed, 0.4);
+    forward(m, d);
+    const Vec fd = fd_qpos(m, d, nu * (nv + 1), [&](double* r) {
+      forward(m, d);
+      for (int u = 0; u < nu; ++u) {
+        r[u * (nv + 1)] = d.actuator_length[u];
+        for (int i = 0; i < nv; ++i) r[u * (nv + 1) + 1 + i] = d.actuator_moment[static_cast<size_t>(u) * nv + i];
+      }
+    });
+    forward(m, d);
+    Vec dlen(nv), dmom(static_cast<size_t>(nv) * nv);
+    for (int u = 0; u < nu; ++u) {
+      ASSERT_TRUE(internal::transmission_deriv_supported(m, u));
+      std::fill(dmom.begin(), dmom.end(), 0.0);
+      internal::transmission_deriv(m, d, u, dlen.data(), dmom.data());
+      Vec an, num, la, lf;
+      for (int i = 0; i < nv; ++i) {
+        la.push_back(dlen[i]);
+        lf.push_back(fd[static_cast<size_t>(u * (nv + 1)) * nv + i]);
+        for (int k = 0; k < nv; ++k) {
+          an.push_back(dmom[static_cast<size_t>(k) * nv + i]);
+          num.push_back(fd[static_cast<size_t>(u * (nv + 1) + 1 + i) * nv + k]);
+        }
+      }
+      const double el = rel_error(la, lf), em = rel_error(an, num);
+      worst = std::max({worst, el, em});
+      EXPECT_LE(el, 1e-8) << "actuator " << u << " seed " << seed;
+      EXPECT_LE(em, 1e-8) << "actuator " << u << " seed " << seed;
+    }
+  }
+  std::printf("transmissions: worst %.2e\n", worst);
+}
+
 // The state for the model tests: arm26's joints inside their range (0..120 degrees: the limits
 // inactive), the wrap scene around qpos0.
 Data model_state(const Model& m, unsigned seed) {
@@ -337,13 +430,18 @@ TEST(TendonActuatorDerivative, ForwardMatchesCentredDifferences) {
   const Model wrap = wrap_scene();
   for (unsigned seed = 1; seed <= 3; ++seed) check_forward(wrap, seed, &worst);
   std::printf("wrap scene forward_derivatives: worst %.2e\n", worst);
+  worst = 0;
+  const Model trn = transmission_scene();
+  for (unsigned seed = 1; seed <= 3; ++seed) check_forward(trn, seed, &worst);
+  std::printf("transmission scene forward_derivatives: worst %.2e\n", worst);
 }
 
 // transition_derivatives (A, B) against transition_fd (centred, eps 1e-6) for Euler, implicit and
 // implicitfast, no column falling back: every column analytic.
 TEST(TendonActuatorDerivative, TransitionMatchesTransitionFd) {
-  for (const bool arm : {true, false}) {
-    Model m = arm ? load_model(kArm26) : wrap_scene();
+  const char* names[] = {"arm26", "wrap scene", "transmission scene"};
+  for (int which = 0; which < 3; ++which) {
+    Model m = which == 0 ? load_model(kArm26) : which == 1 ? wrap_scene() : transmission_scene();
     for (int integ : {kIntEuler, kIntImplicit, kIntImplicitFast}) {
       m.opt.integrator = integ;
       double worst_a = 0, worst_b = 0;
@@ -357,7 +455,7 @@ TEST(TendonActuatorDerivative, TransitionMatchesTransitionFd) {
         worst_a = std::max(worst_a, rel_error(A, Af));
         worst_b = std::max(worst_b, rel_error(B, Bf));
       }
-      std::printf("%s integrator %d: A %.2e, B %.2e\n", arm ? "arm26" : "wrap scene", integ, worst_a, worst_b);
+      std::printf("%s integrator %d: A %.2e, B %.2e\n", names[which], integ, worst_a, worst_b);
       EXPECT_LE(worst_a, 1e-6);
       EXPECT_LE(worst_b, 1e-6);
     }
