@@ -20,6 +20,7 @@
 #include "constraint/storage.h"
 #include "derivative/recycling.h"
 #include "derivative/state_copy.h"
+#include "derivative/tendon_deriv.h"
 #include "engine/pipeline.h"
 #include "math/spatial.h"
 #include "math/vec.h"
@@ -335,15 +336,33 @@ void analytic_rows(const Model& m, const Data& d, int s, const QaccDeriv* qa, do
     case kSensTendonPos:
       for (int k = 0; k < nv; ++k) Cs[k] = d.ten_J[static_cast<size_t>(objid) * nv + k];
       return;
-    case kSensTendonVel:
+    case kSensTendonVel: {
+      // ten_J qvel; a spatial tendon's ten_J moves with qpos (tendon_deriv.h)
       for (int k = 0; k < nv; ++k) Cs[nv + k] = d.ten_J[static_cast<size_t>(objid) * nv + k];
+      if (fixed_tendon(m, objid)) return;
+      Vec dJ(static_cast<size_t>(nv) * nv);
+      internal::tendon_jacobian_deriv(m, d, objid, dJ.data());
+      for (int k = 0; k < nv; ++k)
+        for (int i = 0; i < nv; ++i) Cs[k] += dJ[static_cast<size_t>(k) * nv + i] * d.qvel[i];
       return;
+    }
     case kSensActuatorPos:
-      for (int k = 0; k < nv; ++k) Cs[k] = d.actuator_moment[static_cast<size_t>(objid) * nv + k];
+    case kSensActuatorVel: {
+      // length: its gradient dlen (the moment for joint and tendon transmissions); velocity:
+      // moment qvel, the moment varying with qpos for spatial tendons, sites, slider-cranks
+      Vec dlen(nv), dmom(static_cast<size_t>(nv) * nv);
+      const bool varying = internal::transmission_deriv(m, d, objid, dlen.data(), dmom.data());
+      const double* mom = &d.actuator_moment[static_cast<size_t>(objid) * nv];
+      if (type == kSensActuatorPos) {
+        for (int k = 0; k < nv; ++k) Cs[k] = dlen[k];
+        return;
+      }
+      for (int k = 0; k < nv; ++k) Cs[nv + k] = mom[k];
+      if (varying)
+        for (int k = 0; k < nv; ++k)
+          for (int i = 0; i < nv; ++i) Cs[k] += dmom[static_cast<size_t>(k) * nv + i] * d.qvel[i];
       return;
-    case kSensActuatorVel:
-      for (int k = 0; k < nv; ++k) Cs[nv + k] = d.actuator_moment[static_cast<size_t>(objid) * nv + k];
-      return;
+    }
     case kSensActuatorFrc: {
       // force = gain * input + bias, gain and bias affine in (length, velocity); length' = moment,
       // velocity = moment qvel with a constant moment (linear transmissions)
@@ -424,6 +443,14 @@ void analytic_rows(const Model& m, const Data& d, int s, const QaccDeriv* qa, do
       const constraint::SparseRow jr = constraint::row_of(d, constraint::J_values(m, d), row);
       const int off = (type == kSensJointLimitPos || type == kSensTendonLimitPos) ? 0 : nv;
       for (int a = 0; a < jr.nnz; ++a) Cs[off + jr.col[a]] = jr.val[a];
+      if (type == kSensTendonLimitVel && !fixed_tendon(m, objid)) {
+        // a spatial tendon's row moves with qpos: d(J qvel)/dq = dJ qvel
+        Vec J(nv, 0.0), dJ(static_cast<size_t>(nv) * nv);
+        for (int a = 0; a < jr.nnz; ++a) J[jr.col[a]] = jr.val[a];
+        internal::tendon_row_jacobian_deriv(m, d, row, J.data(), dJ.data());
+        for (int k = 0; k < nv; ++k)
+          for (int i = 0; i < nv; ++i) Cs[k] += dJ[static_cast<size_t>(k) * nv + i] * d.qvel[i];
+      }
       return;
     }
     case kSensMagnetometer: {
@@ -689,17 +716,17 @@ const char* sensor_deriv_unsupported(const Model& m, int s) {
     case kSensTendonPos:
       return nullptr;
     case kSensTendonVel:
-      return fixed_tendon(m, objid) ? nullptr : type_name(type);
+      return nullptr;
     case kSensActuatorPos:
     case kSensActuatorVel:
-      return linear_transmission(m, objid) ? nullptr : type_name(type);
+      return internal::transmission_deriv_supported(m, objid) ? nullptr : type_name(type);
     case kSensJointLimitPos:
     case kSensJointLimitVel:
       return scalar_joint(m, objid) ? nullptr : type_name(type);
     case kSensTendonLimitPos:
       return nullptr;
     case kSensTendonLimitVel:
-      return fixed_tendon(m, objid) ? nullptr : type_name(type);
+      return nullptr;
     case kSensActuatorFrc: {
       const int u = objid;
       const int g = m.actuator_gaintype[u], b = m.actuator_biastype[u], y = m.actuator_dyntype[u];

@@ -85,11 +85,16 @@ const char* kWrapScene = R"(
   </tendon>
   <actuator>
     <motor tendon="sphere" gear="2"/>
-    <general tendon="cylinder" gainprm="3 0.5 0.2" biasprm="0.1 -2 -0.3" biastype="affine" gaintype="affine"/>
+    <general name="cylinder" tendon="cylinder" gainprm="3 0.5 0.2" biasprm="0.1 -2 -0.3" biastype="affine" gaintype="affine"/>
     <muscle tendon="sphere_side" ctrllimited="true" ctrlrange="0 1" lengthrange="0.7 1.1"/>
     <muscle tendon="cylinder_side" ctrllimited="true" ctrlrange="0 1" lengthrange="0.2 0.4"/>
     <general tendon="pulley" dyntype="filter" dynprm="0.05" gainprm="4"/>
   </actuator>
+  <sensor>
+    <tendonpos tendon="sphere"/> <tendonvel tendon="sphere"/> <tendonvel tendon="sphere_inside"/>
+    <tendonvel tendon="cylinder_side"/> <tendonvel tendon="pulley"/>
+    <actuatorpos actuator="cylinder"/> <actuatorvel actuator="cylinder"/>
+  </sensor>
 </mujoco>)";
 
 Model wrap_scene() {
@@ -305,6 +310,11 @@ const char* kTransmissionScene = R"(
              biastype="affine" biasprm="0 -1 0"/>
     <general name="freep" jointinparent="free" gear="0.5 0 0.2 0.1 0.3 -0.2" gainprm="2"/>
   </actuator>
+  <sensor>
+    <actuatorpos actuator="sc"/> <actuatorvel actuator="sc"/> <actuatorpos actuator="site"/>
+    <actuatorvel actuator="site"/> <actuatorpos actuator="siteref"/> <actuatorvel actuator="siteref"/>
+    <actuatorpos actuator="ball"/> <actuatorvel actuator="ballp"/> <actuatorvel actuator="freep"/>
+  </sensor>
 </mujoco>)";
 
 Model transmission_scene() {
@@ -436,28 +446,34 @@ TEST(TendonActuatorDerivative, ForwardMatchesCentredDifferences) {
   std::printf("transmission scene forward_derivatives: worst %.2e\n", worst);
 }
 
-// transition_derivatives (A, B) against transition_fd (centred, eps 1e-6) for Euler, implicit and
-// implicitfast, no column falling back: every column analytic.
+// transition_derivatives (A, B; C, D of the scenes' tendonvel, actuatorpos and actuatorvel sensors)
+// against transition_fd (centred, eps 1e-6) for Euler, implicit and implicitfast, no column or
+// sensor row falling back.
 TEST(TendonActuatorDerivative, TransitionMatchesTransitionFd) {
   const char* names[] = {"arm26", "wrap scene", "transmission scene"};
   for (int which = 0; which < 3; ++which) {
     Model m = which == 0 ? load_model(kArm26) : which == 1 ? wrap_scene() : transmission_scene();
     for (int integ : {kIntEuler, kIntImplicit, kIntImplicitFast}) {
       m.opt.integrator = integ;
-      double worst_a = 0, worst_b = 0;
+      double worst_a = 0, worst_b = 0, worst_c = 0;
       for (unsigned seed = 1; seed <= 2; ++seed) {
         Data d = model_state(m, seed);
         for (const std::string& f : derivative_fallbacks(m, d)) ADD_FAILURE() << f;
         const int ndx = 2 * m.nv + m.na, nu = m.nu;
-        Vec A(ndx * ndx), B(ndx * nu), Af(ndx * ndx), Bf(ndx * nu);
-        transition_derivatives(m, d, A.data(), B.data(), nullptr, nullptr);
-        transition_fd(m, d, 1e-6, true, Af.data(), Bf.data(), nullptr, nullptr);
+        const int ns = m.nsensordata;
+        Vec A(ndx * ndx), B(ndx * nu), Af(ndx * ndx), Bf(ndx * nu), C(ns * ndx), D(ns * nu), Cf(C.size()),
+            Df(D.size());
+        transition_derivatives(m, d, A.data(), B.data(), C.data(), D.data());
+        transition_fd(m, d, 1e-6, true, Af.data(), Bf.data(), Cf.data(), Df.data());
         worst_a = std::max(worst_a, rel_error(A, Af));
         worst_b = std::max(worst_b, rel_error(B, Bf));
+        worst_c = std::max({worst_c, rel_error(C, Cf), rel_error(D, Df)});
       }
-      std::printf("%s integrator %d: A %.2e, B %.2e\n", names[which], integ, worst_a, worst_b);
+      std::printf("%s integrator %d: A %.2e, B %.2e, C and D (tendonvel, actuatorpos/vel sensors) %.2e\n",
+                  names[which], integ, worst_a, worst_b, worst_c);
       EXPECT_LE(worst_a, 1e-6);
       EXPECT_LE(worst_b, 1e-6);
+      EXPECT_LE(worst_c, 1e-6);
     }
   }
 }
@@ -501,6 +517,9 @@ const char* kRowScene = R"(
   <equality>
     <tendon tendon1="e1" tendon2="e2" polycoef="0 0.8 0.5 0 0"/>
   </equality>
+  <sensor>
+    <tendonlimitpos tendon="limit"/> <tendonlimitvel tendon="limit"/>
+  </sensor>
 </mujoco>)";
 
 TEST(TendonActuatorDerivative, ConstraintRowsMatchCentredDifferences) {
@@ -539,10 +558,16 @@ TEST(TendonActuatorDerivative, ConstraintRowsMatchCentredDifferences) {
     }
     std::copy(q0.begin(), q0.end(), d.qpos.begin());
     EXPECT_TRUE(same) << "seed " << seed << ": the active set changed within the differences";
-    const double e = rel_error(aq, fd);
-    worst = std::max(worst, e);
-    std::printf("  seed %u (nefc %d): d qacc/d qpos %.2e\n", seed, nefc, e);
+    // the limit's tendonlimitpos and tendonlimitvel sensors: C against transition_fd's
+    const int ndx = 2 * nv + m.na;
+    Vec C(static_cast<size_t>(m.nsensordata) * ndx), Cf(C.size());
+    transition_derivatives(m, d, nullptr, nullptr, C.data(), nullptr);
+    transition_fd(m, d, 1e-6, true, nullptr, nullptr, Cf.data(), nullptr);
+    const double e = rel_error(aq, fd), ec = rel_error(C, Cf);
+    worst = std::max({worst, e, ec});
+    std::printf("  seed %u (nefc %d): d qacc/d qpos %.2e, sensors %.2e\n", seed, nefc, e, ec);
     EXPECT_LE(e, 1e-5) << "seed " << seed;
+    EXPECT_LE(ec, 1e-5) << "seed " << seed;
   }
   std::printf("spatial tendon rows: worst %.2e\n", worst);
 }
