@@ -6,12 +6,16 @@
 // src/constraint/storage.cc (contact_capacity, allocate_constraint_storage); the broad-phase
 // buffers are sized by collision_reserve.
 #include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "constraint/storage.h"
 #include "dynamics/dynamics.h"
 #include "engine/checks.h"
 #include "engine/messages.h"
 #include "integrator/integrator.h"
+#include "io/model_fields.h"
 #include "moreau/collision.h"
 #include "moreau/derivative.h"
 #include "moreau/moreau.h"
@@ -28,6 +32,28 @@ void set_mocap_from_model(const Model& m, Data& d) {
     std::copy_n(&m.body_pos[3 * b], 3, &d.mocap_pos[3 * id]);
     std::copy_n(&m.body_quat[4 * b], 4, &d.mocap_quat[4 * id]);
   }
+}
+
+// Every std::vector field of the Model must have the length its sizes give (MOREAU_MODEL_FIELDS):
+// a hand-built or edited Model with a short array would otherwise be read out of bounds by the
+// pipeline. Fields whose length an address table fixes (count -1) are not checked here.
+template <class T>
+void check_field(std::string& bad, const char* name, const T& v, long long count) {
+  if constexpr (requires { v.size(); typename T::value_type; } && !std::is_same_v<T, std::string>) {
+    if (count >= 0 && static_cast<long long>(v.size()) != count)
+      bad += std::string(bad.empty() ? "" : ", ") + name + " has " + std::to_string(v.size()) +
+             " entries, the sizes give " + std::to_string(count);
+  }
+}
+
+void check_model_sizes(const Model& m) {
+  std::string bad;
+#define MOREAU_CHECK_FIELD(name, count) check_field(bad, #name, m.name, static_cast<long long>(count));
+  MOREAU_MODEL_FIELDS(MOREAU_CHECK_FIELD)
+#undef MOREAU_CHECK_FIELD
+  if (!bad.empty())
+    internal::raise<std::invalid_argument>("make_data: the Model's arrays do not match its sizes (" + bad +
+                                           "); fill every field of include/moreau/model.h or compile the model");
 }
 
 template <class T>
@@ -65,6 +91,7 @@ void for_each_array(D& d, F&& f) {
 }  // namespace
 
 Data make_data(const Model& m) {
+  check_model_sizes(m);
   Data d;
   const size_t nq = m.nq, nv = m.nv, na = m.na, nu = m.nu, nb = m.nbody;
   d.qpos.resize(nq);

@@ -267,6 +267,23 @@ TEST_F(ApiChecks, DataOfAnotherModel) {
   expect_throw<std::invalid_argument>([&] { step(m, empty); }, "step: the Data was not made for this Model");
 }
 
+// A Model whose arrays do not match its sizes (a hand-built or edited Model) is refused by make_data,
+// naming each short array, instead of being read out of bounds by the pipeline.
+TEST_F(ApiChecks, MakeDataRefusesArraysThatDoNotMatchTheSizes) {
+  Model bad = m;
+  bad.dof_simplenum.pop_back();
+  bad.geom_sameframe.clear();
+  expect_throw<std::invalid_argument>([&] { make_data(bad); }, "make_data: the Model's arrays do not match",
+                                      "dof_simplenum has " + std::to_string(m.nv - 1) + " entries, the sizes give " +
+                                          std::to_string(m.nv));
+  expect_throw<std::invalid_argument>([&] { make_data(bad); }, "make_data:",
+                                      "geom_sameframe has 0 entries, the sizes give " + std::to_string(m.ngeom));
+  bad = m;
+  bad.actuator_gainprm.resize(bad.actuator_gainprm.size() + 1);
+  expect_throw<std::invalid_argument>([&] { make_data(bad); }, "make_data:", "actuator_gainprm has");
+  EXPECT_NO_THROW(make_data(m));
+}
+
 TEST_F(ApiChecks, UnknownIntegratorIsInvalidArgument) {
   m.opt.integrator = 9;
   expect_throw<std::invalid_argument>([&] { step(m, d); }, "step: unknown integrator 9");

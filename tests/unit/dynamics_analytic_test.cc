@@ -88,7 +88,18 @@ Model make_chain(const std::vector<double>& mass, const std::vector<double>& len
     m.dof_armature.push_back(0);
     m.dof_damping.push_back(0);
     m.dof_frictionloss.push_back(0);
+    m.jnt_group.push_back(0);
+    m.jnt_margin.push_back(0);
+    m.jnt_solref.insert(m.jnt_solref.end(), {0.02, 1});
+    m.jnt_solimp.insert(m.jnt_solimp.end(), {0.9, 0.95, 0.001, 0.5, 2});
+    m.dof_solref.insert(m.dof_solref.end(), {0.02, 1});
+    m.dof_solimp.insert(m.dof_solimp.end(), {0.9, 0.95, 0.001, 0.5, 2});
+    m.dof_invweight0.push_back(0);
+    m.dof_M0.push_back(0);
+    m.jnt_names.push_back("");
   }
+  m.body_invweight0.assign(2 * nb, 0.0);
+  m.body_names.assign(nb, "");
   return m;
 }
 
@@ -360,6 +371,7 @@ TEST(Data, ResetAndKeyframe) {
   m.key_time = {1.5};
   m.key_qpos = {0.25};
   m.key_qvel = {-2.0};
+  m.key_names = {""};
   Data d = make_data(m);
   reset_data_keyframe(m, d, 0);
   EXPECT_EQ(d.time, 1.5);
