@@ -158,10 +158,7 @@ Coverage coverage(const Model& m, const Data& d) {
   }
   if (!(m.opt.disableflags & kDsblActuation)) {
     for (int u = 0; u < m.nu; ++u) {
-      const int trn = m.actuator_trntype[u];
-      if (!internal::transmission_deriv_supported(m, u))
-        c.all(trn == kTrnBody ? "body transmission (adhesion)"
-                              : "site transmission with a reference site and a rotational gear");
+      if (!internal::transmission_deriv_supported(m, u)) c.all("body transmission (adhesion)");
       const int g = m.actuator_gaintype[u], b = m.actuator_biastype[u], y = m.actuator_dyntype[u];
       if (g == kGainUser || b == kBiasUser || y == kDynUser) c.all("user actuator callbacks");
     }

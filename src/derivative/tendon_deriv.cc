@@ -378,12 +378,8 @@ bool transmission_deriv_supported(const Model& m, int u) {
     case kTrnTendon:
     case kTrnSliderCrank:
       return true;
-    case kTrnSite: {
-      // with a reference site: the translational part (the rotation vector's derivative is not the
-      // moment arm there)
-      const double* g = &m.actuator_gear[6 * u];
-      return m.actuator_trnid[2 * u + 1] < 0 || (g[3] == 0 && g[4] == 0 && g[5] == 0);
-    }
+    case kTrnSite:
+      return true;
     default:
       return false;
   }
@@ -418,9 +414,28 @@ void axis_deriv(const Model& m, const Data& d, const Point& P, int i, int k, dou
   copy3(out, dS);
 }
 
+// out_a = sum_b Jr^-1(rv)[b][a] g_b (Jr^-1 = I + K/2 + c K^2, K = [rv]x, Jr the right Jacobian of
+// SO(3)): the gradient of rv . g when the rotation turns by dw in its own frame (d rv = Jr^-1 dw).
+void jr_inv_t(const double* rv, const double* g, double* out) {
+  const double th = norm3(rv);
+  const double K[9] = {0, -rv[2], rv[1], rv[2], 0, -rv[0], -rv[1], rv[0], 0};
+  const double c = th < 1e-6 ? 1.0 / 12 : 1 / (th * th) - (1 + std::cos(th)) / (2 * th * std::sin(th));
+  for (int a = 0; a < 3; ++a) {
+    double s = 0;
+    for (int b = 0; b < 3; ++b) {
+      double K2 = 0;
+      for (int l = 0; l < 3; ++l) K2 += K[3 * b + l] * K[3 * l + a];
+      s += ((a == b ? 1 : 0) + 0.5 * K[3 * b + a] + c * K2) * g[b];
+    }
+    out[a] = s;
+  }
+}
+
 // Site transmission: moment_i = f . jp_i(p) + t . w_i, (f, t) = R_s (gear force, gear torque); with a
-// reference site r (translational gear only), moment_i = gf . (jp_s,i - jp_r,i) + w_r,i . (gf x dp),
-// gf = R_r gear, dp = p_s - p_r; length gf . dp.
+// reference site r, moment_i = gf . (jp_s,i - jp_r,i) + w_r,i . (gf x dp) + gt . (w_s,i - w_r,i),
+// (gf, gt) = R_r gear, dp = p_s - p_r; length gf . dp + g_rot . rv, rv the rotation vector of
+// q_r^-1 q_s, whose derivative d rv = Jl^-1(rv) R_r' (w_s - w_r) makes the length's gradient
+// differ from the moment's rotational part: (R_r Jl^-1(rv)' g_rot) . (w_s - w_r).
 void site_deriv(const Model& m, const Data& d, int u, double* dlen, double* dmom) {
   const int nv = m.nv, s = m.actuator_trnid[2 * u], ref = m.actuator_trnid[2 * u + 1];
   const double* gear = &m.actuator_gear[6 * u];
@@ -454,6 +469,45 @@ void site_deriv(const Model& m, const Data& d, int u, double* dlen, double* dmom
   sub3(dp, S.p, R.p);
   const double* mom = &d.actuator_moment[static_cast<size_t>(u) * nv];
   std::copy_n(mom, nv, dlen);
+  // the rotational gear: gt = R_r g_rot, hl = R_r Jl^-1(rv)' g_rot
+  double gt[3], hl[3];
+  mulmatvec3(gt, &d.site_xmat[9 * ref], gear + 3);
+  {
+    double qs[4], qr[4], qrinv[4], qrel[4], rv[3], jg[3];
+    mat2quat(qs, &d.site_xmat[9 * s]);
+    mat2quat(qr, &d.site_xmat[9 * ref]);
+    negquat(qrinv, qr);
+    mulquat(qrel, qrinv, qs);
+    quat2vel(rv, qrel, 1);
+    // Jl^-1(rv)' g = Jr^-1(rv) g = Jr^-1(-rv)' g
+    scl3(rv, rv, -1);
+    jr_inv_t(rv, gear + 3, jg);
+    mulmatvec3(hl, &d.site_xmat[9 * ref], jg);
+  }
+  auto wrel = [&](int i, double* w) {  // w_s,i - w_r,i
+    zero3(w);
+    if (S.mask[i]) add3(w, w, &d.cdof[6 * i]);
+    if (R.mask[i]) sub3(w, w, &d.cdof[6 * i]);
+  };
+  for (int k = 0; k < nv; ++k) {
+    double w[3], t[3];
+    wrel(k, w);
+    sub3(t, hl, gt);
+    dlen[k] += dot3(t, w);
+  }
+  for (int k = 0; k < nv; ++k) {
+    if (!S.mask[k] && !R.mask[k]) continue;
+    double dgt[3] = {0, 0, 0};
+    if (R.mask[k]) cross3(dgt, &d.cdof[6 * k], gt);
+    for (int i = 0; i < nv; ++i) {
+      if (!S.mask[i] && !R.mask[i]) continue;
+      double w[3], dws[3], dwr[3];
+      wrel(i, w);
+      axis_deriv(m, d, S, i, k, dws);
+      axis_deriv(m, d, R, i, k, dwr);
+      dmom[static_cast<size_t>(k) * nv + i] += dot3(dgt, w) + dot3(gt, dws) - dot3(gt, dwr);
+    }
+  }
   for (int k = 0; k < nv; ++k) {
     if (!S.mask[k] && !R.mask[k]) continue;
     double dgf[3] = {0, 0, 0}, ddp[3];
@@ -474,7 +528,7 @@ void site_deriv(const Model& m, const Data& d, int u, double* dlen, double* dmom
       sub3(jr, djs, djr);
       double v = dot3(dgf, js) + dot3(gf, jr);
       if (R.mask[i]) v += dot3(dwr, gxd) + dot3(&d.cdof[6 * i], dgxd);
-      dmom[static_cast<size_t>(k) * nv + i] = v;
+      dmom[static_cast<size_t>(k) * nv + i] += v;
     }
   }
 }
@@ -567,19 +621,7 @@ void joint_deriv(const Model& m, const Data& d, int u, bool in_parent, double* d
     copy4(q, &d.qpos[qadr]);
     normalize4(q);
     quat2vel(rv, q, 1);
-    const double th = norm3(rv);
-    const double K[9] = {0, -rv[2], rv[1], rv[2], 0, -rv[0], -rv[1], rv[0], 0};
-    const double c = th < 1e-6 ? 1.0 / 12 : 1 / (th * th) - (1 + std::cos(th)) / (2 * th * std::sin(th));
-    for (int a = 0; a < 3; ++a) {
-      double s = 0;
-      for (int b = 0; b < 3; ++b) {
-        double K2 = 0;
-        for (int l = 0; l < 3; ++l) K2 += K[3 * b + l] * K[3 * l + a];
-        const double Jinv = (a == b ? 1 : 0) + 0.5 * K[3 * b + a] + c * K2;  // Jr^-1[b][a]
-        s += Jinv * g[b];
-      }
-      dlen[dadr + a] = s;
-    }
+    jr_inv_t(rv, g, dlen + dadr);
     if (in_parent) {  // + rv . dg = (rv x g)_k
       double t[3];
       cross3(t, rv, g);

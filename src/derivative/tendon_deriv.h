@@ -19,8 +19,7 @@ bool tendon_is_fixed(const Model& m, int t);
 void tendon_jacobian_deriv(const Model& m, const Data& d, int t, double* out);
 
 // Whether actuator u's transmission has analytic position derivatives (transmission_deriv): all but
-// the body (adhesion) transmission and a site transmission with a reference site and a rotational
-// gear.
+// the body (adhesion) transmission.
 bool transmission_deriv_supported(const Model& m, int u);
 
 // d actuator_length_u / d qpos into dlen (nv) and d actuator_moment_u / d qpos into dmom (nv x nv,

@@ -268,10 +268,9 @@ TEST(TendonActuatorDerivative, MuscleCurvesMatchCentredDifferences) {
 }
 
 // Every transmission kind but the body's (adhesion: its moment follows the contacts): slider-crank,
-// site without and with a reference site (translational gear; MJCF 2.2.2 has no refsite, it is set
-// in the Model), ball joint (joint and jointinparent), free joint (jointinparent), on a hinge, a
-// ball, a slide, a hinge and a free body; affine gains and biases, so that the length's derivative
-// enters.
+// site without and with a reference site (MJCF 2.2.2 has no refsite: it is set in the Model), ball
+// joint (joint and jointinparent), free joint (jointinparent), on a hinge, a ball, a slide, a hinge
+// and a free body; affine gains and biases, so that the length's derivative enters.
 const char* kTransmissionScene = R"(
 <mujoco>
   <option timestep="0.002"/>
@@ -302,7 +301,7 @@ const char* kTransmissionScene = R"(
     <general name="sc" site="pin" slidersite="sl" cranklength="0.5" gaintype="affine" gainprm="2 0.5 0.1"
              biastype="affine" biasprm="0 -1 -0.2"/>
     <general name="site" site="tip" gear="1 0.5 0.2 0.1 -0.3 0.2" gainprm="3"/>
-    <general name="siteref" site="fs" gear="1 -0.5 0.3 0 0 0" gaintype="affine" gainprm="1 2 0.3"
+    <general name="siteref" site="fs" gear="1 -0.5 0.3 0.2 0.4 -0.1" gaintype="affine" gainprm="1 2 0.3"
              biastype="affine" biasprm="0 -3 -0.1"/>
     <general name="ball" joint="arm_ball" gear="0.3 0.5 -0.2 0 0 0" gaintype="affine" gainprm="1 2 0.5"
              biastype="affine" biasprm="0 -2 -0.3"/>
