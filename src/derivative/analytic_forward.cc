@@ -207,77 +207,20 @@ Smooth smooth_forces(const Model& m, const Data& d, bool actuators) {
     }
   }
   if (!actuators || nu == 0 || (m.opt.disableflags & kDsblActuation)) return s;
-  const bool clamp_ctrl = !(m.opt.disableflags & kDsblClampctrl);
   Vec dlen(nv), dmom(static_cast<size_t>(nv) * nv);
   for (int u = 0; u < nu; ++u) {
     const double* moment = &d.actuator_moment[static_cast<size_t>(u) * nv];
-    const double* gp = &m.actuator_gainprm[kNGAIN * u];
-    const double* bp = &m.actuator_biasprm[kNBIAS * u];
-    double ctrl = d.ctrl[u], dctrl = 1;
-    if (clamp_ctrl && m.actuator_ctrllimited[u]) {
-      const double lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
-      if (ctrl < lo || ctrl > hi) dctrl = 0;
-      ctrl = std::clamp(ctrl, lo, hi);
-    }
+    const internal::ActuatorTerms a = internal::actuator_terms(m, d, u);
     const int adr = m.actuator_actadr[u];
-    // act_dot's partial derivatives (gact: d/d act, gu: d/d ctrl) and the force's input with its
-    // derivatives (actearly: the next activation, clamped to actrange)
-    double input = adr >= 0 ? d.act[adr] : ctrl, din_act = 1, din_u = 0, gact = 0, gu = 0;
     if (adr >= 0) {
-      const double* dp = &m.actuator_dynprm[kNDYN * u];
-      switch (m.actuator_dyntype[u]) {
-        case kDynIntegrator:
-          gu = dctrl;
-          break;
-        case kDynFilter:
-        case kDynFilterExact: {
-          const double tau = std::max(kMinVal, dp[0]);
-          gu = dctrl / tau, gact = -1 / tau;
-          break;
-        }
-        case kDynMuscle:
-          internal::muscle_dynamics_deriv(ctrl, d.act[adr], dp, &gact, &gu);
-          gu *= dctrl;
-          break;
-        default:
-          break;
-      }
-      s.Gu[static_cast<size_t>(adr) * nu + u] += gu;
-      s.Gact[static_cast<size_t>(adr) * na + adr] += gact;
-      if (m.actuator_actearly.size() > static_cast<size_t>(u) && m.actuator_actearly[u]) {
-        double hh = m.opt.timestep;
-        if (m.actuator_dyntype[u] == kDynFilterExact) {
-          const double tau = std::max(kMinVal, dp[0]);
-          hh = tau * (1 - std::exp(-hh / tau));
-        }
-        double next = d.act[adr] + hh * d.act_dot[adr], clampd = 1;
-        if (m.actuator_actlimited.size() > static_cast<size_t>(u) && m.actuator_actlimited[u]) {
-          const double lo = m.actuator_actrange[2 * u], hi = m.actuator_actrange[2 * u + 1];
-          if (next < lo || next > hi) clampd = 0;
-          next = std::clamp(next, lo, hi);
-        }
-        input = next, din_act = clampd * (1 + hh * gact), din_u = clampd * hh * gu;
-      }
+      s.Gu[static_cast<size_t>(adr) * nu + u] += a.gu;
+      s.Gact[static_cast<size_t>(adr) * na + adr] += a.gact;
     }
-    const double len = d.actuator_length[u], vel = d.actuator_velocity[u];
-    double gain = 0, glen = 0, gvel = 0, blen = 0, bvel = 0, bias = 0;
-    if (m.actuator_gaintype[u] == kGainFixed) gain = gp[0];
-    if (m.actuator_gaintype[u] == kGainAffine) gain = gp[0] + gp[1] * len + gp[2] * vel, glen = gp[1], gvel = gp[2];
-    if (m.actuator_biastype[u] == kBiasAffine) bias = bp[0] + bp[1] * len + bp[2] * vel, blen = bp[1], bvel = bp[2];
-    if (m.actuator_gaintype[u] == kGainMuscle || m.actuator_biastype[u] == kBiasMuscle) {
-      const internal::MuscleDeriv md =
-          internal::muscle_deriv(len, vel, &m.actuator_lengthrange[2 * u], m.actuator_acc0[u], gp, bp);
-      if (m.actuator_gaintype[u] == kGainMuscle) gain = md.gain, glen = md.gl, gvel = md.gv;
-      if (m.actuator_biastype[u] == kBiasMuscle) bias = md.bias, blen = md.bl;
-    }
-    double dforce = 1;  // 0 when the force is clamped
-    if (m.actuator_forcelimited[u]) {
-      const double f = gain * input + bias;
-      if (f < m.actuator_forcerange[2 * u] || f > m.actuator_forcerange[2 * u + 1]) dforce = 0;
-    }
+    const double input = a.input, gain = a.gain, glen = a.glen, gvel = a.gvel, blen = a.blen, bvel = a.bvel;
+    const double dforce = a.dforce, din_act = a.din_act, din_u = a.din_u, dctrl = a.dctrl;
     // length: d len/dq = dlen (the moment for joint and tendon transmissions); vel = moment v; a
-    // moment that varies with qpos (spatial tendons) adds force dmoment and the velocity's
-    // dmoment' v
+    // moment that varies with qpos (spatial tendons, sites, slider-cranks, jointinparent) adds
+    // force dmoment and the velocity's dmoment' v
     const bool varying = internal::transmission_deriv(m, d, u, dlen.data(), dmom.data());
     add_outer_dense(nv, s.Fq.data(), moment, dlen.data(), dforce * (glen * input + blen));
     add_outer_dense(nv, s.Fv.data(), moment, moment, dforce * (gvel * input + bvel));

@@ -78,14 +78,6 @@ bool fixed_tendon(const Model& m, int t) {
   return true;
 }
 
-// Joint (hinge/slide) or fixed-tendon transmission: length linear in qpos, moment constant.
-bool linear_transmission(const Model& m, int u) {
-  const int trn = m.actuator_trntype[u], id = m.actuator_trnid[2 * u];
-  if (trn == kTrnJoint || trn == kTrnJointInParent) return scalar_joint(m, id);
-  if (trn == kTrnTendon) return fixed_tendon(m, id);
-  return false;
-}
-
 // Whether dof k's motion moves the axis of dof i (both on one chain): i below k, or the other
 // rotation axes of k's own ball or free joint; never the world-fixed translations of a free joint.
 bool moves(const Model& m, int k, int i) {
@@ -364,39 +356,29 @@ void analytic_rows(const Model& m, const Data& d, int s, const QaccDeriv* qa, do
       return;
     }
     case kSensActuatorFrc: {
-      // force = gain * input + bias, gain and bias affine in (length, velocity); length' = moment,
-      // velocity = moment qvel with a constant moment (linear transmissions)
+      // force = gain(len, vel) input + bias(len, vel) (tendon_deriv.h: affine and muscle gains and
+      // biases, actearly's input), len' = dlen, vel = moment qvel with the moment's derivative
       if (m.opt.disableflags & kDsblActuation) return;
-      const int u = objid;
-      const double* gp = &m.actuator_gainprm[kNGAIN * u];
-      const double* bp = &m.actuator_biasprm[kNBIAS * u];
-      const bool gaff = m.actuator_gaintype[u] == kGainAffine, baff = m.actuator_biastype[u] == kBiasAffine;
-      const double len = d.actuator_length[u], vel = d.actuator_velocity[u];
-      double ctrl = d.ctrl[u], dctrl = 1;
-      if (!(m.opt.disableflags & kDsblClampctrl) && m.actuator_ctrllimited[u]) {
-        const double lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
-        if (ctrl < lo || ctrl > hi) dctrl = 0;
-        ctrl = std::clamp(ctrl, lo, hi);
-      }
-      const int adr = m.actuator_actadr[u];
-      const double input = adr >= 0 ? d.act[adr] : ctrl;
-      const double gain = gaff ? gp[0] + gp[1] * len + gp[2] * vel : gp[0];
-      const double bias = baff ? bp[0] + bp[1] * len + bp[2] * vel : 0;
-      const double force = gain * input + bias;
-      if (m.actuator_forcelimited[u] &&
-          (force < m.actuator_forcerange[2 * u] || force > m.actuator_forcerange[2 * u + 1]))
-        return;
-      const double dlen = (gaff ? gp[1] * input : 0) + (baff ? bp[1] : 0);
-      const double dvel = (gaff ? gp[2] * input : 0) + (baff ? bp[2] : 0);
+      const int u = objid, adr = m.actuator_actadr[u];
+      const internal::ActuatorTerms t = internal::actuator_terms(m, d, u);
+      if (t.dforce == 0) return;
+      Vec dlen(nv), dmom(static_cast<size_t>(nv) * nv);
+      const bool varying = internal::transmission_deriv(m, d, u, dlen.data(), dmom.data());
       const double* mom = &d.actuator_moment[static_cast<size_t>(u) * nv];
+      const double cl = t.glen * t.input + t.blen, cv = t.gvel * t.input + t.bvel;
       for (int k = 0; k < nv; ++k) {
-        Cs[k] = dlen * mom[k];
-        Cs[nv + k] = dvel * mom[k];
+        double dv = 0;
+        if (varying)
+          for (int i = 0; i < nv; ++i) dv += dmom[static_cast<size_t>(k) * nv + i] * d.qvel[i];
+        Cs[k] = cl * dlen[k] + cv * dv;
+        Cs[nv + k] = cv * mom[k];
       }
-      if (adr >= 0)
-        Cs[2 * nv + adr] = gain;
-      else
-        Ds[u] = gain * dctrl;
+      if (adr >= 0) {
+        Cs[2 * nv + adr] = t.gain * t.din_act;
+        Ds[u] = t.gain * t.din_u;
+      } else {
+        Ds[u] = t.gain * t.dctrl;
+      }
       return;
     }
     case kSensAccelerometer:
@@ -730,9 +712,7 @@ const char* sensor_deriv_unsupported(const Model& m, int s) {
     case kSensActuatorFrc: {
       const int u = objid;
       const int g = m.actuator_gaintype[u], b = m.actuator_biastype[u], y = m.actuator_dyntype[u];
-      const bool early = m.actuator_actearly.size() > static_cast<size_t>(u) && m.actuator_actearly[u];
-      if (!linear_transmission(m, u) || (g != kGainFixed && g != kGainAffine) ||
-          (b != kBiasNone && b != kBiasAffine) || y == kDynMuscle || y == kDynUser || early)
+      if (!internal::transmission_deriv_supported(m, u) || g == kGainUser || b == kBiasUser || y == kDynUser)
         return type_name(type);
       return nullptr;
     }

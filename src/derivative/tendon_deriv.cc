@@ -721,6 +721,71 @@ MuscleDeriv muscle_deriv(double len, double vel, const double lengthrange[2], do
   return r;
 }
 
+ActuatorTerms actuator_terms(const Model& m, const Data& d, int u) {
+  ActuatorTerms a{};
+  const double* gp = &m.actuator_gainprm[kNGAIN * u];
+  const double* bp = &m.actuator_biasprm[kNBIAS * u];
+  double ctrl = d.ctrl[u];
+  a.dctrl = 1;
+  if (!(m.opt.disableflags & kDsblClampctrl) && m.actuator_ctrllimited[u]) {
+    const double lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
+    if (ctrl < lo || ctrl > hi) a.dctrl = 0;
+    ctrl = std::clamp(ctrl, lo, hi);
+  }
+  const int adr = m.actuator_actadr[u];
+  a.input = adr >= 0 ? d.act[adr] : ctrl;
+  a.din_act = 1;
+  if (adr >= 0) {
+    const double* dp = &m.actuator_dynprm[kNDYN * u];
+    switch (m.actuator_dyntype[u]) {
+      case kDynIntegrator:
+        a.gu = a.dctrl;
+        break;
+      case kDynFilter:
+      case kDynFilterExact: {
+        const double tau = std::max(kMinVal, dp[0]);
+        a.gu = a.dctrl / tau, a.gact = -1 / tau;
+        break;
+      }
+      case kDynMuscle:
+        muscle_dynamics_deriv(ctrl, d.act[adr], dp, &a.gact, &a.gu);
+        a.gu *= a.dctrl;
+        break;
+      default:
+        break;
+    }
+    if (m.actuator_actearly.size() > static_cast<size_t>(u) && m.actuator_actearly[u]) {
+      double hh = m.opt.timestep;
+      if (m.actuator_dyntype[u] == kDynFilterExact) {
+        const double tau = std::max(kMinVal, dp[0]);
+        hh = tau * (1 - std::exp(-hh / tau));
+      }
+      double next = d.act[adr] + hh * d.act_dot[adr], clampd = 1;
+      if (m.actuator_actlimited.size() > static_cast<size_t>(u) && m.actuator_actlimited[u]) {
+        const double lo = m.actuator_actrange[2 * u], hi = m.actuator_actrange[2 * u + 1];
+        if (next < lo || next > hi) clampd = 0;
+        next = std::clamp(next, lo, hi);
+      }
+      a.input = next, a.din_act = clampd * (1 + hh * a.gact), a.din_u = clampd * hh * a.gu;
+    }
+  }
+  const double len = d.actuator_length[u], vel = d.actuator_velocity[u];
+  if (m.actuator_gaintype[u] == kGainFixed) a.gain = gp[0];
+  if (m.actuator_gaintype[u] == kGainAffine) a.gain = gp[0] + gp[1] * len + gp[2] * vel, a.glen = gp[1], a.gvel = gp[2];
+  if (m.actuator_biastype[u] == kBiasAffine) a.bias = bp[0] + bp[1] * len + bp[2] * vel, a.blen = bp[1], a.bvel = bp[2];
+  if (m.actuator_gaintype[u] == kGainMuscle || m.actuator_biastype[u] == kBiasMuscle) {
+    const MuscleDeriv md = muscle_deriv(len, vel, &m.actuator_lengthrange[2 * u], m.actuator_acc0[u], gp, bp);
+    if (m.actuator_gaintype[u] == kGainMuscle) a.gain = md.gain, a.glen = md.gl, a.gvel = md.gv;
+    if (m.actuator_biastype[u] == kBiasMuscle) a.bias = md.bias, a.blen = md.bl;
+  }
+  a.dforce = 1;
+  if (m.actuator_forcelimited[u]) {
+    const double f = a.gain * a.input + a.bias;
+    if (f < m.actuator_forcerange[2 * u] || f > m.actuator_forcerange[2 * u + 1]) a.dforce = 0;
+  }
+  return a;
+}
+
 void muscle_dynamics_deriv(double ctrl, double act, const double prm[], double* dact, double* dctrl) {
   // act_dot = (u - act) / tau(u, a), u = clamp(ctrl, 0, 1), a = clamp(act, 0, 1)
   const double u = std::clamp(ctrl, 0.0, 1.0), a = std::clamp(act, 0.0, 1.0);

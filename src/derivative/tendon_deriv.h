@@ -37,6 +37,18 @@ struct MuscleDeriv {
 MuscleDeriv muscle_deriv(double len, double vel, const double lengthrange[2], double acc0, const double gainprm[],
                          const double biasprm[]);
 
+// Actuator u's force p = gain(len, vel) input + bias(len, vel) (clamped to forcerange) and act_dot,
+// with the partial derivatives the analytic derivatives use: input (the control after ctrlrange
+// clamping, the activation, or with actearly the next activation clamped to actrange) and its
+// derivatives with respect to act and ctrl; gain, bias and their length and velocity derivatives
+// (fixed, affine, muscle); dforce 0 when the force is clamped, dctrl 0 when the control is (a
+// control exactly at a bound: 1, the derivative from inside); gact, gu: d act_dot / d act, d ctrl
+// (ctrl clamping included). User gains, biases and dynamics are not covered (zero).
+struct ActuatorTerms {
+  double input, din_act, din_u, gain, glen, gvel, bias, blen, bvel, dforce, dctrl, gact, gu;
+};
+ActuatorTerms actuator_terms(const Model& m, const Data& d, int u);
+
 // Muscle activation dynamics act_dot(ctrl, act) and its partial derivatives (ctrl after ctrlrange
 // clamping; the clamp to [0, 1] inside the dynamics is included).
 void muscle_dynamics_deriv(double ctrl, double act, const double prm[], double* dact, double* dctrl);

@@ -249,8 +249,8 @@ TEST(SensorDerivative, ChainInContactMatchesTransitionFd) {
   EXPECT_LE(e.worst, 1e-5) << e.where;
 }
 
-// derivative_fallbacks names exactly the uncovered sensor types of the model: jointlimitfrc, touch,
-// force and the spatial-tendon actuator's actuatorfrc.
+// derivative_fallbacks names exactly the uncovered sensor types of the model: jointlimitfrc, touch
+// and force (the spatial-tendon actuator's actuatorfrc is analytic: tendon_deriv.h).
 TEST(SensorDerivative, FallbacksNameTheUncoveredTypes) {
   Model m = load_model_from_string(kSensorModel);
   m.opt.enableflags |= kEnblInvdiscrete;
@@ -260,7 +260,7 @@ TEST(SensorDerivative, FallbacksNameTheUncoveredTypes) {
   for (const std::string& s : f)
     if (s.find("(C, D rows)") != std::string::npos) sensors.push_back(s);
   const std::vector<std::string> expected = {"jointlimitfrc sensor (C, D rows)", "touch sensor (C, D rows)",
-                                             "force sensor (C, D rows)", "actuatorfrc sensor (C, D rows)"};
+                                             "force sensor (C, D rows)"};
   EXPECT_EQ(sensors, expected);
 }
 

@@ -86,14 +86,15 @@ const char* kWrapScene = R"(
   <actuator>
     <motor tendon="sphere" gear="2"/>
     <general name="cylinder" tendon="cylinder" gainprm="3 0.5 0.2" biasprm="0.1 -2 -0.3" biastype="affine" gaintype="affine"/>
-    <muscle tendon="sphere_side" ctrllimited="true" ctrlrange="0 1" lengthrange="0.7 1.1"/>
-    <muscle tendon="cylinder_side" ctrllimited="true" ctrlrange="0 1" lengthrange="0.2 0.4"/>
-    <general tendon="pulley" dyntype="filter" dynprm="0.05" gainprm="4"/>
+    <muscle name="muscle" tendon="sphere_side" ctrllimited="true" ctrlrange="0 1" lengthrange="0.7 1.1"/>
+    <muscle name="muscle_early" tendon="cylinder_side" ctrllimited="true" ctrlrange="0 1" lengthrange="0.2 0.4"/>
+    <general name="filter_early" tendon="pulley" dyntype="filter" dynprm="0.05" gainprm="4"/>
   </actuator>
   <sensor>
     <tendonpos tendon="sphere"/> <tendonvel tendon="sphere"/> <tendonvel tendon="sphere_inside"/>
     <tendonvel tendon="cylinder_side"/> <tendonvel tendon="pulley"/>
-    <actuatorpos actuator="cylinder"/> <actuatorvel actuator="cylinder"/>
+    <actuatorpos actuator="cylinder"/> <actuatorvel actuator="cylinder"/> <actuatorfrc actuator="cylinder"/>
+    <actuatorfrc actuator="muscle"/> <actuatorfrc actuator="muscle_early"/> <actuatorfrc actuator="filter_early"/>
   </sensor>
 </mujoco>)";
 
@@ -313,6 +314,7 @@ const char* kTransmissionScene = R"(
     <actuatorpos actuator="sc"/> <actuatorvel actuator="sc"/> <actuatorpos actuator="site"/>
     <actuatorvel actuator="site"/> <actuatorpos actuator="siteref"/> <actuatorvel actuator="siteref"/>
     <actuatorpos actuator="ball"/> <actuatorvel actuator="ballp"/> <actuatorvel actuator="freep"/>
+    <actuatorfrc actuator="sc"/> <actuatorfrc actuator="siteref"/> <actuatorfrc actuator="ball"/>
   </sensor>
 </mujoco>)";
 
@@ -445,7 +447,7 @@ TEST(TendonActuatorDerivative, ForwardMatchesCentredDifferences) {
   std::printf("transmission scene forward_derivatives: worst %.2e\n", worst);
 }
 
-// transition_derivatives (A, B; C, D of the scenes' tendonvel, actuatorpos and actuatorvel sensors)
+// transition_derivatives (A, B; C, D of the scenes' tendonvel and actuatorpos/vel/frc sensors)
 // against transition_fd (centred, eps 1e-6) for Euler, implicit and implicitfast, no column or
 // sensor row falling back.
 TEST(TendonActuatorDerivative, TransitionMatchesTransitionFd) {
@@ -468,7 +470,7 @@ TEST(TendonActuatorDerivative, TransitionMatchesTransitionFd) {
         worst_b = std::max(worst_b, rel_error(B, Bf));
         worst_c = std::max({worst_c, rel_error(C, Cf), rel_error(D, Df)});
       }
-      std::printf("%s integrator %d: A %.2e, B %.2e, C and D (tendonvel, actuatorpos/vel sensors) %.2e\n",
+      std::printf("%s integrator %d: A %.2e, B %.2e, C and D (tendonvel, actuator sensors) %.2e\n",
                   names[which], integ, worst_a, worst_b, worst_c);
       EXPECT_LE(worst_a, 1e-6);
       EXPECT_LE(worst_b, 1e-6);
