@@ -158,7 +158,8 @@ Coverage coverage(const Model& m, const Data& d) {
   }
   if (!(m.opt.disableflags & kDsblActuation)) {
     for (int u = 0; u < m.nu; ++u) {
-      if (!internal::transmission_deriv_supported(m, u)) c.all("body transmission (adhesion)");
+      if (!internal::transmission_deriv_supported(m, d, u))
+        c.all("body transmission (adhesion) with a contact of spheres/capsules with coincident centres");
       const int g = m.actuator_gaintype[u], b = m.actuator_biastype[u], y = m.actuator_dyntype[u];
       if (g == kGainUser || b == kBiasUser || y == kDynUser) c.all("user actuator callbacks");
     }

@@ -28,6 +28,7 @@
 #include <cmath>
 
 #include "actuation/muscle.h"
+#include "derivative/contact_geometry.h"
 #include "derivative/recycling.h"
 #include "kinematics/jacobian.h"
 #include "math/spatial.h"
@@ -377,12 +378,26 @@ bool transmission_deriv_supported(const Model& m, int u) {
     case kTrnJointInParent:
     case kTrnTendon:
     case kTrnSliderCrank:
+    case kTrnBody:
       return true;
     case kTrnSite:
       return true;
     default:
       return false;
   }
+}
+
+bool transmission_deriv_supported(const Model& m, const Data& d, int u) {
+  if (!transmission_deriv_supported(m, u)) return false;
+  if (m.actuator_trntype[u] != kTrnBody || m.actuator_trnid[2 * u] < 0) return true;
+  // adhesion: the geometry derivative of each of the body's contacts
+  const int b = m.actuator_trnid[2 * u];
+  for (int c = 0; c < d.ncon; ++c) {
+    const Contact& con = d.contact[c];
+    if (con.exclude > 1 || (m.geom_bodyid[con.geom1] != b && m.geom_bodyid[con.geom2] != b)) continue;
+    if (contact_deriv_method(m, d, con) == ContactDerivMethod::kUnsupported) return false;
+  }
+  return true;
 }
 
 namespace {
@@ -637,6 +652,51 @@ void joint_deriv(const Model& m, const Data& d, int u, bool in_parent, double* d
     }
 }
 
+// Body transmission (adhesion): moment_i = s sum_c n_c . (jp_b1,i(pos_c) - jp_b2,i(pos_c)) over the
+// contacts c of the body's geoms (exclude <= 1), s = gear / count; length 0. Each contact's normal
+// and point move with its geoms as contact_geometry.h derives (the contact set held fixed: the
+// one-sided derivative where a contact appears or leaves). contact_jacobian perturbs the geoms'
+// poses in d and restores them bitwise.
+void body_deriv(const Model& m, const Data& dc, int u, double* dlen, double* dmom) {
+  Data& d = const_cast<Data&>(dc);
+  const int nv = m.nv, b = m.actuator_trnid[2 * u];
+  std::fill_n(dlen, nv, 0.0);
+  int count = 0;
+  for (int c = 0; c < d.ncon; ++c) {
+    const Contact& con = d.contact[c];
+    if (con.exclude > 1) continue;
+    if (m.geom_bodyid[con.geom1] == b || m.geom_bodyid[con.geom2] == b) ++count;
+  }
+  if (!count) return;
+  const double sc = m.actuator_gear[6 * u] / count;
+  Point P1, P2;
+  for (int c = 0; c < d.ncon; ++c) {
+    const Contact& con = d.contact[c];
+    if (con.exclude > 1) continue;
+    const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
+    if (b1 != b && b2 != b) continue;
+    ContactJacobian cj;
+    contact_jacobian(m, d, c, &cj);
+    make_point(m, d, con.pos, b1, P1);
+    make_point(m, d, con.pos, b2, P2);
+    const double* n = con.frame;
+    for (int k = 0; k < nv; ++k) {
+      if (!P1.mask[k] && !P2.mask[k]) continue;
+      double dpos[3], ddist, dframe[9];
+      contact_jacobian_apply(m, d, con, cj, &d.cdof[6 * k], P1.mask[k], P2.mask[k], P1.o, P2.o, dpos, &ddist, dframe);
+      for (int i = 0; i < nv; ++i) {
+        if (!P1.mask[i] && !P2.mask[i]) continue;
+        double j[3], dj1[3], dj2[3], dj[3];
+        sub3(j, &P1.jp[3 * i], &P2.jp[3 * i]);
+        point_jac_deriv(m, d, P1, i, k, dpos, dj1);
+        point_jac_deriv(m, d, P2, i, k, dpos, dj2);
+        sub3(dj, dj1, dj2);
+        dmom[static_cast<size_t>(k) * nv + i] += sc * (dot3(dframe, j) + dot3(n, dj));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 bool transmission_deriv(const Model& m, const Data& d, int u, double* dlen, double* dmom) {
@@ -671,6 +731,9 @@ bool transmission_deriv(const Model& m, const Data& d, int u, double* dlen, doub
       return true;
     case kTrnSite:
       site_deriv(m, d, u, dlen, dmom);
+      return true;
+    case kTrnBody:
+      body_deriv(m, d, u, dlen, dmom);
       return true;
     default:
       return false;

@@ -18,9 +18,11 @@ bool tendon_is_fixed(const Model& m, int t);
 // a side site inside the obstacle by centred differences of the wrap routine alone.
 void tendon_jacobian_deriv(const Model& m, const Data& d, int t, double* out);
 
-// Whether actuator u's transmission has analytic position derivatives (transmission_deriv): all but
-// the body (adhesion) transmission.
+// Whether actuator u's transmission has analytic position derivatives (transmission_deriv): every
+// kind; the state's form also checks that each contact of an adhesion body has a geometry
+// derivative (contact_geometry.h: not spheres/capsules with coincident centres).
 bool transmission_deriv_supported(const Model& m, int u);
+bool transmission_deriv_supported(const Model& m, const Data& d, int u);
 
 // d actuator_length_u / d qpos into dlen (nv) and d actuator_moment_u / d qpos into dmom (nv x nv,
 // col-major, column k). Returns false when the moment is constant (scalar joints, fixed tendons,

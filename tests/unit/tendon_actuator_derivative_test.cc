@@ -85,7 +85,8 @@ const char* kWrapScene = R"(
   </tendon>
   <actuator>
     <motor tendon="sphere" gear="2"/>
-    <general name="cylinder" tendon="cylinder" gainprm="3 0.5 0.2" biasprm="0.1 -2 -0.3" biastype="affine" gaintype="affine"/>
+    <general name="cylinder" tendon="cylinder" gainprm="3 0.5 0.2" biasprm="0.1 -2 -0.3" biastype="affine"
+             gaintype="affine"/>
     <muscle name="muscle" tendon="sphere_side" ctrllimited="true" ctrlrange="0 1" lengthrange="0.7 1.1"/>
     <muscle name="muscle_early" tendon="cylinder_side" ctrllimited="true" ctrlrange="0 1" lengthrange="0.2 0.4"/>
     <general name="filter_early" tendon="pulley" dyntype="filter" dynprm="0.05" gainprm="4"/>
@@ -571,6 +572,79 @@ TEST(TendonActuatorDerivative, ConstraintRowsMatchCentredDifferences) {
     EXPECT_LE(ec, 1e-5) << "seed " << seed;
   }
   std::printf("spatial tendon rows: worst %.2e\n", worst);
+}
+
+// Adhesion (body transmission): a pad on a slide and two hinges, its box's four corners in the
+// plane's margin band (margin 0.01, gap 0.01: contacts that make no constraint rows but count for
+// the transmission), the pad tilted; an adhesion actuator and an actuatorvel sensor. transmission
+// derivatives against differences of the transmission stage, forward_derivatives against differences
+// of forward, A, B, C, D against transition_fd.
+const char* kAdhesionScene = R"(
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1"/>
+    <body name="pad" pos="0 0 0.026">
+      <joint name="lift" type="slide" axis="0 0 1"/>
+      <joint name="roll" type="hinge" axis="1 0 0"/>
+      <joint name="pitch" type="hinge" axis="0 1 0"/>
+      <geom type="box" size="0.1 0.08 0.02" margin="0.01" gap="0.01" mass="1"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <adhesion name="glue" body="pad" ctrlrange="0 1" gain="5"/>
+  </actuator>
+  <sensor>
+    <actuatorvel actuator="glue"/> <actuatorfrc actuator="glue"/>
+  </sensor>
+</mujoco>)";
+
+TEST(TendonActuatorDerivative, AdhesionMatchesCentredDifferences) {
+  Model m = load_model_from_string(kAdhesionScene);
+  m.opt.integrator = kIntImplicitFast;
+  Data d = make_data(m);
+  const int nv = m.nv;
+  double worst = 0;
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(-1, 1);
+    d.qpos[0] = 0.001 * u(rng), d.qpos[1] = 0.02 * u(rng), d.qpos[2] = 0.02 * u(rng);
+    for (int i = 0; i < nv; ++i) d.qvel[i] = u(rng);
+    d.ctrl[0] = 0.6;
+    forward(m, d);
+    ASSERT_EQ(d.ncon, 4) << "seed " << seed;
+    ASSERT_EQ(d.nefc, 0) << "seed " << seed;
+    for (const std::string& f : derivative_fallbacks(m, d)) ADD_FAILURE() << f;
+    // the moment's derivative
+    const Vec fd = fd_qpos(m, d, nv, [&](double* r) {
+      forward(m, d);
+      for (int i = 0; i < nv; ++i) r[i] = d.actuator_moment[i];
+    });
+    forward(m, d);
+    Vec dlen(nv), dmom(static_cast<size_t>(nv) * nv), an;
+    internal::transmission_deriv(m, d, 0, dlen.data(), dmom.data());
+    for (int i = 0; i < nv; ++i)
+      for (int k = 0; k < nv; ++k) an.push_back(dmom[static_cast<size_t>(k) * nv + i]);
+    // relative to the derivative's own scale (about 0.02 here: the corners' lever arms nearly cancel)
+    double big = 0, diff = 0;
+    for (size_t i = 0; i < fd.size(); ++i)
+      big = std::max(big, std::abs(fd[i])), diff = std::max(diff, std::abs(an[i] - fd[i]));
+    ASSERT_GT(big, 0.005) << "the moment turns with the pad";  // not a vacuous comparison
+    const double em = diff / big;
+    // A, B, C, D against transition_fd
+    const int ndx = 2 * nv, ns = m.nsensordata;
+    Vec A(ndx * ndx), B(ndx), C(ns * ndx), D(ns), Af(A.size()), Bf(B.size()), Cf(C.size()), Df(D.size());
+    transition_derivatives(m, d, A.data(), B.data(), C.data(), D.data());
+    transition_fd(m, d, 1e-6, true, Af.data(), Bf.data(), Cf.data(), Df.data());
+    const double ea = rel_error(A, Af), eb = rel_error(B, Bf), ec = std::max(rel_error(C, Cf), rel_error(D, Df));
+    std::printf("  seed %u: d moment %.2e (max %.2f), A %.2e, B %.2e, C/D %.2e\n", seed, em, big, ea, eb, ec);
+    worst = std::max({worst, em, ea, eb, ec});
+    EXPECT_LE(em, 1e-8) << "seed " << seed;
+    EXPECT_LE(ea, 1e-6) << "seed " << seed;
+    EXPECT_LE(eb, 1e-6) << "seed " << seed;
+    EXPECT_LE(ec, 1e-6) << "seed " << seed;
+  }
+  std::printf("adhesion: worst %.2e\n", worst);
 }
 
 }  // namespace
