@@ -57,6 +57,23 @@ Model model_from_mujoco(const mjModel* mj) {
   mo.actuator_actnum.assign(mj->nu, 0);
   for (int i = 0, a = 0; i < mj->nu; ++i)
     if (mj->actuator_dyntype[i] != mjDYN_NONE) { mo.actuator_actadr[i] = a++; mo.actuator_actnum[i] = 1; }
+  // authoring metadata 2.2.2 does not keep (save_xml reads it, the physics never does): the geom
+  // frame as written is the compiled one, and textures carry no builtin description or file names
+  mo.geom_srcpos.assign(mj->geom_pos, mj->geom_pos + 3 * mj->ngeom);
+  mo.geom_srcquat.assign(mj->geom_quat, mj->geom_quat + 4 * mj->ngeom);
+  const int nt = mj->ntex;
+  mo.tex_builtin.assign(nt, 0);
+  mo.tex_mark.assign(nt, 0);
+  mo.tex_rgb1.assign(3 * nt, 0.8);
+  mo.tex_rgb2.assign(3 * nt, 0.5);
+  mo.tex_markrgb.assign(3 * nt, 0.0);
+  mo.tex_random.assign(nt, 0.01);
+  mo.tex_file.assign(nt, std::string());
+  mo.tex_cubefile.assign(6 * nt, std::string());
+  mo.tex_gridsize.assign(2 * nt, 1);
+  mo.tex_gridlayout.assign(nt, std::string());
+  mo.tex_hflip.assign(nt, 0);
+  mo.tex_vflip.assign(nt, 0);
 
   // custom text
   mo.text_data.resize(mj->ntext);
