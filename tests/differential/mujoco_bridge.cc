@@ -61,6 +61,15 @@ Model model_from_mujoco(const mjModel* mj) {
   // frame as written is the compiled one, and textures carry no builtin description or file names
   mo.geom_srcpos.assign(mj->geom_pos, mj->geom_pos + 3 * mj->ngeom);
   mo.geom_srcquat.assign(mj->geom_quat, mj->geom_quat + 4 * mj->ngeom);
+  // meshes as given: the compiled vertices in the mesh frame, no reference frame, unit scale
+  mo.mesh_srcvert.assign(mj->mesh_vert, mj->mesh_vert + 3 * mj->nmeshvert);
+  mo.mesh_refpos.assign(3 * mj->nmesh, 0.0);
+  mo.mesh_refquat.assign(4 * mj->nmesh, 0.0);
+  mo.mesh_scale.assign(3 * mj->nmesh, 1.0);
+  mo.mesh_pos.assign(3 * mj->nmesh, 0.0);
+  mo.mesh_quat.assign(4 * mj->nmesh, 0.0);
+  for (int i = 0; i < mj->nmesh; ++i) mo.mesh_refquat[4 * i] = mo.mesh_quat[4 * i] = 1.0;
+  mo.mesh_hullface.assign(mj->nmesh, 0);
   const int nt = mj->ntex;
   mo.tex_builtin.assign(nt, 0);
   mo.tex_mark.assign(nt, 0);
