@@ -1,0 +1,177 @@
+// Position derivatives of ball/free joint springs, gravity compensation and xfrc_applied
+// (src/derivative/passive_pos.cc) against centred differences of forward and inverse.
+//
+// Constraints are off, so qacc is smooth in qpos: centred differences at h = 1e-4 and h/2,
+// extrapolated (Richardson: truncation O(h^4) ~ 1e-16, round-off ~ 1e-16 |qacc| / h ~ 1e-12 |qacc|),
+// error max |an - fd| / max(max |fd|, max |qacc|, 1), bound 1e-6.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "moreau/analytic_derivative.h"
+#include "moreau/moreau.h"
+
+namespace moreau {
+namespace {
+
+using Vec = std::vector<double>;
+constexpr double kH = 1e-4;
+
+// A free body carrying a ball joint (a hinge and a slide in the chain below), a ball joint on the
+// world with a hinge child, and a hinge chain: every joint type, springs with nonzero qpos_spring
+// offsets from the state.
+const char* kScene = R"(
+<mujoco>
+  <option gravity="0.3 -0.5 -9.81">
+    <flag constraint="disable"/>
+  </option>
+  <worldbody>
+    <body name="free" pos="0 0 1">
+      <freejoint/>
+      <geom type="box" size=".1 .2 .15" mass="2"/>
+      <body name="ballchild" pos=".3 0 0">
+        <joint type="ball" damping=".1"/>
+        <geom type="capsule" fromto="0 0 0 .3 .1 0" size=".04"/>
+        <body pos=".3 .1 0">
+          <joint type="hinge" axis="0 1 1"/>
+          <joint type="slide" axis="1 0 0"/>
+          <geom type="sphere" size=".05" pos=".1 0 0"/>
+        </body>
+      </body>
+    </body>
+    <body name="ballroot" pos="1 0 1">
+      <joint type="ball"/>
+      <geom type="capsule" fromto="0 0 0 0 .2 -.3" size=".05"/>
+      <body pos="0 .2 -.3">
+        <joint type="hinge" axis="1 0 0"/>
+        <geom type="box" size=".05 .05 .1" pos="0 0 -.1"/>
+      </body>
+    </body>
+    <body name="hinged" pos="-1 0 1">
+      <joint type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 .3 0 0" size=".04"/>
+      <body pos=".3 0 0">
+        <joint type="hinge" axis="0 0 1"/>
+        <geom type="capsule" fromto="0 0 0 .3 0 .1" size=".04"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+// A random state: a tangent step of 0.5 per dof from qpos0, velocities N(0, 1).
+void random_state(const Model& m, Data& d, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> n01(0, 1);
+  std::copy(m.qpos0.begin(), m.qpos0.end(), d.qpos.begin());
+  Vec dq(m.nv);
+  for (auto& x : dq) x = 0.5 * n01(rng);
+  integrate_pos(m, d.qpos.data(), dq.data(), 1);
+  for (int i = 0; i < m.nv; ++i) d.qvel[i] = n01(rng);
+}
+
+double error_of(const Vec& an, const Vec& fd, const Vec& f) {
+  double num = 0, den = 1;
+  for (size_t i = 0; i < an.size(); ++i) num = std::max(num, std::abs(an[i] - fd[i])), den = std::max(den, std::abs(fd[i]));
+  for (double x : f) den = std::max(den, std::abs(x));
+  return num / den;
+}
+
+// Centred differences (Richardson) of g (nv outputs) along each tangent direction of qpos,
+// row-major nv x nv.
+template <class G>
+Vec fd_qpos(const Model& m, Data& d, G g) {
+  const int nv = m.nv;
+  const Vec q0 = d.qpos;
+  Vec out(static_cast<size_t>(nv) * nv), dq(nv), r[4];
+  const double steps[4] = {kH, -kH, kH / 2, -kH / 2};
+  for (int k = 0; k < nv; ++k) {
+    for (int s = 0; s < 4; ++s) {
+      std::fill(dq.begin(), dq.end(), 0.0);
+      dq[k] = 1;
+      d.qpos = q0;
+      integrate_pos(m, d.qpos.data(), dq.data(), steps[s]);
+      r[s] = g();
+    }
+    for (int i = 0; i < nv; ++i) {
+      const double d1 = (r[0][i] - r[1][i]) / (2 * kH), d2 = (r[2][i] - r[3][i]) / kH;
+      out[static_cast<size_t>(i) * nv + k] = (4 * d2 - d1) / 3;
+    }
+  }
+  d.qpos = q0;
+  return out;
+}
+
+// d qacc / d qpos of forward_derivatives and d qfrc_inverse / d qpos of inverse_derivatives
+// against the differences; no fallback allowed.
+void check(const Model& m, Data& d, const char* what) {
+  const int nv = m.nv;
+  EXPECT_TRUE(derivative_fallbacks(m, d).empty()) << what << ": " << derivative_fallbacks(m, d).front();
+  Vec Aq(static_cast<size_t>(nv) * nv), Iq(Aq.size());
+  forward_derivatives(m, d, Aq.data(), nullptr, nullptr, nullptr, nullptr);
+  const Vec qacc(d.qacc.begin(), d.qacc.begin() + nv);
+  const Vec fq = fd_qpos(m, d, [&] {
+    forward(m, d);
+    return Vec(d.qacc.begin(), d.qacc.begin() + nv);
+  });
+  const double ef = error_of(Aq, fq, qacc);
+  // inverse dynamics at the forward solution's qacc: qfrc_inverse includes the passive forces
+  // (springs, gravity compensation), not xfrc_applied
+  d.qacc.assign(qacc.begin(), qacc.end());
+  inverse_derivatives(m, d, Iq.data(), nullptr, nullptr);
+  const Vec fi = fd_qpos(m, d, [&] {
+    d.qacc.assign(qacc.begin(), qacc.end());
+    inverse(m, d);
+    return Vec(d.qfrc_inverse.begin(), d.qfrc_inverse.begin() + nv);
+  });
+  const double ei = error_of(Iq, fi, Vec(d.qfrc_inverse.begin(), d.qfrc_inverse.begin() + nv));
+  std::printf("%s: d qacc/d qpos relative error %.2e, d qfrc_inverse/d qpos %.2e\n", what, ef, ei);
+  EXPECT_LE(ef, 1e-6) << what;
+  EXPECT_LE(ei, 1e-6) << what;
+}
+
+TEST(AnalyticPassiveDerivative, BallFreeSpringsMatchCentredDifferences) {
+  Model m = load_model_from_string(kScene);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> n01(0, 1);
+  for (int j = 0; j < m.njnt; ++j) m.jnt_stiffness[j] = 2 + j;
+  // springs' rest positions away from qpos0 (turned quaternions, shifted positions)
+  Vec dq(m.nv);
+  for (auto& x : dq) x = 0.8 * n01(rng);
+  integrate_pos(m, m.qpos_spring.data(), dq.data(), 1);
+  Data d = make_data(m);
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    random_state(m, d, seed);
+    check(m, d, ("ball/free springs, seed " + std::to_string(seed)).c_str());
+  }
+}
+
+TEST(AnalyticPassiveDerivative, GravityCompensationMatchesCentredDifferences) {
+  Model m = load_model_from_string(kScene);
+  ASSERT_EQ(m.body_gravcomp.size(), static_cast<size_t>(m.nbody));
+  for (int b = 1; b < m.nbody; ++b) m.body_gravcomp[b] = 0.25 * b;  // partial and over-compensation
+  Data d = make_data(m);
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    random_state(m, d, seed);
+    check(m, d, ("gravity compensation, seed " + std::to_string(seed)).c_str());
+  }
+}
+
+TEST(AnalyticPassiveDerivative, XfrcAppliedMatchesCentredDifferences) {
+  Model m = load_model_from_string(kScene);
+  Data d = make_data(m);
+  std::mt19937 rng(5);
+  std::normal_distribution<double> n01(0, 1);
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    random_state(m, d, seed);
+    for (int b = 1; b < m.nbody; ++b)
+      for (int c = 0; c < 6; ++c) d.xfrc_applied[6 * b + c] = 3 * n01(rng);
+    check(m, d, ("xfrc_applied, seed " + std::to_string(seed)).c_str());
+  }
+}
+
+}  // namespace
+}  // namespace moreau
