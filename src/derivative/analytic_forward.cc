@@ -44,6 +44,7 @@ namespace moreau {
 namespace internal {
 void deriv_passive_actuator_vel(const Model& m, Data& d);
 void deriv_rne_vel(const Model& m, Data& d);
+void deriv_fluid_vel(const Model& m, Data& d, double* D);
 }  // namespace internal
 
 namespace {
@@ -144,10 +145,7 @@ Coverage coverage(const Model& m, const Data& d) {
   }
   if (!internal::rne_pos_supported(m)) c.p("ball joint followed by another joint in one body");
   if (!(m.opt.disableflags & kDsblPassive)) {
-    if (m.opt.density > 0 || m.opt.viscosity > 0) {
-      c.p("fluid forces");
-      c.v("fluid forces");
-    }
+    if (m.opt.density > 0 || m.opt.viscosity > 0) c.p("fluid forces");
   }
   if (!(m.opt.disableflags & kDsblActuation)) {
     for (int u = 0; u < m.nu; ++u) {
@@ -1097,6 +1095,14 @@ Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with
   f.constrained = d.nefc > 0;
   f.sm = smooth_forces(m, d, true);
   f.Cv = rne_vel_dense(m, d);
+  if (!(m.opt.disableflags & kDsblPassive) && (m.opt.density > 0 || m.opt.viscosity > 0)) {
+    // fluid forces' velocity derivative (smooth_vel.cc: J' H J per body or geom), added to -dC/dv
+    Vec D(d.qDeriv.size(), 0.0), dense(static_cast<size_t>(nv) * nv);
+    internal::deriv_fluid_vel(m, d, D.data());
+    deriv_to_dense(m, D.data(), dense.data());
+    for (int k = 0; k < nv; ++k)
+      for (int i = 0; i < nv; ++i) f.Cv[static_cast<size_t>(k) * nv + i] += dense[static_cast<size_t>(i) * nv + k];
+  }
   f.aq.assign(static_cast<size_t>(nv) * nv, 0.0);
   f.av = f.aq;
   if (with_af) f.af = f.aq;
