@@ -312,3 +312,41 @@ TEST(AnalyticPassiveDerivative, FluidVelocityColumnsMatchCentredDifferences) {
 
 }  // namespace
 }  // namespace moreau
+
+namespace moreau {
+namespace {
+
+// The transition of step with the new terms together (ball/free springs, gravity compensation,
+// xfrc_applied, fluid forces off: their qpos columns fall back), Euler, implicit and implicitfast
+// (invdiscrete on: the midpoint integration of free bodies would make the implicit ones fall back to
+// transition_fd as a whole). A, B of transition_derivatives against transition_fd centred at 1e-6
+// (constraints off: truncation ~1e-12, round-off ~1e-10 relative), error relative to
+// max(max |fd|, 1), bound 1e-6; no fallback allowed.
+TEST(AnalyticPassiveDerivative, TransitionWithSpringsGravcompXfrcMatchesTransitionFd) {
+  Model base = load_model_from_string(kScene);
+  for (int j = 0; j < base.njnt; ++j) base.jnt_stiffness[j] = 2 + j;
+  for (int b = 1; b < base.nbody; ++b) base.body_gravcomp[b] = 0.3 * b;
+  base.opt.enableflags |= kEnblInvdiscrete;
+  for (int integ : {kIntEuler, kIntImplicit, kIntImplicitFast}) {
+    Model m = base;
+    m.opt.integrator = integ;
+    Data d = make_data(m);
+    random_state(m, d, 4);
+    std::mt19937 rng(9);
+    std::normal_distribution<double> n01(0, 1);
+    for (int b = 1; b < m.nbody; ++b)
+      for (int c = 0; c < 6; ++c) d.xfrc_applied[6 * b + c] = n01(rng);
+    const auto fb = derivative_fallbacks(m, d);
+    EXPECT_TRUE(fb.empty()) << fb.front();
+    const int n = 2 * m.nv + m.na;
+    Vec A(static_cast<size_t>(n) * n), Afd(A.size());
+    transition_derivatives(m, d, A.data(), nullptr, nullptr, nullptr);
+    transition_fd(m, d, 1e-6, true, Afd.data(), nullptr, nullptr, nullptr);
+    const double e = error_of(A, Afd, {});
+    std::printf("transition, integrator %d: A relative error %.2e\n", integ, e);
+    EXPECT_LE(e, 1e-6) << "integrator " << integ;
+  }
+}
+
+}  // namespace
+}  // namespace moreau
