@@ -144,9 +144,6 @@ Coverage coverage(const Model& m, const Data& d) {
     if ((m.opt.enableflags & kEnblJdotv) && d.ne > 0) c.v("jdotv term of equality constraints");
   }
   if (!internal::rne_pos_supported(m)) c.p("ball joint followed by another joint in one body");
-  if (!(m.opt.disableflags & kDsblPassive)) {
-    if (m.opt.density > 0 || m.opt.viscosity > 0) c.p("fluid forces");
-  }
   if (!(m.opt.disableflags & kDsblActuation)) {
     for (int u = 0; u < m.nu; ++u) {
       if (!internal::transmission_deriv_supported(m, d, u))
@@ -199,6 +196,7 @@ Smooth smooth_forces(const Model& m, const Data& d, bool actuators) {
         internal::spatial_tendon_passive_pos(m, d, t, s.Fq.data());  // the moment arms' derivative
     }
     internal::ball_spring_pos(m, d, s.Fq.data());
+    internal::fluid_pos(m, d, s.Fq.data());
     internal::body_force_pos(m, d, !(m.opt.disableflags & kDsblGravity), false, s.Fq.data());  // gravcomp
   }
   // xfrc_applied enters forward's qfrc_smooth, not qfrc_inverse
@@ -266,6 +264,18 @@ Vec rne_vel_dense(const Model& m, Data& d) {
   for (int i = 0; i < nv; ++i)
     for (int k = 0; k < nv; ++k) cm[static_cast<size_t>(k) * nv + i] = rm[static_cast<size_t>(i) * nv + k];
   return cm;
+}
+
+// Adds the fluid forces' velocity derivative (smooth_vel.cc: J' H J per body or geom) to the
+// col-major nv x nv Cv.
+void add_fluid_vel(const Model& m, Data& d, double* Cv) {
+  if ((m.opt.disableflags & kDsblPassive) || !(m.opt.density > 0 || m.opt.viscosity > 0)) return;
+  const int nv = m.nv;
+  Vec D(d.qDeriv.size(), 0.0), dense(static_cast<size_t>(nv) * nv);
+  internal::deriv_fluid_vel(m, d, D.data());
+  deriv_to_dense(m, D.data(), dense.data());
+  for (int k = 0; k < nv; ++k)
+    for (int i = 0; i < nv; ++i) Cv[static_cast<size_t>(k) * nv + i] += dense[static_cast<size_t>(i) * nv + k];
 }
 
 // Row-major to col-major and back (rows x cols <-> cols x rows).
@@ -1095,14 +1105,7 @@ Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with
   f.constrained = d.nefc > 0;
   f.sm = smooth_forces(m, d, true);
   f.Cv = rne_vel_dense(m, d);
-  if (!(m.opt.disableflags & kDsblPassive) && (m.opt.density > 0 || m.opt.viscosity > 0)) {
-    // fluid forces' velocity derivative (smooth_vel.cc: J' H J per body or geom), added to -dC/dv
-    Vec D(d.qDeriv.size(), 0.0), dense(static_cast<size_t>(nv) * nv);
-    internal::deriv_fluid_vel(m, d, D.data());
-    deriv_to_dense(m, D.data(), dense.data());
-    for (int k = 0; k < nv; ++k)
-      for (int i = 0; i < nv; ++i) f.Cv[static_cast<size_t>(k) * nv + i] += dense[static_cast<size_t>(i) * nv + k];
-  }
+  add_fluid_vel(m, d, f.Cv.data());
   f.aq.assign(static_cast<size_t>(nv) * nv, 0.0);
   f.av = f.aq;
   if (with_af) f.af = f.aq;
@@ -1256,6 +1259,9 @@ std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
   if (m.opt.integrator == kIntRK4) out.push_back("RK4 integrator (transition)");
   if (m.opt.integrator == kIntImplicitCon) out.push_back("implicitcon integrator (transition)");
   if (internal::midpoint_enabled(m)) out.push_back("midpoint integration of free bodies (transition)");
+  if ((m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast) &&
+      !(m.opt.disableflags & kDsblPassive) && (m.opt.density > 0 || m.opt.viscosity > 0))
+    out.push_back("fluid forces with an implicit integrator (transition)");
   internal::sensor_fallbacks(m, out);
   return out;
 }
@@ -1298,7 +1304,8 @@ void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, do
       for (int k = 0; k < nv; ++k) DfDq[static_cast<size_t>(i) * nv + k] -= sm.Fq[static_cast<size_t>(k) * nv + i];
   }
   if (DfDv) {
-    const Vec Cv = rne_vel_dense(m, d);
+    Vec Cv = rne_vel_dense(m, d);
+    add_fluid_vel(m, d, Cv.data());
     for (int i = 0; i < nv; ++i)
       for (int k = 0; k < nv; ++k) {
         const size_t c = static_cast<size_t>(k) * nv + i;
@@ -1379,6 +1386,9 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     Coverage cov = coverage(m, d);
     if (d.nefc > 0 && constraint_pos_unsupported(m, d) == cov.pos) cov.pos = nullptr;
     const char* what = cov.pos ? cov.pos : (cov.vel ? cov.vel : cov.ctl);
+    // the fluid forces' part of D depends on qpos and qvel; its derivative is not computed
+    if (!what && !(m.opt.disableflags & kDsblPassive) && (m.opt.density > 0 || m.opt.viscosity > 0))
+      what = "fluid forces";
     if (what) {
       warn_once(what, " with an implicit integrator");
       transition_fd(m, d, kEps, true, A, B, nullptr, nullptr);

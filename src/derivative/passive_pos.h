@@ -18,4 +18,8 @@ void ball_spring_pos(const Model& m, const Data& d, double* Fq);
 // (col-major). Needs the position stage (cdof, cinert, xipos, subtree_com).
 void body_force_pos(const Model& m, const Data& d, bool gravcomp, bool xfrc, double* Fq);
 
+// Fluid forces (inertia-box and ellipsoid models): Fq += d qfrc_fluid / d q_k (col-major). Needs
+// the velocity stage (cvel).
+void fluid_pos(const Model& m, const Data& d, double* Fq);
+
 }  // namespace moreau::internal
