@@ -22,26 +22,25 @@
 // printed once per process (stderr). Covered analytically:
 //   - RNE (Coriolis, centrifugal, gravity) and M, every joint type (a ball joint must be the last
 //     joint of its body when other joints follow it: else fallback);
-//   - passive: joint springs (hinge, slide) and joint damping, fixed-tendon springs and damping;
+//   - passive: joint springs (every joint type) and joint damping, fixed-tendon springs and damping,
+//     gravity compensation, fluid forces (inertia-box and ellipsoid models); xfrc_applied;
 //   - actuators with joint (hinge/slide) or fixed-tendon transmission, fixed or affine gain and
 //     none or affine bias, dynamics none, integrator, filter, filterexact; ctrl and force clamping
 //     (a clamped value has zero derivative; a control at the edge of ctrlrange gets the inside
 //     one-sided derivative);
 //   - constraints: velocity, activation, control and applied-force columns (above).
 //   - constraint position derivatives (the Jacobian, residual, impedance and reference acceleration
-//     of each row) for joint limits (hinge, slide), fixed-tendon limits and friction, dof friction,
+//     of each row) for joint limits (hinge, slide, ball), fixed-tendon limits and friction, dof friction,
 //     joint and fixed-tendon equality (polynomial coupling included), connect and weld equality
 //     (anchors, the weld's quaternion error, the impedance of the residual norm), and frictionless, pyramidal
 //     and elliptic contacts between a plane on a static body and a sphere, capsule or box, and
 //     between two spheres/capsules on any bodies (non-parallel capsules): the contact point,
 //     distance and frame as functions of qpos.
-// By finite differences (with the one warning): position columns when a constraint row is of
-// another kind (connect and weld with the jdotv flag, other geom pairs such as box-box, ellipsoid,
-// cylinder, mesh, parallel capsules; ball joint limits and equality, spatial tendon rows), ball/free
-// joint springs, spatial tendons with stiffness or damping or transmission, gravity compensation,
-// fluid forces, nonzero xfrc_applied; velocity columns with fluid forces, muscles or jdotv; every
-// column with muscles, user callbacks, site/body/slider-crank/ball transmissions, actearly, noslip
-// with elliptic cones, or a hard-contact solver.
+// By finite differences (with the one warning; derivative_fallbacks lists them, and
+// docs/notes/derivatives.md has the current list): position columns when a constraint row is of
+// another kind (connect and weld with the jdotv flag, contacts of spheres/capsules with coincident
+// centres); velocity columns with jdotv; every column with user callbacks, noslip with elliptic
+// cones, or a hard-contact solver.
 //
 // The noslip post-pass (pyramidal cones, friction loss rows): implicit-function theorem on its own
 // optimality conditions with its active set held fixed (interior friction-loss rows and pairs of
@@ -95,8 +94,9 @@ void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, do
 // Transition Jacobians of step at the current state, as transition_fd (same shapes, tangent-space
 // conventions and state restoration): A (2nv+na)^2, B (2nv+na) x nu, C nsensordata x (2nv+na),
 // D nsensordata x nu, any may be null. Euler (with implicit joint damping), implicit and
-// implicitfast are analytic (above); RK4, implicitcon and the implicit integrators' midpoint
-// integration of free bodies fall back to transition_fd (warning). On return the state is restored.
+// implicitfast are analytic (above); RK4, implicitcon, the implicit integrators' midpoint
+// integration of free bodies and the implicit integrators with fluid forces fall back to
+// transition_fd (warning). On return the state is restored.
 void transition_derivatives(const Model& m, Data& d, double* A, double* B, double* C, double* D);
 
 // The features of the model and of its current state (after forward, which this runs) that make

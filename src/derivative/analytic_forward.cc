@@ -24,6 +24,7 @@
 
 #include "constraint/storage.h"
 #include "derivative/contact_geometry.h"
+#include "derivative/passive_pos.h"
 #include "derivative/recycling.h"
 #include "derivative/sensor_deriv.h"
 #include "derivative/state_copy.h"
@@ -43,6 +44,7 @@ namespace moreau {
 namespace internal {
 void deriv_passive_actuator_vel(const Model& m, Data& d);
 void deriv_rne_vel(const Model& m, Data& d);
+void deriv_fluid_vel(const Model& m, Data& d, double* D);
 }  // namespace internal
 
 namespace {
@@ -100,7 +102,6 @@ const char* constraint_pos_unsupported(const Model& m, const Data& d) {
       case kCnstrLimitTendon:
         break;
       case kCnstrLimitJoint:
-        if (!scalar_joint(m, id)) return "ball joint limit rows (qpos derivative)";
         break;
       case kCnstrContactFrictionless:
       case kCnstrContactPyramidal:
@@ -143,19 +144,6 @@ Coverage coverage(const Model& m, const Data& d) {
     if ((m.opt.enableflags & kEnblJdotv) && d.ne > 0) c.v("jdotv term of equality constraints");
   }
   if (!internal::rne_pos_supported(m)) c.p("ball joint followed by another joint in one body");
-  for (int i = 0; i < 6 * m.nbody; ++i)
-    if (d.xfrc_applied[i] != 0) { c.p("xfrc_applied"); break; }
-  if (!(m.opt.disableflags & kDsblPassive)) {
-    for (int j = 0; j < m.njnt; ++j)
-      if (!scalar_joint(m, j) && m.jnt_stiffness[j] != 0) c.p("ball/free joint springs");
-    if (!(m.opt.disableflags & kDsblGravity))
-      for (int b = 0; b < static_cast<int>(m.body_gravcomp.size()); ++b)
-        if (m.body_gravcomp[b] != 0) c.p("gravity compensation");
-    if (m.opt.density > 0 || m.opt.viscosity > 0) {
-      c.p("fluid forces");
-      c.v("fluid forces");
-    }
-  }
   if (!(m.opt.disableflags & kDsblActuation)) {
     for (int u = 0; u < m.nu; ++u) {
       if (!internal::transmission_deriv_supported(m, d, u))
@@ -169,7 +157,8 @@ Coverage coverage(const Model& m, const Data& d) {
 
 // Derivatives of the smooth applied forces (passive + actuator, dense) and of act_dot:
 //   Fq, Fv nv x nv (col-major: column k at k*nv), Fact nv x na, Fu nv x nu (col-major),
-//   Gact na x na, Gu na x nu (row-major). Passive only when actuators is false.
+//   Gact na x na, Gu na x nu (row-major). Passive only (no actuators, no xfrc_applied: what
+//   qfrc_inverse subtracts) when actuators is false.
 struct Smooth {
   Vec Fq, Fv, Fact, Fu, Gact, Gu;
 };
@@ -206,7 +195,12 @@ Smooth smooth_forces(const Model& m, const Data& d, bool actuators) {
       if ((m.tendon_stiffness[t] != 0 || m.tendon_damping[t] != 0) && !fixed_tendon(m, t))
         internal::spatial_tendon_passive_pos(m, d, t, s.Fq.data());  // the moment arms' derivative
     }
+    internal::ball_spring_pos(m, d, s.Fq.data());
+    internal::fluid_pos(m, d, s.Fq.data());
+    internal::body_force_pos(m, d, !(m.opt.disableflags & kDsblGravity), false, s.Fq.data());  // gravcomp
   }
+  // xfrc_applied enters forward's qfrc_smooth, not qfrc_inverse
+  if (actuators) internal::body_force_pos(m, d, false, true, s.Fq.data());
   if (!actuators || nu == 0 || (m.opt.disableflags & kDsblActuation)) return s;
   Vec dlen(nv), dmom(static_cast<size_t>(nv) * nv);
   for (int u = 0; u < nu; ++u) {
@@ -270,6 +264,18 @@ Vec rne_vel_dense(const Model& m, Data& d) {
   for (int i = 0; i < nv; ++i)
     for (int k = 0; k < nv; ++k) cm[static_cast<size_t>(k) * nv + i] = rm[static_cast<size_t>(i) * nv + k];
   return cm;
+}
+
+// Adds the fluid forces' velocity derivative (smooth_vel.cc: J' H J per body or geom) to the
+// col-major nv x nv Cv.
+void add_fluid_vel(const Model& m, Data& d, double* Cv) {
+  if ((m.opt.disableflags & kDsblPassive) || !(m.opt.density > 0 || m.opt.viscosity > 0)) return;
+  const int nv = m.nv;
+  Vec D(d.qDeriv.size(), 0.0), dense(static_cast<size_t>(nv) * nv);
+  internal::deriv_fluid_vel(m, d, D.data());
+  deriv_to_dense(m, D.data(), dense.data());
+  for (int k = 0; k < nv; ++k)
+    for (int i = 0; i < nv; ++i) Cv[static_cast<size_t>(k) * nv + i] += dense[static_cast<size_t>(i) * nv + k];
 }
 
 // Row-major to col-major and back (rows x cols <-> cols x rows).
@@ -742,6 +748,42 @@ Vec constraint_pos_term(const Model& m, Data& d, const Rows& c, const double* qa
       ++r;
       continue;
     }
+    if (type == kCnstrLimitJoint && m.jnt_type[d.efc_id[r]] == kJointBall) {
+      // ball limit: pos = rmax - theta, J = -u on the joint's dofs (rv = theta u the rotation
+      // vector of its quaternion). A local turn e_k moves rv by Jr^-1(rv) e_k (Jr the right
+      // Jacobian of SO(3)), so dpos = -u.e_k = J[k] (u' Jr^-1 = u') and
+      // dJ = -(I - u u') Jr^-1 e_k / theta
+      const int j = d.efc_id[r], vadr = m.jnt_dofadr[j];
+      double rv[3];
+      quat2vel(rv, &d.qpos[m.jnt_qposadr[j]], 1);
+      const double th = norm3(rv);
+      const double* J = &c.J[static_cast<size_t>(r) * nv];
+      if (th > 0) {
+        const double u[3] = {rv[0] / th, rv[1] / th, rv[2] / th};
+        const double K[9] = {0, -rv[2], rv[1], rv[2], 0, -rv[0], -rv[1], rv[0], 0};
+        const double cc = th < 1e-6 ? 1.0 / 12 : 1 / (th * th) - (1 + std::cos(th)) / (2 * th * std::sin(th));
+        for (int kk = 0; kk < 3; ++kk) {
+          double g[3], dj[3];  // g = Jr^-1 e_k
+          for (int a = 0; a < 3; ++a) {
+            double K2 = 0;
+            for (int l = 0; l < 3; ++l) K2 += K[3 * a + l] * K[3 * l + kk];
+            g[a] = (a == kk ? 1.0 : 0.0) + 0.5 * K[3 * a + kk] + cc * K2;
+          }
+          const double ug = dot3(u, g);
+          for (int a = 0; a < 3; ++a) dj[a] = -(g[a] - u[a] * ug) / th;
+          double* col = &T[static_cast<size_t>(vadr + kk) * nv];
+          double dJa = 0, dJv = 0;
+          for (int a = 0; a < 3; ++a) {
+            dJa += dj[a] * qacc[vadr + a];
+            dJv += dj[a] * qvel[vadr + a];
+            col[vadr + a] += dj[a] * c.force[r];
+          }
+          add_J(col, r, row_scalar(r, dJa, dJv, J[vadr + kk]));
+        }
+      }
+      ++r;
+      continue;
+    }
     if (type == kCnstrLimitJoint || type == kCnstrLimitTendon) {
       const double* J = &c.J[static_cast<size_t>(r) * nv];
       for (int k = 0; k < nv; ++k)
@@ -1063,6 +1105,7 @@ Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with
   f.constrained = d.nefc > 0;
   f.sm = smooth_forces(m, d, true);
   f.Cv = rne_vel_dense(m, d);
+  add_fluid_vel(m, d, f.Cv.data());
   f.aq.assign(static_cast<size_t>(nv) * nv, 0.0);
   f.av = f.aq;
   if (with_af) f.af = f.aq;
@@ -1216,6 +1259,9 @@ std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
   if (m.opt.integrator == kIntRK4) out.push_back("RK4 integrator (transition)");
   if (m.opt.integrator == kIntImplicitCon) out.push_back("implicitcon integrator (transition)");
   if (internal::midpoint_enabled(m)) out.push_back("midpoint integration of free bodies (transition)");
+  if ((m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast) &&
+      !(m.opt.disableflags & kDsblPassive) && (m.opt.density > 0 || m.opt.viscosity > 0))
+    out.push_back("fluid forces with an implicit integrator (transition)");
   internal::sensor_fallbacks(m, out);
   return out;
 }
@@ -1258,7 +1304,8 @@ void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, do
       for (int k = 0; k < nv; ++k) DfDq[static_cast<size_t>(i) * nv + k] -= sm.Fq[static_cast<size_t>(k) * nv + i];
   }
   if (DfDv) {
-    const Vec Cv = rne_vel_dense(m, d);
+    Vec Cv = rne_vel_dense(m, d);
+    add_fluid_vel(m, d, Cv.data());
     for (int i = 0; i < nv; ++i)
       for (int k = 0; k < nv; ++k) {
         const size_t c = static_cast<size_t>(k) * nv + i;
@@ -1339,6 +1386,9 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     Coverage cov = coverage(m, d);
     if (d.nefc > 0 && constraint_pos_unsupported(m, d) == cov.pos) cov.pos = nullptr;
     const char* what = cov.pos ? cov.pos : (cov.vel ? cov.vel : cov.ctl);
+    // the fluid forces' part of D depends on qpos and qvel; its derivative is not computed
+    if (!what && !(m.opt.disableflags & kDsblPassive) && (m.opt.density > 0 || m.opt.viscosity > 0))
+      what = "fluid forces";
     if (what) {
       warn_once(what, " with an implicit integrator");
       transition_fd(m, d, kEps, true, A, B, nullptr, nullptr);

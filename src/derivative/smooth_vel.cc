@@ -248,6 +248,8 @@ void deriv_passive_actuator_vel(const Model& m, Data& d) {
   actuator_vel(m, d, d.qDeriv.data());
 }
 void deriv_rne_vel(const Model& m, Data& d) { rne_vel(m, d, d.qDeriv.data()); }
+// The fluid forces' part alone, added into D (dof-dof sparse, nD entries).
+void deriv_fluid_vel(const Model& m, Data& d, double* D) { fluid_vel(m, d, D); }
 }  // namespace internal
 
 void deriv_smooth_vel(const Model& m, Data& d, bool rne) {

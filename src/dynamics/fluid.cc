@@ -215,6 +215,12 @@ void ellipsoid_fluid_jacobian(const Model& m, int geom, const double* w, const d
     }
 }
 
+void ellipsoid_fluid_wrench(const Model& m, int geom, const double* w, const double* v, double* g, double* f) {
+  double r[3];
+  fluid_semiaxes(m.geom_type[geom], &m.geom_size[3 * geom], r);
+  ellipsoid_wrench(m, geom, r, v, w, f, g);
+}
+
 bool fluid_ellipsoid_body(const Model& m, int b) {
   const int begin = m.body_geomadr[b], end = begin + m.body_geomnum[b];
   for (int geom = begin; geom < end; ++geom)

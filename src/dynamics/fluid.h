@@ -28,4 +28,7 @@ void fluid_local_velocity(const Model& m, const Data& d, int b, const double* po
 // respect to its local velocity (w, v): H[6 i + j] = d(g, f)_i / d(w, v)_j, row-major 6x6. Exact:
 // forward-mode differentiation (math/dual.h) of the very function fluid_forces evaluates.
 void ellipsoid_fluid_jacobian(const Model& m, int geom, const double* w, const double* v, double* H);
+// The ellipsoid model's local wrench itself: torque g and force f (geom frame) at the local velocity
+// (w, v), as fluid_forces computes it.
+void ellipsoid_fluid_wrench(const Model& m, int geom, const double* w, const double* v, double* g, double* f);
 }  // namespace moreau
