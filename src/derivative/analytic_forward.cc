@@ -14,7 +14,8 @@
 // depends on the actuator input through gain_vel. Then v' = v + h qacc_e, act' = act + h act_dot
 // (filterexact: tau (1 - exp(-h/tau))) clamped to actrange, and q' = q exp(h v') per joint: in the
 // tangent space dq' = R(h v')' dq + Jr(h v') h dv' for the rotation of ball and free joints (Jr the
-// right Jacobian of SO(3)), dq' = dq + h dv' otherwise.
+// right Jacobian of SO(3)), dq' = dq + h dv' otherwise. The implicit integrators' midpoint free
+// bodies replace their rows of d qacc_e (midpoint_rows); RK4 chains the four stages (rk4_transition).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
