@@ -94,9 +94,10 @@ void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, do
 // Transition Jacobians of step at the current state, as transition_fd (same shapes, tangent-space
 // conventions and state restoration): A (2nv+na)^2, B (2nv+na) x nu, C nsensordata x (2nv+na),
 // D nsensordata x nu, any may be null. Euler (with implicit joint damping), implicit and
-// implicitfast are analytic (above); RK4, implicitcon, the implicit integrators' midpoint
-// integration of free bodies and the implicit integrators with fluid forces fall back to
-// transition_fd (warning). On return the state is restored.
+// implicitfast (their midpoint integration of free bodies included: the implicit-function theorem
+// on each body's midpoint equations) and RK4 (the chain rule through its four stages) are analytic
+// (above); implicitcon and the implicit integrators with fluid forces fall back to transition_fd
+// (warning). On return the state is restored.
 void transition_derivatives(const Model& m, Data& d, double* A, double* B, double* C, double* D);
 
 // The features of the model and of its current state (after forward, which this runs) that make

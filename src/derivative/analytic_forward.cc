@@ -14,7 +14,8 @@
 // depends on the actuator input through gain_vel. Then v' = v + h qacc_e, act' = act + h act_dot
 // (filterexact: tau (1 - exp(-h/tau))) clamped to actrange, and q' = q exp(h v') per joint: in the
 // tangent space dq' = R(h v')' dq + Jr(h v') h dv' for the rotation of ball and free joints (Jr the
-// right Jacobian of SO(3)), dq' = dq + h dv' otherwise.
+// right Jacobian of SO(3)), dq' = dq + h dv' otherwise. The implicit integrators' midpoint free
+// bodies replace their rows of d qacc_e (midpoint_rows); RK4 chains the four stages (rk4_transition).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,6 +34,7 @@
 #include "dynamics/dynamics.h"
 #include "integrator/implicit.h"
 #include "kinematics/jacobian.h"
+#include "math/so3.h"
 #include "math/spatial.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/derivative.h"
@@ -1256,9 +1258,7 @@ std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
   if (c.pos) out.push_back(std::string(c.pos) + " (qpos columns)");
   if (c.vel) out.push_back(std::string(c.vel) + " (qvel columns)");
   if (c.ctl) out.push_back(std::string(c.ctl) + " (act and ctrl columns)");
-  if (m.opt.integrator == kIntRK4) out.push_back("RK4 integrator (transition)");
   if (m.opt.integrator == kIntImplicitCon) out.push_back("implicitcon integrator (transition)");
-  if (internal::midpoint_enabled(m)) out.push_back("midpoint integration of free bodies (transition)");
   if ((m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast) &&
       !(m.opt.disableflags & kDsblPassive) && (m.opt.density > 0 || m.opt.viscosity > 0))
     out.push_back("fluid forces with an implicit integrator (transition)");
@@ -1320,31 +1320,6 @@ void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, do
 
 namespace {
 
-// Right Jacobian of SO(3) at phi and the rotation matrix of exp(phi) (row-major 3x3).
-void so3_jacobians(const double* phi, double* Jr, double* R) {
-  const double th = std::sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]);
-  double K[9] = {0, -phi[2], phi[1], phi[2], 0, -phi[0], -phi[1], phi[0], 0};
-  double K2[9];
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      double s = 0;
-      for (int l = 0; l < 3; ++l) s += K[3 * i + l] * K[3 * l + j];
-      K2[3 * i + j] = s;
-    }
-  double a, b, c, e;  // R = I + a K + b K^2; Jr = I - c K + e K^2
-  if (th < 1e-6) {
-    a = 1 - th * th / 6, b = 0.5 - th * th / 24, c = 0.5 - th * th / 24, e = 1.0 / 6 - th * th / 120;
-  } else {
-    a = std::sin(th) / th, b = (1 - std::cos(th)) / (th * th), c = (1 - std::cos(th)) / (th * th),
-    e = (th - std::sin(th)) / (th * th * th);
-  }
-  for (int i = 0; i < 9; ++i) {
-    const double I = (i % 4 == 0) ? 1 : 0;
-    R[i] = I + a * K[i] + b * K2[i];
-    Jr[i] = I - c * K[i] + e * K2[i];
-  }
-}
-
 // C, D (sensor_deriv.cc), with the derivatives of qacc of f (computed here when null and needed).
 void sensor_rows(const Model& m, Data& d, double* C, double* D, const Forward* f) {
   if (!C && !D) return;
@@ -1362,16 +1337,232 @@ void sensor_rows(const Model& m, Data& d, double* C, double* D, const Forward* f
   internal::sensor_derivatives(m, d, C, D, f ? &qa : nullptr);
 }
 
+// The rows of the eligible free bodies with midpoint integration (src/integrator/midpoint.cc): their
+// update replaces qacc_e and the derivative of its linearization replaces d qacc_e. A column enters
+// through the body's rotation and velocity, its external force f = M qacc + qfrc_bias
+// (d f = M d qacc + d RNE(q, v, qacc)/dq on qpos columns, M d qacc - dC/dv on qvel columns; the
+// body's block of M is decoupled from every other dof) and h d(D y)/dx (tendon_deriv.h), y the
+// velocity change the body's block of D multiplies. Only the columns of the body's component (and
+// of none) reach its rows.
+void midpoint_rows(const Model& m, Data& d, const Forward& f, const Components& cc, const IVec& cadr, const IVec& cols,
+                   double* qacc_e, double* dqa) {
+  const int nv = m.nv, ndx = 2 * nv + m.na, ncol = ndx + m.nu;
+  const double* blocks = internal::deriv_work_midpoint(m, d.work.deriv.data());
+  internal::MidpointLinear L;
+  // the bodies' y, for h d(D y)/dx in one call
+  Vec y(nv, 0.0), G;
+  int fj = 0;
+  for (int j = 0; j < m.njnt; ++j) {
+    if (m.jnt_type[j] != kJointFree) continue;
+    const double* Dg = blocks + 36 * fj++;
+    if (!internal::midpoint_eligible(m, j)) continue;
+    internal::midpoint_linearize(m, d, j, Dg, L);
+    std::copy_n(L.y, 6, &y[m.jnt_dofadr[j]]);
+  }
+  const bool dD = m.ntendon > 0 || (m.nu > 0 && !(m.opt.disableflags & kDsblActuation));
+  if (dD) {
+    G.assign(static_cast<size_t>(nv) * ncol, 0.0);
+    internal::implicit_d_deriv(m, d, y.data(), m.opt.timestep, G.data());
+  }
+  Vec Rq(static_cast<size_t>(nv) * nv);
+  internal::rne_pos_deriv(m, d, d.qvel.data(), d.qacc.data(), true, Rq.data());
+  fj = 0;
+  for (int j = 0; j < m.njnt; ++j) {
+    if (m.jnt_type[j] != kJointFree) continue;
+    const double* Dg = blocks + 36 * fj++;
+    if (!internal::midpoint_eligible(m, j)) continue;
+    internal::midpoint_linearize(m, d, j, Dg, L);
+    const int a = m.jnt_dofadr[j];
+    std::copy_n(L.dv, 6, qacc_e + a);
+    double Mb[36];  // the body's block of M (its dofs form one chain)
+    for (int i = 0; i < 6; ++i)
+      for (int t = 0; t <= i; ++t) Mb[6 * i + i - t] = Mb[6 * (i - t) + i] = d.qM[m.dof_Madr[a + i] + t];
+    const int comp = cc.id[a];
+    for (int x = 0; x < cadr[1] + cadr[comp + 2] - cadr[comp + 1]; ++x) {
+      const int k = x < cadr[1] ? cols[x] : cols[cadr[comp + 1] + x - cadr[1]];
+      const double* da = k < nv       ? &f.aq[static_cast<size_t>(k) * nv]
+                         : k < 2 * nv ? &f.av[static_cast<size_t>(k - nv) * nv]
+                         : k < ndx    ? &f.aact[static_cast<size_t>(k - 2 * nv) * nv]
+                                      : &f.au[static_cast<size_t>(k - ndx) * nv];
+      double dr[3] = {0, 0, 0}, dvel[6] = {0, 0, 0, 0, 0, 0}, df[6], g[6] = {0, 0, 0, 0, 0, 0}, ddv[6];
+      for (int i = 0; i < 6; ++i) {
+        double s = 0;
+        for (int l = 0; l < 6; ++l) s += Mb[6 * i + l] * da[a + l];
+        if (k < nv) s += Rq[static_cast<size_t>(a + i) * nv + k];
+        else if (k < 2 * nv) s -= f.Cv[static_cast<size_t>(k - nv) * nv + a + i];
+        df[i] = s;
+        if (dD) g[i] = G[static_cast<size_t>(k) * nv + a + i];
+      }
+      if (k >= a + 3 && k < a + 6) dr[k - a - 3] = 1;
+      if (k >= nv + a && k < nv + a + 6) dvel[k - nv - a] = 1;
+      internal::midpoint_tangent(L, dr, dvel, df, g, ddv);
+      std::copy_n(ddv, 6, dqa + static_cast<size_t>(k) * nv + a);
+    }
+  }
+}
+
+// out (nv x n, col-major) = the tangent of integrate_pos(q, w, s) given the tangents dq of q and dw of
+// w (col-major nv x n): dq + s dw on scalar and translation dofs, exp(s w)' dq + Jr(s w) s dw on
+// the rotation of ball and free joints (math/so3.h).
+void manifold_tangent(const Model& m, const double* w, double s, const double* dq, const double* dw, int n,
+                      double* out) {
+  const int nv = m.nv;
+  for (int j = 0; j < m.njnt; ++j) {
+    const int v0 = m.jnt_dofadr[j];
+    int nrot = 0, nlin = 1;
+    if (m.jnt_type[j] == kJointFree) nlin = 3, nrot = 3;
+    if (m.jnt_type[j] == kJointBall) nlin = 0, nrot = 3;
+    for (int k = 0; k < n; ++k)
+      for (int c = 0; c < nlin; ++c) {
+        const size_t i = static_cast<size_t>(k) * nv + v0 + c;
+        out[i] = dq[i] + s * dw[i];
+      }
+    if (!nrot) continue;
+    const int r0 = v0 + nlin;
+    double phi[3], Jr[9], R[9];
+    for (int c = 0; c < 3; ++c) phi[c] = s * w[r0 + c];
+    math::so3_jacobians(phi, Jr, R);
+    for (int k = 0; k < n; ++k) {
+      const double* q = dq + static_cast<size_t>(k) * nv + r0;
+      const double* v = dw + static_cast<size_t>(k) * nv + r0;
+      double* o = out + static_cast<size_t>(k) * nv + r0;
+      for (int a = 0; a < 3; ++a) {
+        double sum = 0;
+        for (int b = 0; b < 3; ++b) sum += R[3 * b + a] * q[b] + Jr[3 * a + b] * s * v[b];
+        o[a] = sum;
+      }
+    }
+  }
+}
+
+// T's activation rows (ndx rows, col-major, ncol columns): act' = act + hh act_dot clamped to
+// actrange, hh = h (filterexact: tau (1 - exp(-h/tau))); g(k, adr) = d act_dot_adr / d column k.
+template <class G>
+void activation_rows(const Model& m, const double* act, const double* act_dot, G g, double* T) {
+  const int nv = m.nv, na = m.na, ndx = 2 * nv + na, ncol = ndx + m.nu;
+  const double h = m.opt.timestep;
+  for (int u = 0; u < m.nu; ++u) {
+    const int adr = m.actuator_actadr[u];
+    if (adr < 0) continue;
+    double hh = h;
+    if (m.actuator_dyntype[u] == kDynFilterExact) {
+      const double tau = std::max(kMinVal, m.actuator_dynprm[kNDYN * u]);
+      hh = tau * (1 - std::exp(-h / tau));
+    }
+    double clampd = 1;
+    if (m.actuator_actlimited.size() > static_cast<size_t>(u) && m.actuator_actlimited[u]) {
+      const double next = act[adr] + hh * act_dot[adr];
+      if (next < m.actuator_actrange[2 * u] || next > m.actuator_actrange[2 * u + 1]) clampd = 0;
+    }
+    for (int k = 0; k < ncol; ++k)
+      T[static_cast<size_t>(k) * ndx + 2 * nv + adr] = clampd * ((k == 2 * nv + adr ? 1 : 0) + hh * g(k, adr));
+  }
+}
+
+// RK4 (src/integrator/rk4.cc): the chain rule through the four stages. Stage i's state
+//   q_i = q_0 (+) a h vel_{i-1},  v_i = v_0 + a h acc_{i-1},  act_i = act_0 + a h act_dot_{i-1}
+// has the tangents (Q_i, V_i, Act_i) of every column; its forward derivatives (at the stage state)
+// give d acc_i = Aq Q_i + Av V_i + Aact Act_i + Au U, likewise d act_dot_i. The step is
+// q' = q_0 (+) h sum b_i vel_i, v' = v_0 + h sum b_i acc_i, act' = act_0 + h sum b_i act_dot_i.
+// Returns stage 0's forward derivatives (the sensor rows use them); d is left at a stage state.
+Forward rk4_transition(const Model& m, Data& d, double* A, double* B) {
+  constexpr double kA[3] = {0.5, 0.5, 1.0};
+  constexpr double kB[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+  const int nq = m.nq, nv = m.nv, na = m.na, nu = m.nu, ndx = 2 * nv + na, ncol = ndx + nu;
+  const double h = m.opt.timestep, time0 = d.time;
+  const size_t nvc = static_cast<size_t>(nv) * ncol, nac = static_cast<size_t>(na) * ncol;
+  Vec q0(d.qpos.begin(), d.qpos.begin() + nq), v0(d.qvel.begin(), d.qvel.begin() + nv),
+      act0(d.act.begin(), d.act.begin() + na);
+  // the initial tangents: identity on the state's columns
+  Vec Q0(nvc, 0.0), V0(nvc, 0.0), Act0(nac, 0.0);
+  for (int k = 0; k < nv; ++k) Q0[static_cast<size_t>(k) * nv + k] = V0[static_cast<size_t>(nv + k) * nv + k] = 1;
+  for (int k = 0; k < na; ++k) Act0[static_cast<size_t>(2 * nv + k) * na + k] = 1;
+  Vec Q(nvc), V(V0), Act(Act0), ACC(nvc), G(nac);
+  Vec sumV(nvc, 0.0), sumA(nvc, 0.0), sumG(nac, 0.0);
+  Vec vel(nv), acc(nv), actdot(na), svel(nv, 0.0), sacc(nv, 0.0), sact(na, 0.0);
+  Forward f0;
+  for (int i = 0; i < 4; ++i) {
+    if (i == 0) {
+      Q = Q0;
+    } else {
+      const double a = kA[i - 1];
+      std::copy(q0.begin(), q0.end(), d.qpos.begin());
+      integrate_pos(m, d.qpos.data(), vel.data(), a * h);
+      for (int k = 0; k < nv; ++k) d.qvel[k] = v0[k] + a * h * acc[k];
+      for (int k = 0; k < na; ++k) d.act[k] = act0[k] + a * h * actdot[k];
+      d.time = time0 + a * h;
+      manifold_tangent(m, vel.data(), a * h, Q0.data(), V.data(), ncol, Q.data());  // V: V_{i-1}
+      for (size_t x = 0; x < nvc; ++x) V[x] = V0[x] + a * h * ACC[x];
+      for (size_t x = 0; x < nac; ++x) Act[x] = Act0[x] + a * h * G[x];
+    }
+    forward(m, d);
+    Forward f = compute_forward(m, d, dof_components(m, d), false);
+    std::copy_n(d.qvel.begin(), nv, vel.begin());
+    std::copy_n(d.qacc.begin(), nv, acc.begin());
+    std::copy_n(d.act_dot.begin(), na, actdot.begin());
+    // d acc_i and d act_dot_i of every column
+    std::fill(ACC.begin(), ACC.end(), 0.0);
+    std::fill(G.begin(), G.end(), 0.0);
+    auto add = [&](const Vec& fa, const Vec& fg, const double* X, int nx, int k) {
+      // column k += fa X[:, k] (fa col-major nv x nx, fg na x nx; X col-major nx rows)
+      for (int l = 0; l < nx; ++l) {
+        const double x = X[static_cast<size_t>(k) * nx + l];
+        if (x == 0) continue;
+        const double* ca = &fa[static_cast<size_t>(l) * nv];
+        double* o = &ACC[static_cast<size_t>(k) * nv];
+        for (int r = 0; r < nv; ++r) o[r] += ca[r] * x;
+        const double* cg = &fg[static_cast<size_t>(l) * na];
+        double* og = &G[static_cast<size_t>(k) * na];
+        for (int r = 0; r < na; ++r) og[r] += cg[r] * x;
+      }
+    };
+    for (int k = 0; k < ncol; ++k) {
+      add(f.aq, f.gq, Q.data(), nv, k);
+      add(f.av, f.gv, V.data(), nv, k);
+      if (na) add(f.aact, f.gact, Act.data(), na, k);
+      if (k >= ndx) {
+        const int u = k - ndx;
+        for (int r = 0; r < nv; ++r) ACC[static_cast<size_t>(k) * nv + r] += f.au[static_cast<size_t>(u) * nv + r];
+        for (int r = 0; r < na; ++r) G[static_cast<size_t>(k) * na + r] += f.gu[static_cast<size_t>(u) * na + r];
+      }
+    }
+    const double b = kB[i];
+    for (size_t x = 0; x < nvc; ++x) sumV[x] += b * V[x], sumA[x] += b * ACC[x];
+    for (size_t x = 0; x < nac; ++x) sumG[x] += b * G[x];
+    for (int k = 0; k < nv; ++k) svel[k] += b * vel[k], sacc[k] += b * acc[k];
+    for (int k = 0; k < na; ++k) sact[k] += b * actdot[k];
+    if (i == 0) f0 = std::move(f);
+  }
+  d.time = time0;
+  // T[k*ndx + r]: d x'_r / d (x, u)_k
+  Vec T(static_cast<size_t>(ndx) * ncol, 0.0), P(nvc);
+  manifold_tangent(m, svel.data(), h, Q0.data(), sumV.data(), ncol, P.data());
+  for (int k = 0; k < ncol; ++k) {
+    double* t = &T[static_cast<size_t>(k) * ndx];
+    for (int r = 0; r < nv; ++r) {
+      t[r] = P[static_cast<size_t>(k) * nv + r];
+      t[nv + r] = V0[static_cast<size_t>(k) * nv + r] + h * sumA[static_cast<size_t>(k) * nv + r];
+    }
+  }
+  activation_rows(m, act0.data(), sact.data(), [&](int k, int adr) { return sumG[static_cast<size_t>(k) * na + adr]; },
+                  T.data());
+  if (A)
+    for (int r = 0; r < ndx; ++r)
+      for (int k = 0; k < ndx; ++k) A[static_cast<size_t>(r) * ndx + k] = T[static_cast<size_t>(k) * ndx + r];
+  if (B)
+    for (int r = 0; r < ndx; ++r)
+      for (int k = 0; k < nu; ++k) B[static_cast<size_t>(r) * nu + k] = T[static_cast<size_t>(ndx + k) * ndx + r];
+  return f0;
+}
+
 }  // namespace
 
 void transition_derivatives(const Model& m, Data& d, double* A, double* B, double* C, double* D) {
   const int nv = m.nv, na = m.na, nu = m.nu, ndx = 2 * nv + na;
   const double h = m.opt.timestep;
   const int integ = m.opt.integrator;
-  if (integ == kIntRK4 || integ == kIntImplicitCon || internal::midpoint_enabled(m)) {
-    warn_once(integ == kIntRK4            ? "RK4 integrator"
-              : integ == kIntImplicitCon ? "implicitcon integrator"
-                                         : "midpoint integration of free bodies (implicit integrators)");
+  if (integ == kIntImplicitCon) {
+    warn_once("implicitcon integrator");
     transition_fd(m, d, kEps, true, A, B, C, D);
     return;
   }
@@ -1380,6 +1571,12 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     return;
   }
   const StateCopy s(d);
+  if (integ == kIntRK4) {
+    const Forward f0 = rk4_transition(m, d, A, B);
+    s.restore(d);
+    sensor_rows(m, d, C, D, &f0);
+    return;
+  }
   if (integ != kIntEuler) {
     // the implicit integrators' D must be covered analytically (its derivative enters A and B)
     forward(m, d);
@@ -1408,6 +1605,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     return false;
   }();
   const bool euler = integ == kIntEuler;
+  const bool midpoint = internal::midpoint_enabled(m);
   Vec qacc_e(d.qacc.begin(), d.qacc.begin() + nv);
   const int ncol = ndx + nu;
   Vec dqa(static_cast<size_t>(nv) * ncol, 0.0);  // col-major: d qacc_e / d (q, v, act, u)
@@ -1439,6 +1637,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
       for (int i = 0; i < nv; ++i) Eh[m.dof_Madr[i]] += h * m.dof_damping[i];
     } else {
       internal::deriv_passive_actuator_vel(m, d);
+      if (midpoint) internal::midpoint_save_blocks(m, d);  // D of the free bodies without RNE terms
       if (lu) internal::deriv_rne_vel(m, d);
       const double* Dq = d.qDeriv.data();
       for (int i = 0; i < nv; ++i) {
@@ -1514,6 +1713,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     }
     Esolve(rhs.data(), ncol, ccol.data());
     std::swap(dqa, rhs);
+    if (midpoint) midpoint_rows(m, d, f, cc, cadr, cols, qacc_e.data(), dqa.data());
   }
 
   // next state: v' = v + h qacc_e; act' = act + hh act_dot (clamped); q' = q exp(h v')
@@ -1527,28 +1727,12 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     for (int i = 0; i < nv; ++i) t[nv + i] = h * a[i] + (k == nv + i ? 1 : 0);
   }
   // activations
-  for (int u = 0; u < nu; ++u) {
-    const int adr = m.actuator_actadr[u];
-    if (adr < 0) continue;
-    double hh = h;
-    if (m.actuator_dyntype[u] == kDynFilterExact) {
-      const double tau = std::max(kMinVal, m.actuator_dynprm[kNDYN * u]);
-      hh = tau * (1 - std::exp(-h / tau));
-    }
-    double clampd = 1;
-    if (m.actuator_actlimited.size() > static_cast<size_t>(u) && m.actuator_actlimited[u]) {
-      const double next = d.act[adr] + hh * d.act_dot[adr];
-      if (next < m.actuator_actrange[2 * u] || next > m.actuator_actrange[2 * u + 1]) clampd = 0;
-    }
-    for (int k = 0; k < ncol; ++k) {
-      double g = 0;
-      if (k < nv) g = f.gq[static_cast<size_t>(k) * na + adr];
-      else if (k < 2 * nv) g = f.gv[static_cast<size_t>(k - nv) * na + adr];
-      else if (k < ndx) g = f.gact[static_cast<size_t>(k - 2 * nv) * na + adr];
-      else g = f.gu[static_cast<size_t>(k - ndx) * na + adr];
-      T[static_cast<size_t>(k) * ndx + 2 * nv + adr] = clampd * ((k == 2 * nv + adr ? 1 : 0) + hh * g);
-    }
-  }
+  activation_rows(m, d.act.data(), d.act_dot.data(), [&](int k, int adr) {
+    if (k < nv) return f.gq[static_cast<size_t>(k) * na + adr];
+    if (k < 2 * nv) return f.gv[static_cast<size_t>(k - nv) * na + adr];
+    if (k < ndx) return f.gact[static_cast<size_t>(k - 2 * nv) * na + adr];
+    return f.gu[static_cast<size_t>(k - ndx) * na + adr];
+  }, T.data());
   // positions
   for (int j = 0; j < m.njnt; ++j) {
     int v0 = m.jnt_dofadr[j];
@@ -1566,7 +1750,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
     const int r0 = v0 + nlin;
     double phi[3], Jr[9], R[9];
     for (int c = 0; c < 3; ++c) phi[c] = h * vn[r0 + c];
-    so3_jacobians(phi, Jr, R);
+    math::so3_jacobians(phi, Jr, R);
     // the columns of the joint's component and of none (the others are zero on its rows)
     const int comp = cc.id[v0];
     for (int x = 0; x < cadr[1] + cadr[comp + 2] - cadr[comp + 1]; ++x) {

@@ -31,6 +31,7 @@
 #include "derivative/work.h"
 #include "integrator/implicit.h"
 #include "integrator/integrator.h"
+#include "math/so3.h"
 #include "math/vec.h"
 #include "moreau/moreau.h"
 
@@ -204,66 +205,85 @@ void congruence(double* C, const double* A, const double* S, const double* P) {
     }
 }
 
-void midpoint_body(const Model& m, Data& d, int jnt, const double* Dg, double* dv) {
+// One body's midpoint problem at the current state, with the map T = [E, S; 0, R_p] from com to
+// joint coordinates (file comment) and the external force f in joint coordinates.
+struct MidpointSetup {
+  MidpointProblem p;
+  const double* R;  // xmat
+  double Rp[9], r[3], S[9];
+  double vcom[3];
+  double f[6];
+};
+
+MidpointSetup midpoint_setup(const Model& m, const Data& d, int jnt, const double* Dg) {
   const int b = m.jnt_bodyid[jnt];
   const int a = m.jnt_dofadr[jnt];
-  const int qa = m.jnt_qposadr[jnt];
   const double h = m.opt.timestep;
-  const double* R = &d.xmat[9 * b];
+  MidpointSetup s;
+  s.R = &d.xmat[9 * b];
+  const double* R = s.R;
   const double* Ri = &d.ximat[9 * b];
-  double Rp[9], r[3];
-  mulmatTmat3(Rp, R, Ri);
-  sub3(r, &d.xipos[3 * b], &d.xpos[3 * b]);
+  mulmatTmat3(s.Rp, R, Ri);
+  sub3(s.r, &d.xipos[3 * b], &d.xpos[3 * b]);
 
   // state in com coordinates
   const double* u = &d.qvel[a];
   const double* wl = &d.qvel[a + 3];
-  double ww[3], wxr[3], vcom[3];
+  double ww[3], wxr[3];
   mulmatvec3(ww, R, wl);
-  cross3(wxr, ww, r);
-  add3(vcom, u, wxr);
+  cross3(wxr, ww, s.r);
+  add3(s.vcom, u, wxr);
 
-  MidpointProblem p;
+  MidpointProblem& p = s.p;
   p.h = h;
   p.mass = m.body_mass[b];
   copy3(p.I, &m.body_inertia[3 * b]);
-  mulmatTvec3(p.wt, Rp, wl);
+  mulmatTvec3(p.wt, s.Rp, wl);
 
   // external force: everything but the velocity-product part of qfrc_bias
-  double f[6];
-  for (int i = 0; i < 6; ++i) f[i] = d.qfrc_smooth[a + i] + d.qfrc_constraint[a + i] + d.qfrc_bias[a + i];
-  copy3(p.F, f);
+  for (int i = 0; i < 6; ++i) s.f[i] = d.qfrc_smooth[a + i] + d.qfrc_constraint[a + i] + d.qfrc_bias[a + i];
+  copy3(p.F, s.f);
   if (!(m.opt.disableflags & kDsblGravity)) addscl3(p.F, m.opt.gravity, p.mass);
   double tw[3], rxf[3];
-  mulmatvec3(tw, R, f + 3);
-  cross3(rxf, r, f);
+  mulmatvec3(tw, R, s.f + 3);
+  cross3(rxf, s.r, s.f);
   sub3(tw, tw, rxf);
   mulmatTvec3(p.tau, Ri, tw);
 
   // D in com coordinates: T = [E, [r]x R_i; 0, R_p]
-  const double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
-  double S[9];
-  mulmatmat3(S, rx, Ri);
-  congruence(p.Dc, Dg, S, Rp);
+  const double rx[9] = {0, -s.r[2], s.r[1], s.r[2], 0, -s.r[0], -s.r[1], s.r[0], 0};
+  mulmatmat3(s.S, rx, Ri);
+  congruence(p.Dc, Dg, s.S, s.Rp);
+  return s;
+}
 
-  // start from the explicit half step
-  double x[6];
-  for (int i = 0; i < 3; ++i) x[i] = h * p.F[i] / p.mass;
+// Newton's method from the explicit half step.
+void midpoint_solve(const MidpointProblem& p, double* x) {
+  for (int i = 0; i < 3; ++i) x[i] = p.h * p.F[i] / p.mass;
   {
     const double Iw[3] = {p.I[0] * p.wt[0], p.I[1] * p.wt[1], p.I[2] * p.wt[2]};
     double g[3];
     cross3(g, p.wt, Iw);
-    for (int i = 0; i < 3; ++i) x[3 + i] = p.wt[i] + 0.5 * h * (p.tau[i] - g[i]) / std::max(kMinVal, p.I[i]);
+    for (int i = 0; i < 3; ++i) x[3 + i] = p.wt[i] + 0.5 * p.h * (p.tau[i] - g[i]) / std::max(kMinVal, p.I[i]);
   }
   p.solve(x);
+}
 
-  // back to joint coordinates at t+h
-  double wp_next[3], wl_next[3], vcom_next[3];
+// Back to joint coordinates at t+h: dv = (v_{t+h} - v_t)/h from the solution x; also the new local
+// angular velocity and the orientation at t+h.
+void midpoint_finish(const Model& m, const Data& d, int jnt, const MidpointSetup& s, const double* x, double* dv,
+                     double* wl_next, double* Rn) {
+  const int b = m.jnt_bodyid[jnt];
+  const int qa = m.jnt_qposadr[jnt];
+  const double h = s.p.h;
+  const double* u = &d.qvel[m.jnt_dofadr[jnt]];
+  const double* wl = u + 3;
+  double wp_next[3], vcom_next[3];
   for (int i = 0; i < 3; ++i) {
-    wp_next[i] = 2 * x[3 + i] - p.wt[i];
-    vcom_next[i] = vcom[i] + x[i];
+    wp_next[i] = 2 * x[3 + i] - s.p.wt[i];
+    vcom_next[i] = s.vcom[i] + x[i];
   }
-  mulmatvec3(wl_next, Rp, wp_next);
+  mulmatvec3(wl_next, s.Rp, wp_next);
   double q[4], axis[3] = {wl_next[0], wl_next[1], wl_next[2]};
   copy4(q, &d.qpos[qa + 3]);
   normalize4(q);
@@ -274,14 +294,21 @@ void midpoint_body(const Model& m, Data& d, int jnt, const double* Dg, double* d
     mulquat(q, q, dq);
     normalize4(q);
   }
-  double Rn[9], wxi[3], off[3];
+  double wxi[3], off[3];
   quat2mat(Rn, q);
   cross3(wxi, wl_next, &m.body_ipos[3 * b]);
   mulmatvec3(off, Rn, wxi);
   for (int i = 0; i < 3; ++i) {
-    dv[a + i] = (vcom_next[i] - off[i] - u[i]) / h;
-    dv[a + 3 + i] = (wl_next[i] - wl[i]) / h;
+    dv[i] = (vcom_next[i] - off[i] - u[i]) / h;
+    dv[3 + i] = (wl_next[i] - wl[i]) / h;
   }
+}
+
+void midpoint_body(const Model& m, Data& d, int jnt, const double* Dg, double* dv) {
+  const MidpointSetup s = midpoint_setup(m, d, jnt, Dg);
+  double x[6], wl_next[3], Rn[9];
+  midpoint_solve(s.p, x);
+  midpoint_finish(m, d, jnt, s, x, dv + m.jnt_dofadr[jnt], wl_next, Rn);
 }
 
 }  // namespace
@@ -293,6 +320,150 @@ void midpoint_free_bodies(const Model& m, Data& d, double* dv) {
     if (m.jnt_type[j] != kJointFree) continue;
     const double* Dg = blocks + 36 * f++;
     if (midpoint_eligible(m, j)) midpoint_body(m, d, j, Dg, dv);
+  }
+}
+
+}  // namespace moreau::internal
+
+namespace moreau::internal {
+
+using namespace math;
+
+// Linearization (implicit-function theorem on the residual at the solution x, J dx = -dR/dp dp):
+// with the tangent dr of the body's rotation (R' = R exp([dr]x), local frame), the setup moves by
+//   d w_t = R_p' d w_l,
+//   d v_com = d u + R (dr x (w_l x ipos)) + R (d w_l x ipos),
+//   d F = d f_lin,   d tau = R_p' (d f_ang - ipos x (R' d f_lin - dr x R' f_lin)),
+//   d S = R [dr]x [ipos]x R_p   (S = [r]x R_i = R [ipos]x R_p; R_p is constant),
+// and D_c dw = T' D T dw moves by dT' z + T' dD y + T' D dT dw (y = T dw, z = D y). After the solve,
+// t+h: d w_l' = R_p (2 d w_mid - d w_t), R_{t+h} = R exp(h w_l') moves by
+// psi = exp(h w_l')' dr + Jr(h w_l') h d w_l' (math/so3.h), and u' = v_com' - R_{t+h} (w_l' x ipos).
+void midpoint_linearize(const Model& m, const Data& d, int jnt, const double* Dg, MidpointLinear& L) {
+  const int b = m.jnt_bodyid[jnt];
+  const MidpointSetup s = midpoint_setup(m, d, jnt, Dg);
+  double x[6], Rn[9];
+  midpoint_solve(s.p, x);
+  midpoint_finish(m, d, jnt, s, x, L.dv, L.wl_next, Rn);
+
+  L.h = s.p.h;
+  copy3(L.I, s.p.I);
+  copy3(L.ipos, &m.body_ipos[3 * b]);
+  copy9(L.R, s.R);
+  copy9(L.Rp, s.Rp);
+  copy9(L.S, s.S);
+  copy9(L.Rn, Rn);
+  copy3(L.flin, s.f);
+  copy3(L.wl, &d.qvel[m.jnt_dofadr[jnt] + 3]);
+  std::copy_n(s.p.Dc, 36, L.Dc);
+  std::copy_n(Dg, 36, L.Dg);
+  // dw = (dv_c, 2 (w_mid - w_t)), y = T dw, z = D y
+  for (int i = 0; i < 3; ++i) {
+    L.dw[i] = x[i];
+    L.dw[3 + i] = 2 * (x[3 + i] - s.p.wt[i]);
+  }
+  double t[3];
+  mulmatvec3(t, s.S, L.dw + 3);
+  add3(L.y, L.dw, t);
+  mulmatvec3(L.y + 3, s.Rp, L.dw + 3);
+  for (int i = 0; i < 6; ++i) {
+    double z = 0;
+    for (int k = 0; k < 6; ++k) z += Dg[6 * i + k] * L.y[k];
+    L.z[i] = z;
+  }
+  // J^-1 at the solution, column by column
+  double J[36], A[36];
+  s.p.jacobian(x, J);
+  for (int c = 0; c < 6; ++c) {
+    double e[6] = {0, 0, 0, 0, 0, 0};
+    e[c] = 1;
+    std::copy_n(J, 36, A);
+    solve6(A, e);
+    for (int i = 0; i < 6; ++i) L.Jinv[6 * i + c] = e[i];
+  }
+  double phi[3];
+  scl3(phi, L.wl_next, L.h);
+  so3_jacobians(phi, L.Jr, L.E);
+}
+
+void midpoint_tangent(const MidpointLinear& L, const double* dr, const double* dvel, const double* df,
+                      const double* hdDy, double* ddv) {
+  const double h = L.h;
+  const double* du = dvel;
+  const double* dwl = dvel + 3;
+  double t1[3], t2[3], t3[3];
+  // the setup's tangent
+  double dwt[3], dvcom[3], dtau[3];
+  mulmatTvec3(dwt, L.Rp, dwl);
+  cross3(t3, L.wl, L.ipos);
+  cross3(t1, dr, t3);
+  cross3(t2, dwl, L.ipos);
+  add3(t1, t1, t2);
+  mulmatvec3(t2, L.R, t1);
+  add3(dvcom, du, t2);
+  mulmatTvec3(t1, L.R, L.flin);
+  cross3(t2, dr, t1);
+  mulmatTvec3(t1, L.R, df);
+  sub3(t1, t1, t2);
+  cross3(t2, L.ipos, t1);
+  sub3(t2, df + 3, t2);
+  mulmatTvec3(dtau, L.Rp, t2);
+  // dS dw_ang = R (dr x (ipos x R_p dw_ang)); dS' z_lin = R_p' (ipos x (dr x R' z_lin))
+  double dSdw[3], dStz[3];
+  mulmatvec3(t1, L.Rp, L.dw + 3);
+  cross3(t2, L.ipos, t1);
+  cross3(t1, dr, t2);
+  mulmatvec3(dSdw, L.R, t1);
+  mulmatTvec3(t1, L.R, L.z);
+  cross3(t2, dr, t1);
+  cross3(t1, L.ipos, t2);
+  mulmatTvec3(dStz, L.Rp, t1);
+  // w = h D dT dw + h dD y (joint coordinates), then T' w = (w_lin, S' w_lin + R_p' w_ang)
+  double w[6], Tw[6];
+  for (int i = 0; i < 6; ++i) {
+    double s = 0;
+    for (int k = 0; k < 3; ++k) s += L.Dg[6 * i + k] * dSdw[k];
+    w[i] = h * s + hdDy[i];
+  }
+  copy3(Tw, w);
+  mulmatTvec3(t1, L.S, w);
+  mulmatTvec3(t2, L.Rp, w + 3);
+  add3(Tw + 3, t1, t2);
+  // dR/dp dp
+  double rho[6];
+  for (int i = 0; i < 6; ++i) {
+    double s = 0;
+    for (int k = 0; k < 3; ++k) s += L.Dc[6 * i + 3 + k] * dwt[k];
+    rho[i] = 2 * h * s - Tw[i];
+  }
+  for (int i = 0; i < 3; ++i) {
+    rho[i] -= h * df[i];
+    rho[3 + i] -= h * dtau[i] + 2 * L.I[i] * dwt[i] + h * dStz[i];
+  }
+  double dx[6];
+  for (int i = 0; i < 6; ++i) {
+    double s = 0;
+    for (int k = 0; k < 6; ++k) s -= L.Jinv[6 * i + k] * rho[k];
+    dx[i] = s;
+  }
+  // t+h
+  double dwl_next[3], psi[3], dvcom_next[3];
+  for (int i = 0; i < 3; ++i) {
+    t1[i] = 2 * dx[3 + i] - dwt[i];
+    dvcom_next[i] = dvcom[i] + dx[i];
+  }
+  mulmatvec3(dwl_next, L.Rp, t1);
+  mulmatTvec3(psi, L.E, dr);
+  mulmatvec3(t1, L.Jr, dwl_next);
+  addscl3(psi, t1, h);
+  // du' = dv_com' - R_{t+h} (psi x (w_l' x ipos) + d w_l' x ipos)
+  cross3(t3, L.wl_next, L.ipos);
+  cross3(t1, psi, t3);
+  cross3(t2, dwl_next, L.ipos);
+  add3(t1, t1, t2);
+  mulmatvec3(t2, L.Rn, t1);
+  for (int i = 0; i < 3; ++i) {
+    ddv[i] = (dvcom_next[i] - t2[i] - du[i]) / h;
+    ddv[3 + i] = (dwl_next[i] - dwl[i]) / h;
   }
 }
 

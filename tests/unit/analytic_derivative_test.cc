@@ -301,7 +301,6 @@ TEST(AnalyticDerivative, TransitionSmoothMatchesCentredDifferences) {
     Model m = load_model(path);
     if (m.nv == 0 || m.nv > 200) continue;  // the reference costs 8 nv steps
     m.opt.disableflags |= kDsblConstraint;
-    m.opt.enableflags |= kEnblInvdiscrete;  // no midpoint integration of free bodies
     for (int integ : {kIntEuler, kIntImplicit, kIntImplicitFast}) {
       m.opt.integrator = integ;
       Data d = make_data(m);
@@ -334,7 +333,6 @@ void check_constrained(const std::string& path, int nsteps, int integrator, bool
   Model m = load_model(path);
   if (!noslip) m.opt.noslip_iterations = 0;
   m.opt.integrator = integrator;
-  m.opt.enableflags |= kEnblInvdiscrete;  // no midpoint integration of free bodies
   m.opt.tolerance = 1e-12;
   m.opt.iterations = 200;
   Data d = make_data(m);

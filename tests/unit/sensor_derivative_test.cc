@@ -206,7 +206,6 @@ TEST(SensorDerivative, ChainMatchesTransitionFd) {
       m.opt.disableflags |= kDsblConstraint;
     for (int integ : {kIntEuler, kIntImplicit, kIntImplicitFast}) {
       m.opt.integrator = integ;
-      m.opt.enableflags |= kEnblInvdiscrete;  // no midpoint integration of the free body
       for (unsigned seed : {1u, 2u, 3u}) {
         Data d = make_data(m);
         random_state(m, d, seed);
@@ -235,7 +234,6 @@ TEST(SensorDerivative, ChainMatchesTransitionFd) {
 // and force rows come from the fallback and are not zero).
 TEST(SensorDerivative, ChainInContactMatchesTransitionFd) {
   Model m = load_model_from_string(kSensorModel);
-  m.opt.enableflags |= kEnblInvdiscrete;
   Data d = make_data(m);
   for (int i = 0; i < 300; ++i) step(m, d);
   forward(m, d);
@@ -253,7 +251,6 @@ TEST(SensorDerivative, ChainInContactMatchesTransitionFd) {
 // and force (the spatial-tendon actuator's actuatorfrc is analytic: tendon_deriv.h).
 TEST(SensorDerivative, FallbacksNameTheUncoveredTypes) {
   Model m = load_model_from_string(kSensorModel);
-  m.opt.enableflags |= kEnblInvdiscrete;
   Data d = make_data(m);
   const std::vector<std::string> f = derivative_fallbacks(m, d);
   std::vector<std::string> sensors;

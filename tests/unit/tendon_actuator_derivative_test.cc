@@ -322,7 +322,6 @@ const char* kTransmissionScene = R"(
 Model transmission_scene() {
   Model m = load_model_from_string(kTransmissionScene);
   m.actuator_trnid[2 * name2id(m, kObjActuator, "siteref") + 1] = name2id(m, kObjSite, "pin");
-  m.opt.enableflags |= kEnblInvdiscrete;  // no midpoint integration of the free body
   return m;
 }
 
