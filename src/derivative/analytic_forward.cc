@@ -334,6 +334,10 @@ struct Forward {
   Smooth sm;                    // smooth force derivatives (passive + actuator)
   Vec Cv;                       // -dC/dv, col-major
   bool constrained = false;
+  // d efc_force / d (q, v, act, u) (nefc x (2nv + na + nu), col-major: column c at c*nefc), for
+  // the touch, force, torque and limit-force sensor rows; ff_ok: computed (or nefc = 0)
+  Vec ff;
+  bool ff_ok = false;
 };
 
 // Connected components of the dofs' coupling graph: the kinematic tree, the columns of every
@@ -1055,8 +1059,56 @@ struct NoSlip {
   }
 };
 
+// Whether the constraint forces' derivative is analytic (efc_force_deriv below): every column of
+// d qacc analytic and no noslip post-pass (its forces are not differentiated row by row).
+bool efc_force_deriv_ok(const Model& m, const Data& d, const Coverage& cov) {
+  if (d.nefc == 0) return true;
+  return m.opt.noslip_iterations == 0 && !cov.pos && !cov.vel && !cov.ctl;
+}
+
+// d efc_force along every column, the active set held fixed: each row's force is a function of its
+// residual z = J qacc - aref (and of D), f = -D_s z on quadratic rows and in an elliptic cone's
+// block (D_s its cone Hessian), constant elsewhere (satisfied rows, friction loss at its bound), so
+//   df = s - D_s (J dqacc - daref_v),
+// s the force's derivative at fixed qacc along qpos (constraint_pos_term's record: dJ qacc, aref,
+// D), daref_v = -B J[k] along qvel_k and 0 along act and ctrl.
+void efc_force_deriv(const Model& m, const Data& d, const Rows& rows, const double* Sm, Forward& f) {
+  const int nv = m.nv, na = m.na, nu = m.nu, nefc = d.nefc, ncol = 2 * nv + na + nu;
+  f.ff.assign(static_cast<size_t>(nefc) * ncol, 0.0);
+  Vec x(nefc);
+  const double* vals = constraint::J_values(m, d);
+  for (int c = 0; c < ncol; ++c) {
+    const double* dq = c < nv ? &f.aq[static_cast<size_t>(c) * nv]
+                       : c < 2 * nv ? &f.av[static_cast<size_t>(c - nv) * nv]
+                       : c < 2 * nv + na ? &f.aact[static_cast<size_t>(c - 2 * nv) * nv]
+                                         : &f.au[static_cast<size_t>(c - 2 * nv - na) * nv];
+    for (int r = 0; r < nefc; ++r) {
+      const constraint::SparseRow row = constraint::row_of(d, vals, r);
+      double z = 0;
+      for (int a = 0; a < row.nnz; ++a) z += row.val[a] * dq[row.col[a]];
+      if (c >= nv && c < 2 * nv) z += d.efc_KBIP[4 * r + 1] * rows.J[static_cast<size_t>(r) * nv + c - nv];
+      x[r] = z;
+    }
+    double* out = &f.ff[static_cast<size_t>(c) * nefc];
+    if (c < nv) std::copy_n(Sm + static_cast<size_t>(c) * nefc, nefc, out);
+    for (int r = 0; r < nefc;) {
+      if (d.efc_type[r] == kCnstrContactElliptic) {
+        const Contact& con = d.contact[d.efc_id[r]];
+        if (d.efc_state[r] != kCnstrSatisfied)
+          for (int a = 0; a < con.dim; ++a)
+            for (int b = 0; b < con.dim; ++b) out[r + a] -= con.H[a * con.dim + b] * x[r + b];
+        r += con.dim;
+        continue;
+      }
+      if (d.efc_state[r] == kCnstrQuadratic) out[r] -= d.efc_D[r] * x[r];
+      ++r;
+    }
+  }
+}
+
 // with_af: also d qacc / d qfrc_applied (forward_derivatives' DaDf; the transition does not use it).
-Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with_af) {
+// with_ff: also d efc_force (Forward::ff) where efc_force_deriv_ok.
+Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with_af, bool with_ff = false) {
   const int nv = m.nv, na = m.na, nu = m.nu;
   const Coverage cov = coverage(m, d);
   Forward f;
@@ -1090,16 +1142,19 @@ Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with
   NoSlip nsl{m, d, rows, ffin.data()};
   if (ns) nsl.prepare();
   const int nefc = d.nefc, nG = nsl.nG;
+  f.ff_ok = efc_force_deriv_ok(m, d, cov);
+  const bool ff = with_ff && f.ff_ok && f.constrained;
+  Vec Sm;  // s_r,k of constraint_pos_term: the rows' force derivative at fixed qacc (noslip, ff)
   // positions: H^-1 (Fq - d RNE(q, v, qacc)/dq + constraint term)
   if (!cov.pos) {
-    Vec R(static_cast<size_t>(nv) * nv), Sm;
+    Vec R(static_cast<size_t>(nv) * nv);
     internal::rne_pos_deriv(m, d, d.qvel.data(), qm.data(), true, R.data());
     for (int k = 0; k < nv; ++k)
       for (int i = 0; i < nv; ++i)
         f.aq[static_cast<size_t>(k) * nv + i] = f.sm.Fq[static_cast<size_t>(k) * nv + i] - R[static_cast<size_t>(i) * nv + k];
-    if (ns) Sm.assign(static_cast<size_t>(nefc) * nv, 0.0);
+    if (ns || ff) Sm.assign(static_cast<size_t>(nefc) * nv, 0.0);
     if (f.constrained) {
-      const Vec T = constraint_pos_term(m, d, rows, qm.data(), ns ? Sm.data() : nullptr);
+      const Vec T = constraint_pos_term(m, d, rows, qm.data(), ns || ff ? Sm.data() : nullptr);
       for (size_t i = 0; i < f.aq.size(); ++i) f.aq[i] += T[i];
     }
     S.solve(f.aq.data(), nv, cc.id.data());
@@ -1161,6 +1216,7 @@ Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with
     nsl.apply(f.af.data(), I.data(), nullptr, nullptr, nv);
   }
   if (ns) std::copy(state_fin.begin(), state_fin.end(), d.efc_state.begin());
+  if (ff) efc_force_deriv(m, d, rows, Sm.data(), f);
 
   // finite-difference fallback
   if (cov.pos || cov.vel || cov.ctl) {
@@ -1216,7 +1272,7 @@ std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
   if (m.opt.integrator == kIntRK4) out.push_back("RK4 integrator (transition)");
   if (m.opt.integrator == kIntImplicitCon) out.push_back("implicitcon integrator (transition)");
   if (internal::midpoint_enabled(m)) out.push_back("midpoint integration of free bodies (transition)");
-  internal::sensor_fallbacks(m, out);
+  internal::sensor_fallbacks(m, d, efc_force_deriv_ok(m, d, c), out);
   return out;
 }
 
@@ -1302,16 +1358,20 @@ void so3_jacobians(const double* phi, double* Jr, double* R) {
 void sensor_rows(const Model& m, Data& d, double* C, double* D, const Forward* f) {
   if (!C && !D) return;
   Forward local;
-  if (!f && internal::sensors_need_qacc(m)) {
+  if (!f && internal::sensors_need_forward(m)) {
     // forward renormalizes the quaternions in qpos (a last-bit change): the caller's state back
     const StateCopy s(d);
     forward(m, d);
-    local = compute_forward(m, d, dof_components(m, d), false);
+    local = compute_forward(m, d, dof_components(m, d), false, true);
     s.restore(d);
     f = &local;
   }
   internal::QaccDeriv qa{};
-  if (f) qa = {f->aq.data(), f->av.data(), f->aact.data(), f->au.data()};
+  if (f) {
+    qa = {f->aq.data(), f->av.data(), f->aact.data(), f->au.data()};
+    qa.force = f->ff.empty() ? nullptr : f->ff.data();
+    qa.force_ok = f->ff_ok && (!f->constrained || qa.force);
+  }
   internal::sensor_derivatives(m, d, C, D, f ? &qa : nullptr);
 }
 
@@ -1348,7 +1408,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
   }
   forward(m, d);
   const Components cc = dof_components(m, d);
-  Forward f = compute_forward(m, d, cc, false);
+  Forward f = compute_forward(m, d, cc, false, (C || D) && internal::sensors_need_forward(m));
 
   // qacc_e = E^-1 M qacc, E = M + h B_damp (Euler), M - h D_s (implicitfast), M - h D (implicit).
   // d qacc_e = E^-1 (M d qacc - dM (qacc_e - qacc) + h dD qacc_e)
