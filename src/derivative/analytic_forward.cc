@@ -505,7 +505,8 @@ Rows constraint_rows(const Model& m, Data& d, const double* qacc) {
 
 // -J' D_s B J (col-major nv x nv): the velocity term of aref = -B J v through the constraint cost's
 // Hessian D_s (efc_D on quadratic rows, the cone Hessian of elliptic contacts not in the top zone).
-Vec constraint_vel_term(const Model& m, Data& d, const Rows& c) {
+// with_B false: -J' D_s J (the acceleration term of inverse dynamics).
+Vec constraint_vel_term(const Model& m, Data& d, const Rows& c, bool with_B = true) {
   const int nv = m.nv, nefc = d.nefc;
   const Vec& J = c.J;
   // W = D_s diag(B) J (nefc x nv), then term = -J' W
@@ -519,7 +520,7 @@ Vec constraint_vel_term(const Model& m, Data& d, const Rows& c) {
       if (d.efc_state[r] != kCnstrSatisfied)
         for (int a = 0; a < dim; ++a)
           for (int b = 0; b < dim; ++b) {
-            const double h = con.H[a * dim + b] * d.efc_KBIP[4 * (r + b) + 1];
+            const double h = con.H[a * dim + b] * (with_B ? d.efc_KBIP[4 * (r + b) + 1] : 1.0);
             if (h == 0) continue;
             for (int i = 0; i < nv; ++i)
               W[static_cast<size_t>(r + a) * nv + i] += h * J[static_cast<size_t>(r + b) * nv + i];
@@ -528,7 +529,7 @@ Vec constraint_vel_term(const Model& m, Data& d, const Rows& c) {
       continue;
     }
     if (d.efc_state[r] == kCnstrQuadratic) {
-      const double h = d.efc_D[r] * d.efc_KBIP[4 * r + 1];
+      const double h = d.efc_D[r] * (with_B ? d.efc_KBIP[4 * r + 1] : 1.0);
       for (int i = 0; i < nv; ++i) W[static_cast<size_t>(r) * nv + i] = h * J[static_cast<size_t>(r) * nv + i];
     }
     ++r;
@@ -1291,40 +1292,104 @@ void forward_derivatives(const Model& m, Data& d, double* DaDq, double* DaDv, do
   if (DactDu) transpose(nu, na, f.gu.data(), DactDu);
 }
 
+// Inverse dynamics: qfrc_inverse = M qacc + C(q, v) - qfrc_passive - J' f(J qacc - aref), the
+// constraint forces an explicit function of qacc (the soft model's inverse, no solver). Their
+// derivatives at fixed qacc are those of forward's optimality condition: d(J' f)/dq is
+// constraint_pos_term, d(J' f)/dv = -J' D_s B J, d(J' f)/dqacc = -J' D_s J. invdiscrete with Euler
+// and joint damping B: the inverse runs on qacc_c = M^-1 (M + hB) qacc_d, so by the chain rule
+// DfDa = F_a (I + h M^-1 B) and DfDq = F_q - F_a M^-1 (dM/dq)(qacc_c - qacc_d), F the continuous
+// inverse at qacc_c.
 void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, double* DfDa) {
   const int nv = m.nv;
   inverse(m, d);
-  const bool discrete = (m.opt.enableflags & kEnblInvdiscrete) &&
-                        (m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast);
+  const bool implicit_discrete = (m.opt.enableflags & kEnblInvdiscrete) &&
+                                 (m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast);
+  bool damped = false;
+  for (int i = 0; i < nv; ++i) damped = damped || m.dof_damping[i] > 0;
+  const bool euler_discrete = (m.opt.enableflags & kEnblInvdiscrete) && m.opt.integrator == kIntEuler && damped;
   Coverage cov = coverage(m, d);
   // actuators do not enter qfrc_inverse
   cov.ctl = nullptr;
-  if (d.nefc > 0) cov.all("constraint forces of inverse dynamics");
-  if (discrete) cov.all("invdiscrete");
+  if (implicit_discrete) cov.all("invdiscrete with an implicit integrator");
   if (cov.pos || cov.vel) {
     warn_once(cov.pos ? cov.pos : cov.vel);
     inverse_fd(m, d, kEps, true, false, DfDq, DfDv, DfDa, nullptr, nullptr, nullptr, nullptr);
     inverse(m, d);
     return;
   }
+  // the continuous acceleration the inverse ran on (inverse.cc), in d.qacc until the end
+  const Vec qacc_d(d.qacc.begin(), d.qacc.begin() + nv);
+  if (euler_discrete) {
+    Vec t(nv);
+    for (int i = 0; i < nv; ++i) t[i] = m.dof_damping[i] * qacc_d[i];
+    solve_m(m, d, t.data(), 1);
+    for (int i = 0; i < nv; ++i) d.qacc[i] = qacc_d[i] + m.opt.timestep * t[i];
+  }
+  const bool constrained = d.nefc > 0;
+  Rows rows;
+  if (constrained) rows = constraint_rows(m, d, d.qacc.data());
   const Smooth sm = smooth_forces(m, d, false);
+  Vec Fa;  // d qfrc_inverse / d qacc_c, row-major: M + J' D_s J
+  if (DfDa || (DfDq && euler_discrete)) {
+    Fa = dense_m(m, d);
+    if (constrained) {
+      const Vec T = constraint_vel_term(m, d, rows, false);  // -J' D_s J, col-major
+      for (int i = 0; i < nv; ++i)
+        for (int k = 0; k < nv; ++k) Fa[static_cast<size_t>(i) * nv + k] -= T[static_cast<size_t>(k) * nv + i];
+    }
+  }
   if (DfDq) {
     internal::rne_pos_deriv(m, d, d.qvel.data(), d.qacc.data(), true, DfDq);
     for (int i = 0; i < nv; ++i)
       for (int k = 0; k < nv; ++k) DfDq[static_cast<size_t>(i) * nv + k] -= sm.Fq[static_cast<size_t>(k) * nv + i];
+    if (constrained) {
+      const Vec T = constraint_pos_term(m, d, rows, d.qacc.data());
+      for (int i = 0; i < nv; ++i)
+        for (int k = 0; k < nv; ++k) DfDq[static_cast<size_t>(i) * nv + k] -= T[static_cast<size_t>(k) * nv + i];
+    }
+    if (euler_discrete) {
+      // - F_a M^-1 (dM/dq_k) y, y = qacc_c - qacc_d
+      Vec y(nv), zero(nv, 0.0), R(static_cast<size_t>(nv) * nv), X(static_cast<size_t>(nv) * nv);
+      for (int i = 0; i < nv; ++i) y[i] = d.qacc[i] - qacc_d[i];
+      internal::rne_pos_deriv(m, d, zero.data(), y.data(), false, R.data());
+      transpose(nv, nv, R.data(), X.data());  // column k at k*nv
+      solve_m(m, d, X.data(), nv);
+      for (int i = 0; i < nv; ++i)
+        for (int k = 0; k < nv; ++k) {
+          double sum = 0;
+          for (int j = 0; j < nv; ++j) sum += Fa[static_cast<size_t>(i) * nv + j] * X[static_cast<size_t>(k) * nv + j];
+          DfDq[static_cast<size_t>(i) * nv + k] -= sum;
+        }
+    }
   }
   if (DfDv) {
     const Vec Cv = rne_vel_dense(m, d);
+    const Vec T = constrained ? constraint_vel_term(m, d, rows) : Vec();
     for (int i = 0; i < nv; ++i)
       for (int k = 0; k < nv; ++k) {
         const size_t c = static_cast<size_t>(k) * nv + i;
-        DfDv[static_cast<size_t>(i) * nv + k] = -Cv[c] - sm.Fv[c];
+        DfDv[static_cast<size_t>(i) * nv + k] = -Cv[c] - sm.Fv[c] - (constrained ? T[c] : 0.0);
       }
   }
   if (DfDa) {
-    const Vec M = dense_m(m, d);
-    std::copy(M.begin(), M.end(), DfDa);
+    if (euler_discrete) {
+      // F_a (I + h M^-1 B): column k of M^-1 B is b_k M^-1 e_k
+      Vec X(static_cast<size_t>(nv) * nv, 0.0);
+      for (int k = 0; k < nv; ++k) X[static_cast<size_t>(k) * nv + k] = m.opt.timestep * m.dof_damping[k];
+      solve_m(m, d, X.data(), nv);
+      for (int i = 0; i < nv; ++i)
+        for (int k = 0; k < nv; ++k) {
+          double sum = Fa[static_cast<size_t>(i) * nv + k];
+          for (int j = 0; j < nv; ++j) sum += Fa[static_cast<size_t>(i) * nv + j] * X[static_cast<size_t>(k) * nv + j];
+          DfDa[static_cast<size_t>(i) * nv + k] = sum;
+        }
+    } else {
+      std::copy(Fa.begin(), Fa.end(), DfDa);
+    }
   }
+  // d holds inverse's results at the caller's qacc
+  std::copy(qacc_d.begin(), qacc_d.end(), d.qacc.begin());
+  if (constrained) inverse(m, d);
 }
 
 namespace {
