@@ -1075,8 +1075,13 @@ bool efc_force_deriv_ok(const Model& m, const Data& d, const Coverage& cov) {
 // D), daref_v = -B J[k] along qvel_k and 0 along act and ctrl.
 void efc_force_deriv(const Model& m, const Data& d, const Rows& rows, const double* Sm, Forward& f) {
   const int nv = m.nv, na = m.na, nu = m.nu, nefc = d.nefc, ncol = 2 * nv + na + nu;
+  // blocks sized by the row capacity, not nefc: the same size classes at every state
+  const size_t cap = static_cast<size_t>(constraint::capacity(d));
+  f.ff.reserve(cap * ncol);
   f.ff.assign(static_cast<size_t>(nefc) * ncol, 0.0);
-  Vec x(nefc);
+  Vec x;
+  x.reserve(cap);
+  x.assign(nefc, 0.0);
   const double* vals = constraint::J_values(m, d);
   for (int c = 0; c < ncol; ++c) {
     const double* dq = c < nv ? &f.aq[static_cast<size_t>(c) * nv]
@@ -1153,7 +1158,10 @@ Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with
     for (int k = 0; k < nv; ++k)
       for (int i = 0; i < nv; ++i)
         f.aq[static_cast<size_t>(k) * nv + i] = f.sm.Fq[static_cast<size_t>(k) * nv + i] - R[static_cast<size_t>(i) * nv + k];
-    if (ns || ff) Sm.assign(static_cast<size_t>(nefc) * nv, 0.0);
+    if (ns || ff) {
+      Sm.reserve(static_cast<size_t>(constraint::capacity(d)) * nv);
+      Sm.assign(static_cast<size_t>(nefc) * nv, 0.0);
+    }
     if (f.constrained) {
       const Vec T = constraint_pos_term(m, d, rows, qm.data(), ns || ff ? Sm.data() : nullptr);
       for (size_t i = 0; i < f.aq.size(); ++i) f.aq[i] += T[i];
