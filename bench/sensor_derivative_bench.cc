@@ -5,8 +5,8 @@
 // (centred, eps 1e-6, A, B, C, D).
 //
 // State: keyframe 0 (else qpos0), zero controls, kSettle steps (contacts with the floor).
-// humanoid_covered: dm_control's humanoid without its touch, force and torque sensors (the sensor
-// types whose rows fall back to differences), Moreau only (loaded from the edited text).
+// humanoid_covered: dm_control's humanoid without its touch, force and torque sensors (the types
+// that read the constraint forces), Moreau only (loaded from the edited text).
 #include <benchmark/benchmark.h>
 #include <mujoco/mujoco.h>
 

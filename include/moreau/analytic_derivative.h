@@ -87,8 +87,11 @@ void forward_derivatives(const Model& m, Data& d, double* DaDq, double* DaDv, do
                          double* DactDu = nullptr);
 
 // d qfrc_inverse / d (qpos tangent, qvel, qacc) of inverse dynamics (inverse(m, d)) at the current
-// (qpos, qvel, qacc), row-major nv x nv, any may be null. With constraint rows the columns are
-// computed by inverse_fd (the warning is printed once).
+// (qpos, qvel, qacc), row-major nv x nv, any may be null. Constraint rows are analytic (their forces
+// are an explicit function of qacc in the inverse; active set held fixed), and so is invdiscrete with
+// Euler (qacc is the discrete acceleration). The features derivative_fallbacks lists for qpos and
+// qvel columns, and invdiscrete with an implicit integrator, are computed by inverse_fd (the warning
+// is printed once).
 void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, double* DfDa);
 
 // Transition Jacobians of step at the current state, as transition_fd (same shapes, tangent-space

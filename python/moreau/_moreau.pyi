@@ -2918,7 +2918,7 @@ def deriv_smooth_vel(m: Model, d: Data, rne: bool = True) -> numpy.ndarray:
     ...
 
 def derivative_fallbacks(m: Model, d: Data) -> List[str]:
-    """The features that make some derivative columns fall back to finite differences (empty: all analytic)."""
+    """The features that make some derivative columns or sensor rows fall back to finite differences (empty: all analytic)."""
     ...
 
 def differentiate_pos(m: Model, qpos1: typing.Any, qpos2: typing.Any, dt: float) -> numpy.ndarray:
@@ -3099,7 +3099,7 @@ def step2(m: Model, d: Data) -> None:
     ...
 
 def transition_derivatives(m: Model, d: Data, sensors: bool = False) -> tuple:
-    """Transition Jacobians of step, analytic (moreau/analytic_derivative.h): (A, B, C, D) as transition_fd; C and D (sensors, by finite differences) only with sensors=True, else None."""
+    """Transition Jacobians of step, analytic (moreau/analytic_derivative.h): (A, B, C, D) as transition_fd; C and D (sensor rows, analytic per sensor type; the types derivative_fallbacks lists with '(C, D rows)' by finite differences) only with sensors=True, else None."""
     ...
 
 def transition_fd(m: Model, d: Data, eps: float = 1e-06, centered: bool = True) -> tuple:

@@ -229,7 +229,8 @@ void bind_functions(py::module_& mod) {
       },
       py::arg("m"), py::arg("d"), py::arg("sensors") = false,
       "Transition Jacobians of step, analytic (moreau/analytic_derivative.h): (A, B, C, D) as "
-      "transition_fd; C and D (sensors, by finite differences) only with sensors=True, else None.");
+      "transition_fd; C and D (sensor rows, analytic per sensor type; the types derivative_fallbacks "
+      "lists with '(C, D rows)' by finite differences) only with sensors=True, else None.");
   mod.def(
       "forward_derivatives",
       [](const Model& m, PyData& p) {
@@ -256,7 +257,8 @@ void bind_functions(py::module_& mod) {
         return out;
       },
       py::arg("m"), py::arg("d"),
-      "The features that make some derivative columns fall back to finite differences (empty: all analytic).");
+      "The features that make some derivative columns or sensor rows fall back to finite differences "
+      "(empty: all analytic).");
 
   // ------------------------------------------------------------------ contacts and constraints
   mod.def(

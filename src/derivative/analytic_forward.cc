@@ -342,6 +342,10 @@ struct Forward {
   Smooth sm;                    // smooth force derivatives (passive + actuator)
   Vec Cv;                       // -dC/dv, col-major
   bool constrained = false;
+  // d efc_force / d (q, v, act, u) (nefc x (2nv + na + nu), col-major: column c at c*nefc), for
+  // the touch, force, torque and limit-force sensor rows; ff_ok: computed (or nefc = 0)
+  Vec ff;
+  bool ff_ok = false;
 };
 
 // Connected components of the dofs' coupling graph: the kinematic tree, the columns of every
@@ -509,7 +513,8 @@ Rows constraint_rows(const Model& m, Data& d, const double* qacc) {
 
 // -J' D_s B J (col-major nv x nv): the velocity term of aref = -B J v through the constraint cost's
 // Hessian D_s (efc_D on quadratic rows, the cone Hessian of elliptic contacts not in the top zone).
-Vec constraint_vel_term(const Model& m, Data& d, const Rows& c) {
+// with_B false: -J' D_s J (the acceleration term of inverse dynamics).
+Vec constraint_vel_term(const Model& m, Data& d, const Rows& c, bool with_B = true) {
   const int nv = m.nv, nefc = d.nefc;
   const Vec& J = c.J;
   // W = D_s diag(B) J (nefc x nv), then term = -J' W
@@ -523,7 +528,7 @@ Vec constraint_vel_term(const Model& m, Data& d, const Rows& c) {
       if (d.efc_state[r] != kCnstrSatisfied)
         for (int a = 0; a < dim; ++a)
           for (int b = 0; b < dim; ++b) {
-            const double h = con.H[a * dim + b] * d.efc_KBIP[4 * (r + b) + 1];
+            const double h = con.H[a * dim + b] * (with_B ? d.efc_KBIP[4 * (r + b) + 1] : 1.0);
             if (h == 0) continue;
             for (int i = 0; i < nv; ++i)
               W[static_cast<size_t>(r + a) * nv + i] += h * J[static_cast<size_t>(r + b) * nv + i];
@@ -532,7 +537,7 @@ Vec constraint_vel_term(const Model& m, Data& d, const Rows& c) {
       continue;
     }
     if (d.efc_state[r] == kCnstrQuadratic) {
-      const double h = d.efc_D[r] * d.efc_KBIP[4 * r + 1];
+      const double h = d.efc_D[r] * (with_B ? d.efc_KBIP[4 * r + 1] : 1.0);
       for (int i = 0; i < nv; ++i) W[static_cast<size_t>(r) * nv + i] = h * J[static_cast<size_t>(r) * nv + i];
     }
     ++r;
@@ -1099,8 +1104,61 @@ struct NoSlip {
   }
 };
 
+// Whether the constraint forces' derivative is analytic (efc_force_deriv below): every column of
+// d qacc analytic and no noslip post-pass (its forces are not differentiated row by row).
+bool efc_force_deriv_ok(const Model& m, const Data& d, const Coverage& cov) {
+  if (d.nefc == 0) return true;
+  return m.opt.noslip_iterations == 0 && !cov.pos && !cov.vel && !cov.ctl;
+}
+
+// d efc_force along every column, the active set held fixed: each row's force is a function of its
+// residual z = J qacc - aref (and of D), f = -D_s z on quadratic rows and in an elliptic cone's
+// block (D_s its cone Hessian), constant elsewhere (satisfied rows, friction loss at its bound), so
+//   df = s - D_s (J dqacc - daref_v),
+// s the force's derivative at fixed qacc along qpos (constraint_pos_term's record: dJ qacc, aref,
+// D), daref_v = -B J[k] along qvel_k and 0 along act and ctrl.
+void efc_force_deriv(const Model& m, const Data& d, const Rows& rows, const double* Sm, Forward& f) {
+  const int nv = m.nv, na = m.na, nu = m.nu, nefc = d.nefc, ncol = 2 * nv + na + nu;
+  // blocks sized by the row capacity, not nefc: the same size classes at every state
+  const size_t cap = static_cast<size_t>(constraint::capacity(d));
+  f.ff.reserve(cap * ncol);
+  f.ff.assign(static_cast<size_t>(nefc) * ncol, 0.0);
+  Vec x;
+  x.reserve(cap);
+  x.assign(nefc, 0.0);
+  const double* vals = constraint::J_values(m, d);
+  for (int c = 0; c < ncol; ++c) {
+    const double* dq = c < nv ? &f.aq[static_cast<size_t>(c) * nv]
+                       : c < 2 * nv ? &f.av[static_cast<size_t>(c - nv) * nv]
+                       : c < 2 * nv + na ? &f.aact[static_cast<size_t>(c - 2 * nv) * nv]
+                                         : &f.au[static_cast<size_t>(c - 2 * nv - na) * nv];
+    for (int r = 0; r < nefc; ++r) {
+      const constraint::SparseRow row = constraint::row_of(d, vals, r);
+      double z = 0;
+      for (int a = 0; a < row.nnz; ++a) z += row.val[a] * dq[row.col[a]];
+      if (c >= nv && c < 2 * nv) z += d.efc_KBIP[4 * r + 1] * rows.J[static_cast<size_t>(r) * nv + c - nv];
+      x[r] = z;
+    }
+    double* out = &f.ff[static_cast<size_t>(c) * nefc];
+    if (c < nv) std::copy_n(Sm + static_cast<size_t>(c) * nefc, nefc, out);
+    for (int r = 0; r < nefc;) {
+      if (d.efc_type[r] == kCnstrContactElliptic) {
+        const Contact& con = d.contact[d.efc_id[r]];
+        if (d.efc_state[r] != kCnstrSatisfied)
+          for (int a = 0; a < con.dim; ++a)
+            for (int b = 0; b < con.dim; ++b) out[r + a] -= con.H[a * con.dim + b] * x[r + b];
+        r += con.dim;
+        continue;
+      }
+      if (d.efc_state[r] == kCnstrQuadratic) out[r] -= d.efc_D[r] * x[r];
+      ++r;
+    }
+  }
+}
+
 // with_af: also d qacc / d qfrc_applied (forward_derivatives' DaDf; the transition does not use it).
-Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with_af) {
+// with_ff: also d efc_force (Forward::ff) where efc_force_deriv_ok.
+Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with_af, bool with_ff = false) {
   const int nv = m.nv, na = m.na, nu = m.nu;
   const Coverage cov = coverage(m, d);
   Forward f;
@@ -1135,16 +1193,22 @@ Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with
   NoSlip nsl{m, d, rows, ffin.data()};
   if (ns) nsl.prepare();
   const int nefc = d.nefc, nG = nsl.nG;
+  f.ff_ok = efc_force_deriv_ok(m, d, cov);
+  const bool ff = with_ff && f.ff_ok && f.constrained;
+  Vec Sm;  // s_r,k of constraint_pos_term: the rows' force derivative at fixed qacc (noslip, ff)
   // positions: H^-1 (Fq - d RNE(q, v, qacc)/dq + constraint term)
   if (!cov.pos) {
-    Vec R(static_cast<size_t>(nv) * nv), Sm;
+    Vec R(static_cast<size_t>(nv) * nv);
     internal::rne_pos_deriv(m, d, d.qvel.data(), qm.data(), true, R.data());
     for (int k = 0; k < nv; ++k)
       for (int i = 0; i < nv; ++i)
         f.aq[static_cast<size_t>(k) * nv + i] = f.sm.Fq[static_cast<size_t>(k) * nv + i] - R[static_cast<size_t>(i) * nv + k];
-    if (ns) Sm.assign(static_cast<size_t>(nefc) * nv, 0.0);
+    if (ns || ff) {
+      Sm.reserve(static_cast<size_t>(constraint::capacity(d)) * nv);
+      Sm.assign(static_cast<size_t>(nefc) * nv, 0.0);
+    }
     if (f.constrained) {
-      const Vec T = constraint_pos_term(m, d, rows, qm.data(), ns ? Sm.data() : nullptr);
+      const Vec T = constraint_pos_term(m, d, rows, qm.data(), ns || ff ? Sm.data() : nullptr);
       for (size_t i = 0; i < f.aq.size(); ++i) f.aq[i] += T[i];
     }
     S.solve(f.aq.data(), nv, cc.id.data());
@@ -1206,6 +1270,7 @@ Forward compute_forward(const Model& m, Data& d, const Components& cc, bool with
     nsl.apply(f.af.data(), I.data(), nullptr, nullptr, nv);
   }
   if (ns) std::copy(state_fin.begin(), state_fin.end(), d.efc_state.begin());
+  if (ff) efc_force_deriv(m, d, rows, Sm.data(), f);
 
   // finite-difference fallback
   if (cov.pos || cov.vel || cov.ctl) {
@@ -1262,7 +1327,7 @@ std::vector<std::string> derivative_fallbacks(const Model& m, Data& d) {
   if ((m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast) &&
       !(m.opt.disableflags & kDsblPassive) && (m.opt.density > 0 || m.opt.viscosity > 0))
     out.push_back("fluid forces with an implicit integrator (transition)");
-  internal::sensor_fallbacks(m, out);
+  internal::sensor_fallbacks(m, d, efc_force_deriv_ok(m, d, c), out);
   return out;
 }
 
@@ -1281,41 +1346,105 @@ void forward_derivatives(const Model& m, Data& d, double* DaDq, double* DaDv, do
   if (DactDu) transpose(nu, na, f.gu.data(), DactDu);
 }
 
+// Inverse dynamics: qfrc_inverse = M qacc + C(q, v) - qfrc_passive - J' f(J qacc - aref), the
+// constraint forces an explicit function of qacc (the soft model's inverse, no solver). Their
+// derivatives at fixed qacc are those of forward's optimality condition: d(J' f)/dq is
+// constraint_pos_term, d(J' f)/dv = -J' D_s B J, d(J' f)/dqacc = -J' D_s J. invdiscrete with Euler
+// and joint damping B: the inverse runs on qacc_c = M^-1 (M + hB) qacc_d, so by the chain rule
+// DfDa = F_a (I + h M^-1 B) and DfDq = F_q - F_a M^-1 (dM/dq)(qacc_c - qacc_d), F the continuous
+// inverse at qacc_c.
 void inverse_derivatives(const Model& m, Data& d, double* DfDq, double* DfDv, double* DfDa) {
   const int nv = m.nv;
   inverse(m, d);
-  const bool discrete = (m.opt.enableflags & kEnblInvdiscrete) &&
-                        (m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast);
+  const bool implicit_discrete = (m.opt.enableflags & kEnblInvdiscrete) &&
+                                 (m.opt.integrator == kIntImplicit || m.opt.integrator == kIntImplicitFast);
+  bool damped = false;
+  for (int i = 0; i < nv; ++i) damped = damped || m.dof_damping[i] > 0;
+  const bool euler_discrete = (m.opt.enableflags & kEnblInvdiscrete) && m.opt.integrator == kIntEuler && damped;
   Coverage cov = coverage(m, d);
   // actuators do not enter qfrc_inverse
   cov.ctl = nullptr;
-  if (d.nefc > 0) cov.all("constraint forces of inverse dynamics");
-  if (discrete) cov.all("invdiscrete");
+  if (implicit_discrete) cov.all("invdiscrete with an implicit integrator");
   if (cov.pos || cov.vel) {
     warn_once(cov.pos ? cov.pos : cov.vel);
     inverse_fd(m, d, kEps, true, false, DfDq, DfDv, DfDa, nullptr, nullptr, nullptr, nullptr);
     inverse(m, d);
     return;
   }
+  // the continuous acceleration the inverse ran on (inverse.cc), in d.qacc until the end
+  const Vec qacc_d(d.qacc.begin(), d.qacc.begin() + nv);
+  if (euler_discrete) {
+    Vec t(nv);
+    for (int i = 0; i < nv; ++i) t[i] = m.dof_damping[i] * qacc_d[i];
+    solve_m(m, d, t.data(), 1);
+    for (int i = 0; i < nv; ++i) d.qacc[i] = qacc_d[i] + m.opt.timestep * t[i];
+  }
+  const bool constrained = d.nefc > 0;
+  Rows rows;
+  if (constrained) rows = constraint_rows(m, d, d.qacc.data());
   const Smooth sm = smooth_forces(m, d, false);
+  Vec Fa;  // d qfrc_inverse / d qacc_c, row-major: M + J' D_s J
+  if (DfDa || (DfDq && euler_discrete)) {
+    Fa = dense_m(m, d);
+    if (constrained) {
+      const Vec T = constraint_vel_term(m, d, rows, false);  // -J' D_s J, col-major
+      for (int i = 0; i < nv; ++i)
+        for (int k = 0; k < nv; ++k) Fa[static_cast<size_t>(i) * nv + k] -= T[static_cast<size_t>(k) * nv + i];
+    }
+  }
   if (DfDq) {
     internal::rne_pos_deriv(m, d, d.qvel.data(), d.qacc.data(), true, DfDq);
     for (int i = 0; i < nv; ++i)
       for (int k = 0; k < nv; ++k) DfDq[static_cast<size_t>(i) * nv + k] -= sm.Fq[static_cast<size_t>(k) * nv + i];
+    if (constrained) {
+      const Vec T = constraint_pos_term(m, d, rows, d.qacc.data());
+      for (int i = 0; i < nv; ++i)
+        for (int k = 0; k < nv; ++k) DfDq[static_cast<size_t>(i) * nv + k] -= T[static_cast<size_t>(k) * nv + i];
+    }
+    if (euler_discrete) {
+      // - F_a M^-1 (dM/dq_k) y, y = qacc_c - qacc_d
+      Vec y(nv), zero(nv, 0.0), R(static_cast<size_t>(nv) * nv), X(static_cast<size_t>(nv) * nv);
+      for (int i = 0; i < nv; ++i) y[i] = d.qacc[i] - qacc_d[i];
+      internal::rne_pos_deriv(m, d, zero.data(), y.data(), false, R.data());
+      transpose(nv, nv, R.data(), X.data());  // column k at k*nv
+      solve_m(m, d, X.data(), nv);
+      for (int i = 0; i < nv; ++i)
+        for (int k = 0; k < nv; ++k) {
+          double sum = 0;
+          for (int j = 0; j < nv; ++j) sum += Fa[static_cast<size_t>(i) * nv + j] * X[static_cast<size_t>(k) * nv + j];
+          DfDq[static_cast<size_t>(i) * nv + k] -= sum;
+        }
+    }
   }
   if (DfDv) {
     Vec Cv = rne_vel_dense(m, d);
     add_fluid_vel(m, d, Cv.data());
+    const Vec T = constrained ? constraint_vel_term(m, d, rows) : Vec();
     for (int i = 0; i < nv; ++i)
       for (int k = 0; k < nv; ++k) {
         const size_t c = static_cast<size_t>(k) * nv + i;
-        DfDv[static_cast<size_t>(i) * nv + k] = -Cv[c] - sm.Fv[c];
+        DfDv[static_cast<size_t>(i) * nv + k] = -Cv[c] - sm.Fv[c] - (constrained ? T[c] : 0.0);
       }
   }
   if (DfDa) {
-    const Vec M = dense_m(m, d);
-    std::copy(M.begin(), M.end(), DfDa);
+    if (euler_discrete) {
+      // F_a (I + h M^-1 B): column k of M^-1 B is b_k M^-1 e_k
+      Vec X(static_cast<size_t>(nv) * nv, 0.0);
+      for (int k = 0; k < nv; ++k) X[static_cast<size_t>(k) * nv + k] = m.opt.timestep * m.dof_damping[k];
+      solve_m(m, d, X.data(), nv);
+      for (int i = 0; i < nv; ++i)
+        for (int k = 0; k < nv; ++k) {
+          double sum = Fa[static_cast<size_t>(i) * nv + k];
+          for (int j = 0; j < nv; ++j) sum += Fa[static_cast<size_t>(i) * nv + j] * X[static_cast<size_t>(k) * nv + j];
+          DfDa[static_cast<size_t>(i) * nv + k] = sum;
+        }
+    } else {
+      std::copy(Fa.begin(), Fa.end(), DfDa);
+    }
   }
+  // d holds inverse's results at the caller's qacc
+  std::copy(qacc_d.begin(), qacc_d.end(), d.qacc.begin());
+  if (constrained) inverse(m, d);
 }
 
 namespace {
@@ -1324,16 +1453,20 @@ namespace {
 void sensor_rows(const Model& m, Data& d, double* C, double* D, const Forward* f) {
   if (!C && !D) return;
   Forward local;
-  if (!f && internal::sensors_need_qacc(m)) {
+  if (!f && internal::sensors_need_forward(m)) {
     // forward renormalizes the quaternions in qpos (a last-bit change): the caller's state back
     const StateCopy s(d);
     forward(m, d);
-    local = compute_forward(m, d, dof_components(m, d), false);
+    local = compute_forward(m, d, dof_components(m, d), false, true);
     s.restore(d);
     f = &local;
   }
   internal::QaccDeriv qa{};
-  if (f) qa = {f->aq.data(), f->av.data(), f->aact.data(), f->au.data()};
+  if (f) {
+    qa = {f->aq.data(), f->av.data(), f->aact.data(), f->au.data()};
+    qa.force = f->ff.empty() ? nullptr : f->ff.data();
+    qa.force_ok = f->ff_ok && (!f->constrained || qa.force);
+  }
   internal::sensor_derivatives(m, d, C, D, f ? &qa : nullptr);
 }
 
@@ -1595,7 +1728,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
   }
   forward(m, d);
   const Components cc = dof_components(m, d);
-  Forward f = compute_forward(m, d, cc, false);
+  Forward f = compute_forward(m, d, cc, false, (C || D) && internal::sensors_need_forward(m));
 
   // qacc_e = E^-1 M qacc, E = M + h B_damp (Euler), M - h D_s (implicitfast), M - h D (implicit).
   // d qacc_e = E^-1 (M d qacc - dM (qacc_e - qacc) + h dD qacc_e)

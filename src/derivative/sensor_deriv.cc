@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "constraint/storage.h"
+#include "derivative/contact_geometry.h"
 #include "derivative/recycling.h"
 #include "derivative/state_copy.h"
 #include "derivative/tendon_deriv.h"
@@ -297,8 +298,194 @@ inline void put(double* rows, int ncol, int col, const double* v, int dim) {
   for (int i = 0; i < dim; ++i) rows[static_cast<size_t>(i) * ncol + col] = v[i];
 }
 
+// Force and torque sensors (cfrc_int of the site's body b: what its parent exerts on b's subtree),
+// written with point quantities, independent of cfrc_int's origin: over the subtree's bodies i,
+// with com c_i, classical com acceleration a_i (cacc carries -gravity), angular acceleration
+// alpha_i, angular velocity w_i and world inertia I_i = R_i diag R_i',
+//   F   = sum_i m_i a_i - F_ext,
+//   T_p = sum_i (I_i alpha_i + w_i x I_i w_i + (c_i - p) x m_i a_i) - T_ext,p,
+// the external forces being xfrc_applied (at c_i) and the contact forces frame' f_local at the
+// contact point on the subtree's bodies (a contact between two of them cancels). The sensors read
+// R' F and R' T_p (p, R: the site). Along dof k the inertia turns (dI x = jr x I x - I (jr x x)),
+// the points move (jp), each contact's point and frame move as contact_geometry.h derives (the
+// contact set held fixed), and the local forces move with d efc_force (qa.force).
+void interaction_rows(const Model& m, Data& d, int s, const QaccDeriv& qa, double* Cs, double* Ds, IVec& dofs,
+                      PointKin& a, PointKin& r, AccKin& ak) {
+  const int nv = m.nv, ndx = 2 * nv + m.na, nu = m.nu, ncol = ndx + nu;
+  const int site = m.sensor_objid[s], b = m.site_bodyid[site];
+  const bool torque = m.sensor_type[s] == kSensTorque;
+  const double* p = &d.site_xpos[3 * site];
+  const double* R = &d.site_xmat[9 * site];
+  double X[3];  // F or T_p in the world frame, from cfrc_int
+  {
+    const double* f = &d.cfrc_int[6 * b];
+    if (torque) {
+      double rr[3], t[3];
+      sub3(rr, p, &d.subtree_com[3 * m.body_rootid[b]]);
+      cross3(t, rr, f + 3);
+      sub3(X, f, t);
+    } else {
+      copy3(X, f + 3);
+    }
+  }
+  Vec dX(3 * static_cast<size_t>(ncol), 0.0);  // d X, column c at 3c
+  point_kin(m, d, b, p, false, dofs, r);      // the site's motion
+  auto in_subtree = [&](int i) {
+    while (i > b) i = m.body_parentid[i];
+    return i == b;
+  };
+  for (int i = std::max(b, 1); i < m.nbody; ++i) {
+    if (!in_subtree(i)) continue;
+    const double mi = m.body_mass[i];
+    const double* Id = &m.body_inertia[3 * i];
+    const double* xf = &d.xfrc_applied[6 * i];
+    const bool ext = xf[0] != 0 || xf[1] != 0 || xf[2] != 0 || xf[3] != 0 || xf[4] != 0 || xf[5] != 0;
+    if (mi == 0 && Id[0] == 0 && Id[1] == 0 && Id[2] == 0 && !ext) continue;
+    const double* ci = &d.xipos[3 * i];
+    const double* Ri = &d.ximat[9 * i];
+    acc_kin(m, d, i, ci, qa, dofs, a, ak);
+    auto inertia = [&](double* out, const double* x) {  // R_i diag R_i' x
+      double l[3];
+      mulmatTvec3(l, Ri, x);
+      for (int e = 0; e < 3; ++e) l[e] *= Id[e];
+      mulmatvec3(out, Ri, l);
+    };
+    double cp[3], ma[3], Iw[3], Ia[3];
+    sub3(cp, ci, p);
+    scl3(ma, ak.acc + 3, mi);
+    inertia(Iw, a.w);
+    inertia(Ia, ak.acc);
+    for (int c = 0; c < ncol; ++c) {
+      double* o = &dX[3 * c];
+      const double* dlin = &ak.lin[3 * c];
+      if (!torque) {
+        addscl3(o, dlin, mi);
+        continue;
+      }
+      double t[3], u[3], g[3];
+      cross3(t, cp, dlin);
+      addscl3(o, t, mi);
+      inertia(t, &ak.ang[3 * c]);
+      add3(o, o, t);
+      if (c < nv) {
+        const double* jr = &a.jr[3 * c];
+        const double* dw = &a.dw[3 * c];
+        // dI alpha
+        cross3(t, jr, Ia);
+        add3(o, o, t);
+        cross3(t, jr, ak.acc);
+        inertia(u, t);
+        sub3(o, o, u);
+        // dw x I w + w x (dI w + I dw)
+        cross3(t, dw, Iw);
+        add3(o, o, t);
+        cross3(t, jr, Iw);
+        cross3(u, jr, a.w);
+        inertia(g, u);
+        sub3(t, t, g);
+        inertia(u, dw);
+        add3(t, t, u);
+        cross3(u, a.w, t);
+        add3(o, o, u);
+        // (dc_i - dp) x m a_i, and xfrc_applied's force at c_i
+        sub3(t, &a.jp[3 * c], &r.jp[3 * c]);
+        cross3(u, t, ma);
+        add3(o, o, u);
+        if (ext) {
+          cross3(u, t, xf);
+          sub3(o, o, u);
+        }
+      } else if (c < 2 * nv) {
+        const double* dw = &a.jr[3 * (c - nv)];  // d w / d qvel_k
+        cross3(t, dw, Iw);
+        add3(o, o, t);
+        inertia(t, dw);
+        cross3(u, a.w, t);
+        add3(o, o, u);
+      }
+    }
+  }
+  // contact forces on the subtree's bodies: +frame' f_local on geom2's body, - on geom1's
+  if (d.nefc > 0) {
+    IVec on1(static_cast<size_t>(std::max(nv, 1))), on2(static_cast<size_t>(std::max(nv, 1)));
+    internal::ContactJacobian cj;
+    for (int k = 0; k < d.ncon; ++k) {
+      const Contact& con = d.contact[k];
+      const int adr = con.efc_address;
+      if (adr < 0) continue;
+      const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
+      const double sg = (b2 != 0 && in_subtree(b2) ? 1.0 : 0.0) - (b1 != 0 && in_subtree(b1) ? 1.0 : 0.0);
+      if (sg == 0) continue;
+      double local[6], fw[3], tw[3], cpp[3];
+      contact_force(m, d, k, local);
+      mulmatTvec3(fw, con.frame, local);
+      mulmatTvec3(tw, con.frame, local + 3);
+      sub3(cpp, con.pos, p);
+      std::fill(on1.begin(), on1.end(), 0);
+      std::fill(on2.begin(), on2.end(), 0);
+      for (int e = 0, n = chain(m, b1, dofs); e < n; ++e) on1[dofs[e]] = 1;
+      for (int e = 0, n = chain(m, b2, dofs); e < n; ++e) on2[dofs[e]] = 1;
+      internal::contact_jacobian(m, d, k, &cj);
+      const double* o1 = &d.subtree_com[3 * m.body_rootid[b1]];
+      const double* o2 = &d.subtree_com[3 * m.body_rootid[b2]];
+      const bool pyramidal = d.efc_type[adr] == kCnstrContactPyramidal;
+      for (int c = 0; c < ncol; ++c) {
+        const double* df = qa.force + static_cast<size_t>(c) * d.nefc + adr;
+        double dl[6] = {0, 0, 0, 0, 0, 0}, dfw[3], dtw[3], t[3], u[3];
+        if (pyramidal) {
+          for (int e = 0; e < 2 * (con.dim - 1); ++e) dl[0] += df[e];
+          for (int j = 1; j < con.dim; ++j) dl[j] = con.friction[j - 1] * (df[2 * (j - 1)] - df[2 * (j - 1) + 1]);
+        } else {
+          std::copy_n(df, con.dim, dl);
+        }
+        mulmatTvec3(dfw, con.frame, dl);
+        mulmatTvec3(dtw, con.frame, dl + 3);
+        double dpos[3] = {0, 0, 0};
+        if (c < nv && (on1[c] || on2[c])) {
+          double dframe[9], ddist;
+          internal::contact_jacobian_apply(m, d, con, cj, &d.cdof[6 * c], on1[c], on2[c], o1, o2, dpos, &ddist,
+                                           dframe);
+          mulmatTvec3(t, dframe, local);
+          add3(dfw, dfw, t);
+          mulmatTvec3(t, dframe, local + 3);
+          add3(dtw, dtw, t);
+        }
+        double* o = &dX[3 * c];
+        if (!torque) {
+          addscl3(o, dfw, -sg);
+          continue;
+        }
+        cross3(t, cpp, dfw);
+        add3(t, t, dtw);
+        if (c < nv) {
+          double w[3];
+          sub3(u, dpos, &r.jp[3 * c]);
+          cross3(w, u, fw);
+          add3(t, t, w);
+        }
+        addscl3(o, t, -sg);
+      }
+    }
+  }
+  // in the site frame: d(R' X) = R' (dX - jr_k x X)
+  for (int c = 0; c < ncol; ++c) {
+    double t[3], o[3];
+    copy3(t, &dX[3 * c]);
+    if (c < nv) {
+      double u[3];
+      cross3(u, &r.jr[3 * c], X);
+      sub3(t, t, u);
+    }
+    mulmatTvec3(o, R, t);
+    if (c < ndx)
+      put(Cs, ndx, c, o, 3);
+    else
+      put(Ds, nu, c - ndx, o, 3);
+  }
+}
+
 // Analytic rows of sensor s into Cs (dim x ndx) and Ds (dim x nu), already zero.
-void analytic_rows(const Model& m, const Data& d, int s, const QaccDeriv* qa, double* Cs, double* Ds, IVec& dofs,
+void analytic_rows(const Model& m, Data& d, int s, const QaccDeriv* qa, double* Cs, double* Ds, IVec& dofs,
                    PointKin& a, PointKin& r, AccKin& ak) {
   const int nv = m.nv, ndx = 2 * nv + m.na, nu = m.nu;
   const int type = m.sensor_type[s], objid = m.sensor_objid[s], objtype = m.sensor_objtype[s];
@@ -381,6 +568,37 @@ void analytic_rows(const Model& m, const Data& d, int s, const QaccDeriv* qa, do
       }
       return;
     }
+    case kSensTouch:
+    case kSensJointLimitFrc:
+    case kSensTendonLimitFrc: {
+      // touch: the sum of the normal forces of the contacts that count, the set held fixed; limit
+      // forces: the active row's efc_force (0 while inactive)
+      if (d.nefc == 0 || !qa->force) return;
+      const int ncol = ndx + nu;
+      auto add_row = [&](int r, double sc) {
+        for (int c = 0; c < ncol; ++c) {
+          const double v = sc * qa->force[static_cast<size_t>(c) * d.nefc + r];
+          if (c < ndx) Cs[c] += v; else Ds[c - ndx] += v;
+        }
+      };
+      if (type != kSensTouch) {
+        const int row =
+            sensor_detail::limit_row(d, type == kSensJointLimitFrc ? kCnstrLimitJoint : kCnstrLimitTendon, objid);
+        if (row >= 0) add_row(row, 1);
+        return;
+      }
+      for (int c = 0; c < d.ncon; ++c) {
+        if (!sensor_detail::touch_counts(m, d, objid, c)) continue;
+        const Contact& con = d.contact[c];
+        const int nrow = d.efc_type[con.efc_address] == kCnstrContactPyramidal ? 2 * (con.dim - 1) : 1;
+        for (int k = 0; k < nrow; ++k) add_row(con.efc_address + k, 1);
+      }
+      return;
+    }
+    case kSensForce:
+    case kSensTorque:
+      interaction_rows(m, d, s, *qa, Cs, Ds, dofs, a, r, ak);
+      return;
     case kSensAccelerometer:
     case kSensFrameLinAcc:
     case kSensFrameAngAcc: {
@@ -709,6 +927,8 @@ const char* sensor_deriv_unsupported(const Model& m, int s) {
       return nullptr;
     case kSensTendonLimitVel:
       return nullptr;
+    case kSensTouch: case kSensForce: case kSensTorque: case kSensJointLimitFrc: case kSensTendonLimitFrc:
+      return nullptr;
     case kSensActuatorFrc: {
       const int u = objid;
       const int g = m.actuator_gaintype[u], b = m.actuator_biastype[u], y = m.actuator_dyntype[u];
@@ -721,21 +941,54 @@ const char* sensor_deriv_unsupported(const Model& m, int s) {
   }
 }
 
-bool sensors_need_qacc(const Model& m) {
+namespace {
+bool reads_forces(int type) {
+  return type == kSensTouch || type == kSensForce || type == kSensTorque || type == kSensJointLimitFrc ||
+         type == kSensTendonLimitFrc;
+}
+
+bool connect_or_weld_active(const Model& m, const Data& d) {
+  for (int r = 0; r < d.ne; ++r)
+    if (d.efc_type[r] == kCnstrEquality && (m.eq_type[d.efc_id[r]] == kEqConnect || m.eq_type[d.efc_id[r]] == kEqWeld))
+      return true;
+  return false;
+}
+}  // namespace
+
+const char* sensor_deriv_unsupported_at(const Model& m, const Data& d, int s, bool force_ok) {
+  if (const char* what = sensor_deriv_unsupported(m, s)) return what;
+  const int type = m.sensor_type[s];
+  if (!reads_forces(type) || d.nefc == 0) return nullptr;
+  if (!force_ok) {
+    switch (type) {
+      case kSensTouch: return "touch sensor (constraint forces with noslip or columns by differences)";
+      case kSensForce: return "force sensor (constraint forces with noslip or columns by differences)";
+      case kSensTorque: return "torque sensor (constraint forces with noslip or columns by differences)";
+      case kSensJointLimitFrc: return "jointlimitfrc sensor (constraint forces with noslip or columns by differences)";
+      default: return "tendonlimitfrc sensor (constraint forces with noslip or columns by differences)";
+    }
+  }
+  if ((type == kSensForce || type == kSensTorque) && connect_or_weld_active(m, d))
+    return type == kSensForce ? "force sensor (connect or weld forces)" : "torque sensor (connect or weld forces)";
+  return nullptr;
+}
+
+bool sensors_need_forward(const Model& m) {
   if (m.opt.disableflags & kDsblSensor) return false;
   for (int s = 0; s < m.nsensor; ++s) {
     const int t = m.sensor_type[s];
-    if ((t == kSensAccelerometer || t == kSensFrameLinAcc || t == kSensFrameAngAcc) && !sensor_deriv_unsupported(m, s))
+    if ((t == kSensAccelerometer || t == kSensFrameLinAcc || t == kSensFrameAngAcc || reads_forces(t)) &&
+        !sensor_deriv_unsupported(m, s))
       return true;
   }
   return false;
 }
 
-void sensor_fallbacks(const Model& m, std::vector<std::string>& out) {
+void sensor_fallbacks(const Model& m, const Data& d, bool force_ok, std::vector<std::string>& out) {
   if (m.opt.disableflags & kDsblSensor) return;
   std::vector<const char*> said;
   for (int s = 0; s < m.nsensor; ++s) {
-    const char* what = sensor_deriv_unsupported(m, s);
+    const char* what = sensor_deriv_unsupported_at(m, d, s, force_ok);
     if (!what || std::find(said.begin(), said.end(), what) != said.end()) continue;
     said.push_back(what);
     out.push_back(std::string(what) + " (C, D rows)");
@@ -756,8 +1009,11 @@ void sensor_derivatives(const Model& m, Data& d, double* C, double* D, const Qac
   PointKin a, r;
   AccKin ak;
   bool any_fd = false;
+  const bool force_ok = qa && qa->force_ok;
+  IVec fb(static_cast<size_t>(std::max(m.nsensor, 1)), 0);  // 1: the sensor's rows by differences
+  for (int s = 0; s < m.nsensor; ++s) fb[s] = sensor_deriv_unsupported_at(m, d, s, force_ok) != nullptr;
   for (int s = 0; s < m.nsensor; ++s) {
-    if (sensor_deriv_unsupported(m, s)) {
+    if (fb[s]) {
       any_fd = true;
       continue;
     }
@@ -765,7 +1021,8 @@ void sensor_derivatives(const Model& m, Data& d, double* C, double* D, const Qac
     Cs.assign(static_cast<size_t>(dim) * ndx, 0.0);
     Ds.assign(static_cast<size_t>(dim) * nu, 0.0);
     const int t = m.sensor_type[s];
-    if (!qa && (t == kSensAccelerometer || t == kSensFrameLinAcc || t == kSensFrameAngAcc))
+    if (!qa && (t == kSensAccelerometer || t == kSensFrameLinAcc || t == kSensFrameAngAcc || t == kSensForce ||
+                t == kSensTorque))
       throw std::invalid_argument("sensor_derivatives: the derivatives of qacc are needed");
     analytic_rows(m, d, s, qa, Cs.data(), Ds.data(), dofs, a, r, ak);
     // cutoff: a clamped component has derivative 0
@@ -790,7 +1047,7 @@ void sensor_derivatives(const Model& m, Data& d, double* C, double* D, const Qac
 
   // Fallback rows: centred differences of forward's sensordata.
   for (int s = 0; s < m.nsensor; ++s)
-    if (const char* what = sensor_deriv_unsupported(m, s)) warn_once(what);
+    if (fb[s]) warn_once(sensor_deriv_unsupported_at(m, d, s, force_ok));
   // Stages the perturbation does not change are skipped (as transition_fd does): controls and
   // activations from the actuation stage, velocities from the velocity stage, with the nominal
   // sensordata put back first (the skipped stages' sensors keep it); positions last, the whole
@@ -810,7 +1067,7 @@ void sensor_derivatives(const Model& m, Data& d, double* C, double* D, const Qac
   // column j of the fallback rows from (plus - minus) / scale
   auto scatter = [&](double* X, int ncol, int j, double scale) {
     for (int s = 0; s < m.nsensor; ++s) {
-      if (!sensor_deriv_unsupported(m, s)) continue;
+      if (!fb[s]) continue;
       for (int i = m.sensor_adr[s]; i < m.sensor_adr[s] + m.sensor_dim[s]; ++i)
         X[static_cast<size_t>(i) * ncol + j] = (plus[i] - minus[i]) / scale;
     }

@@ -19,6 +19,11 @@ bool object_frame(const Model& m, const Data& d, int objtype, int objid, const d
 // Constraint row of the limit of joint/tendon `id` (efc_type 3 joint limit, 4 tendon limit, as
 // MuJoCo's mjtConstraint), or -1 when the limit is not active.
 int limit_row(const Data& d, int efc_type, int id);
+// Normal force of a contact from efc_force (the sum of the edges for pyramidal cones).
+double contact_normal_force(const Data& d, const Contact& con);
+// Whether contact c enters the touch sensor of `site` (its body's contacts with a positive normal
+// force whose normal ray meets the site's volume).
+bool touch_counts(const Model& m, const Data& d, int site, int c);
 // Velocity of the point p moving with body b, 6D [angular; linear] in the world frame.
 void point_velocity(const Model& m, const Data& d, int b, const double p[3], double res[6]);
 // Acceleration of the point p moving with body b [angular; linear] (classical, from cacc).

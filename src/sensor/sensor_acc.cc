@@ -25,10 +25,9 @@ bool sensor_acc_needs_rne_post(const Model& m) {
   return false;
 }
 
-namespace {
 // Normal force of contact c (the solver's force in the contact frame): the first row for
 // frictionless and elliptic contacts; for pyramidal contacts the sum of the pyramid edge forces.
-double contact_normal_force(const Data& d, const Contact& con) {
+double sensor_detail::contact_normal_force(const Data& d, const Contact& con) {
   const int adr = con.efc_address;
   if (adr < 0) return 0;
   if (d.efc_type[adr] == kCnstrContactPyramidal) {
@@ -39,27 +38,29 @@ double contact_normal_force(const Data& d, const Contact& con) {
   return d.efc_force[adr];
 }
 
-// Touch: sum of the (positive) normal forces of the contacts of the site's body that are in the
-// sensor zone: the ray from the contact point along the contact normal, oriented away from the
-// site's body (normal for geom1's body, -normal for geom2's), meets the site's volume; always
-// true when the contact point is inside the zone.
-double touch(const Model& m, const Data& d, int site) {
+// A contact of the site's body counts for touch when its normal force is positive and it is in
+// the sensor zone: the ray from the contact point along the contact normal, oriented away from the
+// site's body (normal for geom1's body, -normal for geom2's), meets the site's volume; always true
+// when the contact point is inside the zone.
+bool sensor_detail::touch_counts(const Model& m, const Data& d, int site, int c) {
   const int b = m.site_bodyid[site];
+  const Contact& con = d.contact[c];
+  if (con.efc_address < 0) return false;
+  const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
+  if (b1 != b && b2 != b) return false;
+  if (contact_normal_force(d, con) <= 0) return false;
+  double dir[3];
+  scl3(dir, con.frame, b1 == b ? 1.0 : -1.0);
+  return ray_geom(&d.site_xpos[3 * site], &d.site_xmat[9 * site], &m.site_size[3 * site], con.pos, dir,
+                  m.site_type[site]) >= 0;
+}
+
+namespace {
+// Touch: the sum of the normal forces of the contacts that count (touch_counts).
+double touch(const Model& m, const Data& d, int site) {
   double sum = 0;
-  for (int c = 0; c < d.ncon; ++c) {
-    const Contact& con = d.contact[c];
-    if (con.efc_address < 0) continue;
-    const int b1 = m.geom_bodyid[con.geom1], b2 = m.geom_bodyid[con.geom2];
-    if (b1 != b && b2 != b) continue;
-    const double f = contact_normal_force(d, con);
-    if (f <= 0) continue;
-    double dir[3];
-    scl3(dir, con.frame, b1 == b ? 1.0 : -1.0);
-    if (ray_geom(&d.site_xpos[3 * site], &d.site_xmat[9 * site], &m.site_size[3 * site], con.pos, dir,
-                 m.site_type[site]) < 0)
-      continue;
-    sum += f;
-  }
+  for (int c = 0; c < d.ncon; ++c)
+    if (touch_counts(m, d, site, c)) sum += contact_normal_force(d, d.contact[c]);
   return sum;
 }
 }  // namespace

@@ -25,7 +25,8 @@ using Vec = std::vector<double>;
 // A chain with a free root, a ball, hinges and a slide; sites and geoms on every body; sensors of
 // every covered type, with and without reference frames, a cutoff that clamps; actuators with joint,
 // fixed-tendon and spatial-tendon transmissions (affine gain and bias, filter dynamics); a floor the
-// feet touch, with touch and force sensors (not covered: their rows fall back).
+// feet touch, with touch, force, torque and limit-force sensors (on the foot, the lower leg and the
+// torso, whose subtree holds every contact).
 const char* kSensorModel = R"(
 <mujoco>
   <compiler autolimits="true"/>
@@ -111,6 +112,8 @@ const char* kSensorModel = R"(
     <touch site="sole"/>
     <force site="s_lower"/>
     <actuatorfrc actuator="m_spatial"/>
+    <torque site="s_lower"/> <force site="s_upper"/> <torque site="s_upper"/> <torque site="sole"/>
+    <tendonlimitfrc tendon="fixed"/>
   </sensor>
 </mujoco>)";
 
@@ -209,6 +212,12 @@ TEST(SensorDerivative, ChainMatchesTransitionFd) {
       for (unsigned seed : {1u, 2u, 3u}) {
         Data d = make_data(m);
         random_state(m, d, seed);
+        // without constraints, an applied force and torque on the lower leg (in the force and
+        // torque sensors of the upper leg's subtree)
+        if (!constrained) {
+          const double xf[6] = {1, -2, 3, 0.3, 0.2, -0.1};
+          std::copy(xf, xf + 6, &d.xfrc_applied[6 * 3]);
+        }
         const Errors e = compare(m, d, "seed " + std::to_string(seed));
         std::printf("constrained %d integrator %d seed %u: worst %.2e at %s; constant: %s\n", constrained, integ,
                     seed, e.worst, e.where.c_str(), e.zero_rows.c_str());
@@ -230,35 +239,58 @@ TEST(SensorDerivative, ChainMatchesTransitionFd) {
   }
 }
 
-// The same model standing on the floor after 300 steps from a drop (the foot in contact: the touch
-// and force rows come from the fallback and are not zero).
+// The same model lying on the floor after 350 steps from a drop (5 to 7 contacts, touch > 0), with
+// pyramidal and elliptic cones and with the chain's contacts frictionless (condim 1) or with
+// torsional and rolling friction (condim 6: the contact torques enter the force and torque
+// sensors): every row analytic (derivative_fallbacks names no sensor), the touch, force and torque
+// rows not constant. (After 300 steps a pyramid edge of the condim-6 run sits at its switch: the
+// differences then cross the active set, and the accelerometers disagree as much as the forces.)
 TEST(SensorDerivative, ChainInContactMatchesTransitionFd) {
-  Model m = load_model_from_string(kSensorModel);
-  Data d = make_data(m);
-  for (int i = 0; i < 300; ++i) step(m, d);
-  forward(m, d);
-  ASSERT_GT(d.ncon, 0);
-  const Errors e = compare(m, d, "contact");
-  int touch = -1;
-  for (int s = 0; s < m.nsensor; ++s)
-    if (m.sensor_type[s] == kSensTouch) touch = m.sensor_adr[s];
-  EXPECT_GT(d.sensordata[touch], 0);  // the foot presses on the floor
-  std::printf("in contact (ncon %d): worst %.2e at %s\n", d.ncon, e.worst, e.where.c_str());
-  EXPECT_LE(e.worst, 1e-5) << e.where;
+  for (int cone : {kConePyramidal, kConeElliptic})
+    for (int condim : {3, 1, 6}) {
+      Model m = load_model_from_string(kSensorModel);
+      m.opt.cone = cone;
+      for (int g = 0; g < m.ngeom; ++g)
+        if (m.geom_bodyid[g] != 0) m.geom_condim[g] = condim;
+      Data d = make_data(m);
+      for (int i = 0; i < 350; ++i) step(m, d);
+      forward(m, d);
+      ASSERT_GT(d.ncon, 0);
+      for (const std::string& f : derivative_fallbacks(m, d)) EXPECT_EQ(f.find("(C, D rows)"), std::string::npos) << f;
+      const std::string label = "cone " + std::to_string(cone) + " condim " + std::to_string(condim);
+      const Errors e = compare(m, d, label);
+      int touch = -1;
+      for (int s = 0; s < m.nsensor; ++s)
+        if (m.sensor_type[s] == kSensTouch) touch = m.sensor_adr[s];
+      EXPECT_GT(d.sensordata[touch], 0);  // the chain presses on the floor
+      std::printf("in contact, %s (ncon %d, nefc %d): worst %.2e at %s; constant: %s\n", label.c_str(), d.ncon,
+                  d.nefc, e.worst, e.where.c_str(), e.zero_rows.c_str());
+      EXPECT_LE(e.worst, 1e-5) << e.where;
+      for (const char* t : {"touch", "force", "torque"}) EXPECT_EQ(e.zero_rows.find(t), std::string::npos) << t;
+    }
 }
 
-// derivative_fallbacks names exactly the uncovered sensor types of the model: jointlimitfrc, touch
-// and force (the spatial-tendon actuator's actuatorfrc is analytic: tendon_deriv.h).
+// derivative_fallbacks names no sensor of the chain (every type analytic), and with noslip (whose
+// forces are not differentiated row by row) the sensors that read the constraint forces, in
+// contact.
 TEST(SensorDerivative, FallbacksNameTheUncoveredTypes) {
   Model m = load_model_from_string(kSensorModel);
   Data d = make_data(m);
-  const std::vector<std::string> f = derivative_fallbacks(m, d);
-  std::vector<std::string> sensors;
-  for (const std::string& s : f)
-    if (s.find("(C, D rows)") != std::string::npos) sensors.push_back(s);
-  const std::vector<std::string> expected = {"jointlimitfrc sensor (C, D rows)", "touch sensor (C, D rows)",
-                                             "force sensor (C, D rows)"};
-  EXPECT_EQ(sensors, expected);
+  auto sensor_fallbacks = [&] {
+    std::vector<std::string> sensors;
+    for (const std::string& s : derivative_fallbacks(m, d))
+      if (s.find("(C, D rows)") != std::string::npos) sensors.push_back(s);
+    return sensors;
+  };
+  EXPECT_EQ(sensor_fallbacks(), std::vector<std::string>{});
+  for (int i = 0; i < 300; ++i) step(m, d);
+  EXPECT_EQ(sensor_fallbacks(), std::vector<std::string>{});
+  m.opt.noslip_iterations = 10;
+  const char* why = " (constraint forces with noslip or columns by differences) (C, D rows)";
+  std::vector<std::string> expected;
+  for (const char* t : {"jointlimitfrc", "touch", "force", "torque", "tendonlimitfrc"})
+    expected.push_back(std::string(t) + " sensor" + why);
+  EXPECT_EQ(sensor_fallbacks(), expected);
 }
 
 // Sensor-rich models of the shared corpus (dm_control's humanoid and quadruped: accelerometers,
@@ -290,6 +322,9 @@ TEST(SensorDerivative, CorpusModelsMatchTransitionFd) {
     std::printf("%s (nsensor %d, ncon %d): worst %.2e at %s; fallbacks: %s\n", rel, m.nsensor, d.ncon, e.worst,
                 e.where.c_str(), fb.c_str());
     EXPECT_LE(e.worst, 1e-5) << e.where;
+    // touch, force and torque rows are analytic without noslip (the dog's fall back)
+    if (m.opt.noslip_iterations == 0)
+      for (const char* t : {"touch sensor", "force sensor", "torque sensor"}) EXPECT_EQ(fb.find(t), std::string::npos) << fb;
   }
   MOREAU_SKIPPED_SHARED(skipped, 4);
 }
