@@ -351,11 +351,12 @@ int lcp(const Model& m, Data& d, Work& w) {
 
   // Preference for sticking. On a hyperstatic contact set (a box held between two pads) the LCP
   // can have many solutions, and Lemke's first complementary basis may let contacts slide where
-  // others hold. When some contact slides (sigma > 0), solve the friction-limited QP
+  // others hold. When some contact slides (sigma > kLcpStickReg vscale: slower sliding is below
+  // the creep of the QP's own solution), solve the friction-limited QP
   //   min 1/2 z_F' (P + eps I) z_F + q_F' z_F  over  z_F >= 0, sum_j beta_j <= mu lambda_N (per contact)
   // (eps = kLcpStickReg max diag P): the impulse that leaves the least kinetic energy within the
-  // pyramids (Gauss's principle with maximum dissipation over the whole contact set), made unique
-  // by eps, which spreads a pad's impulse over its contacts. Its KKT conditions are the LCP with
+  // pyramids (Anitescu's relaxation on the pyramid), made unique by eps, which spreads a pad's
+  // impulse over its contacts. Its KKT conditions are the LCP with
   // M' = M + eps I_F and -mu in the normal row's slack column (the slack sigma is the friction
   // constraint's multiplier): M' + M'^T is positive semi-definite, so Lemke's algorithm solves it.
   // They differ from the original LCP only by c_N = mu sigma on a contact with lambda_N > 0 and by
@@ -365,7 +366,7 @@ int lcp(const Model& m, Data& d, Work& w) {
   // would lift them: c_N = mu sigma > 0), and Lemke's solution stays, bit for bit.
   bool slides = false;
   for (int u = 0; u < n && !slides; ++u)
-    slides = var[6 * u] == 1 && var[6 * u + 1] >= 0 && w.lcpz[u] > 0;
+    slides = var[6 * u] == 1 && var[6 * u + 1] >= 0 && w.lcpz[u] > kLcpStickReg * vscale;
   if (slides) {
     double pmax = 0;
     for (int u = 0; u < n; ++u)
