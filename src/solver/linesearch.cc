@@ -150,14 +150,15 @@ double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0
   // solvers never come here)
   const bool pyramidal = m.opt.cone != kConeElliptic;
   // gabs: the size of the slope's terms, search' (|M a| + |qfrc_smooth|) (the constraint forces
-  // balance these near a solution); a slope within kSlopeRounding of it is rounding.
+  // balance these near a solution); with rounding_stop (Newton), a slope within kSlopeRounding of
+  // it is rounding. CG keeps the relative test alone (its iterates depend on every line search).
   double gq1 = 0, gq2 = 0, gabs = 0;
   for (int k = 0; k < nv; ++k) {
     gq1 += p.search[k] * (p.Ma[k] - d.qfrc_smooth[k]);
     gq2 += p.search[k] * p.Mv[k];
     gabs += std::fabs(p.search[k]) * (std::fabs(p.Ma[k]) + std::fabs(d.qfrc_smooth[k]));
   }
-  const double rounding = kSlopeRounding * gabs;
+  const double rounding = p.rounding_stop ? kSlopeRounding * gabs : 0.0;
   LineEval e0 = line_eval(m, d, p, 0, gq1, gq2, pyramidal);
   int n = 1;
   *slope0 = e0.d1;

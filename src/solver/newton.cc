@@ -49,6 +49,7 @@ void newton(const Model& m, Data& d) {
   Work w = constraint::carve(m, d);
   std::fill_n(w.v[12], nv, 0.0);  // hessian_update's scratch, zero between updates
   Primal p = primal_setup(m, d, w);
+  p.rounding_stop = true;
   primal_init(m, d, p, true);
   primal_gradient(m, d, p);
   d.solver_nnz = hessian_factor(m, d, w, false);
