@@ -149,17 +149,23 @@ double linesearch(const Model& m, Data& d, Primal& p, int* neval, double* slope0
   // contact rows are elliptic only with the elliptic cone (contact_rows.cc; the hard-contact
   // solvers never come here)
   const bool pyramidal = m.opt.cone != kConeElliptic;
-  double gq1 = 0, gq2 = 0;
+  // gabs: the size of the slope's terms, search' (|M a| + |qfrc_smooth|) (the constraint forces
+  // balance these near a solution); with rounding_stop (Newton), a slope within kSlopeRounding of
+  // it is rounding. CG keeps the relative test alone (its iterates depend on every line search).
+  double gq1 = 0, gq2 = 0, gabs = 0;
   for (int k = 0; k < nv; ++k) {
     gq1 += p.search[k] * (p.Ma[k] - d.qfrc_smooth[k]);
     gq2 += p.search[k] * p.Mv[k];
+    gabs += std::fabs(p.search[k]) * (std::fabs(p.Ma[k]) + std::fabs(d.qfrc_smooth[k]));
   }
+  const double rounding = p.rounding_stop ? kSlopeRounding * gabs : 0.0;
   LineEval e0 = line_eval(m, d, p, 0, gq1, gq2, pyramidal);
   int n = 1;
   *slope0 = e0.d1;
   double alpha = 0;
-  if (e0.d1 < 0 && gq2 > 0) {
-    const double tol = 1e-10 * std::fabs(e0.d1);
+  if (e0.d1 < -rounding && gq2 > 0) {
+    // converged when the slope is 1e-10 of the starting one, or at rounding level
+    const double tol = std::max(1e-10 * std::fabs(e0.d1), rounding);
     double lo = 0, hi = -1;  // hi < 0: no upper bracket yet
     LineEval e = e0;
     for (int it = 0; it < 60; ++it) {

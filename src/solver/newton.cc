@@ -49,14 +49,26 @@ void newton(const Model& m, Data& d) {
   Work w = constraint::carve(m, d);
   std::fill_n(w.v[12], nv, 0.0);  // hessian_update's scratch, zero between updates
   Primal p = primal_setup(m, d, w);
+  p.rounding_stop = true;
   primal_init(m, d, p, true);
   primal_gradient(m, d, p);
   d.solver_nnz = hessian_factor(m, d, w, false);
-  std::copy_n(p.grad, nv, p.Mgrad);
-  hessian_solve(m, w, p.Mgrad);
+  // A start whose gradient is rounding (the warm start of a body at rest: M a, qfrc_smooth and
+  // J' force cancel to a few ulps) is the solution: no iteration.
+  double g2 = 0, scale2 = 0;
+  for (int k = 0; k < nv; ++k) {
+    g2 += p.grad[k] * p.grad[k];
+    const double t = std::fabs(p.Ma[k]) + std::fabs(d.qfrc_smooth[k]) + std::fabs(p.tmp[k]);  // tmp: J' force
+    scale2 += t * t;
+  }
+  const bool converged = g2 <= kSlopeRounding * kSlopeRounding * scale2;
+  if (!converged) {
+    std::copy_n(p.grad, nv, p.Mgrad);
+    hessian_solve(m, w, p.Mgrad);
+  }
   int iter = 0;
   double* oldstate = w.etmp;
-  while (iter < m.opt.iterations) {
+  while (!converged && iter < m.opt.iterations) {
     for (int k = 0; k < nv; ++k) p.search[k] = -p.Mgrad[k];
     int neval = 0;
     double slope = 0;

@@ -37,6 +37,10 @@ void elliptic_block(int dim, const double* friction, const double* A, const doub
 void elliptic_friction(int dim, const double* friction, const double* A, const double* g, double* f);
 
 // State of the primal iteration (pointers into Data::work.efc).
+// Relative rounding level of Newton's sums (64 ulps): a line search slope, or a starting gradient,
+// below it times the size of its terms is rounding (linesearch.cc, newton.cc).
+inline constexpr double kSlopeRounding = 64 * 2.220446049250313e-16;
+
 struct Primal {
   double* x;         // nv: qacc
   double* Ma;        // nv: M x
@@ -45,6 +49,7 @@ struct Primal {
   double* search;    // nv
   double* Mv;        // nv: M search
   bool Mv_given = false;  // Mv already holds M search (CG's recurrence): the line search keeps it
+  bool rounding_stop = false;  // the line search stops at rounding-level slopes (Newton)
   double* gradold;   // nv
   double* Mgradold;  // nv
   double* tmp;       // nv

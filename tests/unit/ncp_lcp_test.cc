@@ -209,3 +209,75 @@ TEST(NcpLcp, GraspLcpIsCopositiveAndLemkeSolvesIt) {
   EXPECT_EQ(largest, 12);  // the degenerate set was reached: two pads and the floor
   EXPECT_GT(checked, 100);
 }
+
+// A small LCP whose solution set is known and not unique: a ball (m = 1, r = 0.1, no gravity)
+// touching a floor and a ceiling plate (both fixed, gap exactly 0, mu = 1) and pulled along x by
+// F = 1 N. The LCP (2 contacts, 12 variables) has
+//   - the sliding solutions: no impulse, both contacts sliding at the free speed F h / m
+//     (sigma = F h / m, w_sigma = 0 up to lcp's feasibility margin): the ball slides between the
+//     plates as if they were not there;
+//   - the sticking solutions: any squeeze lambda_N >= F h / (2 mu) on both plates (its normal
+//     impulses cancel in the ball), each contact's friction F h / 2 against the pull (equal, or
+//     the ball would turn): the ball stays at rest.
+// Lemke's algorithm alone may return either; lcp returns the solution of least kinetic energy, and
+// among those the one of least impulse norm: at rest, squeezed by F / (2 mu) = 0.5 N per plate.
+TEST(NcpLcp, PrefersTheStickingSolutionOfANonUniqueLcp) {
+  const char* xml = R"(<mujoco>
+    <option timestep="0.01" gravity="0 0 0" solver="lcp"/>
+    <default><geom friction="1 0 0" margin="0.001"/></default>
+    <worldbody>
+      <geom name="floor" type="plane" size="1 1 .1" pos="0 0 -0.1"/>
+      <geom name="ceiling" type="plane" size="1 1 .1" pos="0 0 0.1" quat="0 1 0 0"/>
+      <body name="ball"><freejoint/><geom type="sphere" size="0.1" mass="1"/></body>
+    </worldbody></mujoco>)";
+  const moreau::Model m = moreau::load_model_from_string(xml);
+  moreau::Data d = moreau::make_data(m);
+  const double F = 1, h = m.opt.timestep, mu = 1;
+  for (int n = 0; n < 50; ++n) {
+    d.xfrc_applied[6 * 1 + 0] = F;
+    moreau::step(m, d);
+    ASSERT_EQ(d.ncon, 2) << "step " << n;
+    const moreau::ncp::LcpView L = moreau::ncp::last_lcp(m, d);
+    ASSERT_EQ(L.n, 12);
+    double vscale = 0, iscale = 0;
+    for (int i = 0; i < L.n; ++i)
+      if (i % 6 != 5) {
+        vscale = std::max(vscale, std::fabs(L.q[i]));
+        iscale = std::max(iscale, std::fabs(L.q[i]) / L.M[i * L.n + i]);
+      }
+    // natural residual of a candidate z, relative to the velocity and impulse scales (lcp's own
+    // acceptance measure)
+    auto residual = [&](const std::vector<double>& z) {
+      double worst = 0;
+      for (int i = 0; i < L.n; ++i) {
+        double w = L.q[i];
+        for (int j = 0; j < L.n; ++j) w += L.M[i * L.n + j] * z[j];
+        const bool slack = i % 6 == 5;
+        worst = std::max(worst, std::fabs(std::min(z[i] / (slack ? vscale : iscale), w / (slack ? iscale : vscale))));
+      }
+      return worst;
+    };
+    // the sliding solution solves this LCP too: no impulse, each contact's sigma the free sliding
+    // speed (F h / m and what the ball already moves), the largest -d_j' c_T over its edges
+    std::vector<double> sliding(L.n, 0.0);
+    for (int c = 0; c < 2; ++c)
+      for (int j = 1; j <= 4; ++j) sliding[6 * c + 5] = std::max(sliding[6 * c + 5], -L.q[6 * c + j]);
+    EXPECT_NEAR(sliding[5], F * h / 1.0, 1e-9);
+    EXPECT_LE(residual(sliding), 1e-12) << "step " << n;
+    // lcp's solution solves it and sticks: no sliding speed beyond its regularization's
+    // (sigma = eps beta, eps = kLcpStickReg max diag P, max diag P = 1/m + r^2/I = 3.5, beta = F h / 2),
+    // the ball at rest
+    EXPECT_LE(residual(std::vector<double>(L.z, L.z + L.n)), moreau::ncp::kLcpAccept) << "step " << n;
+    EXPECT_LE(L.z[5], 2 * moreau::ncp::kLcpStickReg * F * h) << "step " << n;
+    EXPECT_LE(L.z[11], 2 * moreau::ncp::kLcpStickReg * F * h) << "step " << n;
+    for (int k = 0; k < 6; ++k) EXPECT_NEAR(d.qvel[k], 0.0, 1e-9) << "step " << n << " dof " << k;
+    // the least squeeze that holds it: F / (2 mu) on each plate, friction F / 2 against the pull
+    for (int c = 0; c < 2; ++c) {
+      double fc[6];
+      moreau::contact_force(m, d, c, fc);
+      EXPECT_NEAR(fc[0], F / (2 * mu), 1e-6) << "step " << n << " contact " << c;
+      EXPECT_NEAR(std::hypot(fc[1], fc[2]), F / 2, 1e-6) << "step " << n << " contact " << c;
+    }
+  }
+  EXPECT_NEAR(d.qpos[0], 0.0, 1e-9);
+}

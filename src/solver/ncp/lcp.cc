@@ -16,6 +16,8 @@
 // Lemke's algorithm processes these copositive-plus matrices (Anitescu & Potra 1997, cited by the
 // Underactuated chapter). Dense: the LCP matrix and the tableau grow as n^2, so the solver refuses
 // problems with more than kLcpMaxSize variables or kLcpMaxRows rows (a runtime error that says so).
+// Where the LCP has several solutions and Lemke's lets contacts slide, the solver prefers a
+// sticking solution: the friction-limited QP's, when it solves the LCP (see lcp() below).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -249,9 +251,20 @@ int lcp(const Model& m, Data& d, Work& w) {
           constraint::dot_row(Jv, d, i, w.MinvJT + static_cast<size_t>(j) * nv);
   auto Gat = [&](int i, int j) { return G[i * nefc + j]; };
 
-  // M and q
+  // M and q. P_uv = a_u' G a_v for force variables u, v (a: the variable's direction in efc space).
   double* M = w.lcpM;
   double* q = w.lcpq;
+  auto P = [&](const double* pu, const double* pv) {
+    const int ru1 = static_cast<int>(pu[1]), ru2 = static_cast<int>(pu[3]);
+    const int rv1 = static_cast<int>(pv[1]), rv2 = static_cast<int>(pv[3]);
+    double s = pu[2] * pv[2] * Gat(ru1, rv1);
+    if (rv2 >= 0) s += pu[2] * pv[4] * Gat(ru1, rv2);
+    if (ru2 >= 0) {
+      s += pu[4] * pv[2] * Gat(ru2, rv1);
+      if (rv2 >= 0) s += pu[4] * pv[4] * Gat(ru2, rv2);
+    }
+    return s;
+  };
   std::fill_n(M, static_cast<size_t>(n) * n, 0.0);
   for (int u = 0; u < n; ++u) {
     const double* pu = var + 6 * u;
@@ -267,14 +280,7 @@ int lcp(const Model& m, Data& d, Work& w) {
     for (int v = 0; v < n; ++v) {
       const double* pv = var + 6 * v;
       if (pv[0] == 1) continue;
-      const int rv1 = static_cast<int>(pv[1]), rv2 = static_cast<int>(pv[3]);
-      double s = pu[2] * pv[2] * Gat(ru1, rv1);
-      if (rv2 >= 0) s += pu[2] * pv[4] * Gat(ru1, rv2);
-      if (ru2 >= 0) {
-        s += pu[4] * pv[2] * Gat(ru2, rv1);
-        if (rv2 >= 0) s += pu[4] * pv[4] * Gat(ru2, rv2);
-      }
-      Mu[v] = s;
+      Mu[v] = P(pu, pv);
     }
     if (pu[5] >= 0) Mu[static_cast<int>(pu[5])] = 1;  // + sigma
   }
@@ -300,15 +306,15 @@ int lcp(const Model& m, Data& d, Work& w) {
   // that no two rows tie): a positive perturbation keeps q'z > 0 on SOL(0, M), the condition that
   // Lemke's algorithm ends on a solution, and only moves the ties that rounding resolves badly.
   // Accepted: every row's natural residual |min(z/z_scale, w/w_scale)| <= kLcpAccept.
-  auto residual = [&]() {
+  auto residual = [&](const double* z) {
     double worst = 0;
     for (int u = 0; u < n; ++u) {
       double s = q[u];
-      for (int v = 0; v < n; ++v) s += M[static_cast<size_t>(u) * n + v] * w.lcpz[v];
+      for (int v = 0; v < n; ++v) s += M[static_cast<size_t>(u) * n + v] * z[v];
       w.lcpw[u] = s;
       const bool slack = var[6 * u] == 1;
       const double zs = std::max(slack ? vscale : iscale, 1e-300), ws = std::max(slack ? iscale : vscale, 1e-300);
-      worst = std::max(worst, std::fabs(std::min(w.lcpz[u] / zs, s / ws)));
+      worst = std::max(worst, std::fabs(std::min(z[u] / zs, s / ws)));
     }
     return worst;
   };
@@ -329,7 +335,7 @@ int lcp(const Model& m, Data& d, Work& w) {
       failure = pivots;
       continue;
     }
-    worst = residual();
+    worst = residual(w.lcpz);
     if (worst <= kLcpAccept) break;
     failure = 0;
   }
@@ -342,6 +348,48 @@ int lcp(const Model& m, Data& d, Work& w) {
         " on an LCP of " + std::to_string(n) + " variables (time " + std::to_string(d.time) + ") in " +
         std::to_string(kLcpAttempts) + " attempts: no solution found");
   w.header[0] = n;
+
+  // Preference for sticking. On a hyperstatic contact set (a box held between two pads) the LCP
+  // can have many solutions, and Lemke's first complementary basis may let contacts slide where
+  // others hold. When some contact slides (sigma > kLcpStickReg vscale: slower sliding is below
+  // the creep of the QP's own solution), solve the friction-limited QP
+  //   min 1/2 z_F' (P + eps I) z_F + q_F' z_F  over  z_F >= 0, sum_j beta_j <= mu lambda_N (per contact)
+  // (eps = kLcpStickReg max diag P): the impulse that leaves the least kinetic energy within the
+  // pyramids (Anitescu's relaxation on the pyramid), made unique by eps, which spreads a pad's
+  // impulse over its contacts. Its KKT conditions are the LCP with
+  // M' = M + eps I_F and -mu in the normal row's slack column (the slack sigma is the friction
+  // constraint's multiplier): M' + M'^T is positive semi-definite, so Lemke's algorithm solves it.
+  // They differ from the original LCP only by c_N = mu sigma on a contact with lambda_N > 0 and by
+  // eps z_F: every original solution with all contacts sticking solves the QP for eps = 0, and
+  // every QP solution gives the same v+. The QP's solution replaces Lemke's only if it solves the
+  // original LCP to kLcpAccept; where contacts must slide (the sliding cube) it does not (it
+  // would lift them: c_N = mu sigma > 0), and Lemke's solution stays, bit for bit.
+  bool slides = false;
+  for (int u = 0; u < n && !slides; ++u)
+    slides = var[6 * u] == 1 && var[6 * u + 1] >= 0 && w.lcpz[u] > kLcpStickReg * vscale;
+  if (slides) {
+    double pmax = 0;
+    for (int u = 0; u < n; ++u)
+      if (var[6 * u] == 0) pmax = std::max(pmax, M[static_cast<size_t>(u) * n + u]);
+    const double eps = kLcpStickReg * pmax;
+    for (int u = 0; u < n; ++u) {
+      const double* pu = var + 6 * u;
+      if (pu[0] == 0) M[static_cast<size_t>(u) * n + u] += eps;
+      else if (pu[1] >= 0) M[static_cast<size_t>(pu[1]) * n + u] = -pu[2];
+    }
+    const int qp_pivots = lemke(n, M, q, w.lcpd, w.lemke, 50 * n + 100);
+    // restore M (the diagonal recomputed as it was built, so that M is bitwise the original)
+    for (int u = 0; u < n; ++u) {
+      const double* pu = var + 6 * u;
+      if (pu[0] == 0) M[static_cast<size_t>(u) * n + u] = P(pu, pu);
+      else if (pu[1] >= 0) M[static_cast<size_t>(pu[1]) * n + u] = 0;
+    }
+    if (qp_pivots >= 0) {
+      pivots += qp_pivots;
+      if (residual(w.lcpd) <= kLcpAccept) std::copy_n(w.lcpd, n, w.lcpz);
+      else residual(w.lcpz);  // w.lcpw back to Lemke's solution
+    }
+  }
 
   // impulses in efc space and v = Mt^-1 J' lambda
   std::fill_n(w.lam, nefc, 0.0);

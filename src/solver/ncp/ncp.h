@@ -46,6 +46,7 @@ inline constexpr int kLcpDirections = 4;    // edges of the Stewart-Trinkle fric
 inline constexpr double kLcpMargin = 1e-13;  // lcp's feasibility margin, relative (lcp.cc)
 inline constexpr int kLcpAttempts = 4;       // lcp's solves of a step: the problem, then perturbed copies
 inline constexpr double kLcpAccept = 1e-7;   // lcp's largest accepted relative residual
+inline constexpr double kLcpStickReg = 1e-8;  // lcp's regularization of its sticking QP, relative (lcp.cc)
 inline constexpr int kLcpMaxSize = 240;     // most LCP variables the lcp solver accepts
 inline constexpr int kLcpMaxRows = 240;     // most constraint rows the lcp solver accepts
 
