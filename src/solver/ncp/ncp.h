@@ -70,13 +70,15 @@ struct Work {
   double* vf;      // nv: free velocity
   double* v;       // nv: Mt^-1 J' lambda
   double* tmp;     // nv
+  double* tmp2;    // nv
   double* g;       // cap: J v_f + s
   double* lam;     // cap: impulses
   double* c;       // cap: G lambda + g at the end
   double* G;       // 6 cap: the block's rows of G (dim x dim, row-major from 6*r0)
   double* Ginv;    // 6 cap: inverse of the block (regularized)
   double* eig;     // 6 cap: scaled cones, raisim: the sliding problem's data (6*r0; sliding_data)
-  double* rho;     // cap: step of the projected updates: 1/lambda_max(block)
+  double* rho;     // cap: step of the projected updates: 1/lambda_max(block); raisim solvers on a
+                   // scaled cone: the multiplier nu of the block's last sliding solve (cone.cc)
   double* lo;      // cap: first dof where column Mt^-1 J_r' is non-zero
   double* hi;      // cap: one past the last
   // the previous step's solution, for the warm start (row by row: impulse, type, key, contact point)
@@ -202,9 +204,10 @@ void scaled_errors(const Contact& con, const double* lam, double scale, const do
 double sym_inverse(int n, const double* A, double* Ainv);
 // The raisim update of a scaled-cone block (Alg. 1, lines 2-12, in z): G, Ginv the block in lambda
 // coordinates, gt = g~, lam the current impulse, eig: 6*dim doubles of per-solve cache (eig[0] = 0
-// until filled).
+// until filled), nu_last: the multiplier of the block's last sliding solve (0 if none), the start of
+// the next one's search.
 void raisim_scaled(int dim, const double* G, const double* Ginv, const double* D, double* eig,
-                   const double* gt, const double* lam, bool desaxce, double* out);
+                   double* nu_last, const double* gt, const double* lam, bool desaxce, double* out);
 // The projected update of ncp-pgs / ccp on a scaled-cone block: out = D P_K1(D^-1 lam - rho (D c + Gamma)).
 void projected_scaled(int dim, const double* D, const double* c, double rho, const double* lam,
                       bool desaxce, double* out);
