@@ -95,9 +95,6 @@ struct Ellipse {
 
 }  // namespace
 
-bool in_cone(double mu, const double* x) {
-  return x[0] >= 0 && std::sqrt(x[1] * x[1] + x[2] * x[2]) <= mu * x[0];
-}
 void project_cone(double mu, const double* x, double* out) { project_slope(mu, x, out); }
 double dist_cone(double mu, const double* x) { return dist_slope(mu, x); }
 double dist_dual_cone(double mu, const double* x) {
@@ -171,15 +168,6 @@ void ellipse_min(const double* G, const double* b, double gN, double mu, const d
 }
 
 // ------------------------------------------------------------------------------ scaled cones (ncp.h)
-
-bool scaled_cone(const Contact& con) {
-  return con.dim > 3 || (con.dim == 3 && con.friction[0] != con.friction[1]);
-}
-
-void cone_scale(const Contact& con, double* D) {
-  D[0] = 1;
-  for (int j = 1; j < con.dim; ++j) D[j] = std::max(0.0, con.friction[j - 1]);
-}
 
 bool in_elliptic_cone(int dim, const double* D, const double* l) {
   if (l[0] < 0) return false;

@@ -201,7 +201,7 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
       const Kind kind = block_kind(d, r, &dim);
       double* lam = w.lam + r;
       const double* G = w.G + 6 * r;
-      double c[6] = {0, 0, 0, 0, 0, 0}, lnew[6] = {0, 0, 0, 0, 0, 0};
+      double c[6], lnew[6];  // entries [0, dim) are set
       for (int a = 0; a < dim; ++a) c[a] = w.g[r + a] + constraint::dot_row(Jv, d, r + a, w.v);
       if (kind == kCone) {
         const Contact& con = d.contact[d.efc_id[r]];

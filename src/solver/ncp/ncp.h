@@ -32,6 +32,9 @@
 // cone of kLcpDirections edges for lcp).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+
 #include "constraint/storage.h"
 
 namespace moreau::ncp {
@@ -146,7 +149,9 @@ void metrics(const Model& m, Data& d, Work& w, double h);
 // ------------------------------------------------------------------------------ cone geometry (cone.cc)
 // K_mu = {x in R^3 : ||x_T|| <= mu x_N}, x = (x_N, x_T1, x_T2); K*_mu = K_{1/mu} (mu = 0: the
 // half-space x_N >= 0); Gamma(c, mu) = (mu ||c_T||, 0, 0), de Saxce's function, eq. (6).
-bool in_cone(double mu, const double* x);
+inline bool in_cone(double mu, const double* x) {
+  return x[0] >= 0 && std::sqrt(x[1] * x[1] + x[2] * x[2]) <= mu * x[0];
+}
 void project_cone(double mu, const double* x, double* out);
 double dist_cone(double mu, const double* x);
 double dist_dual_cone(double mu, const double* x);
@@ -185,9 +190,14 @@ bool invert3(const double* A, double* Ainv);
 //     solved directly in R^d also has fixed points where the plane's multiplier is not zero (on
 //     ANYmal's condim-6 feet: feet sliding with friction along their velocity), so it is not used.
 // mu_j = 0 (a direction without friction) gives D_j = 0: that impulse component stays 0.
-bool scaled_cone(const Contact& con);
+inline bool scaled_cone(const Contact& con) {
+  return con.dim > 3 || (con.dim == 3 && con.friction[0] != con.friction[1]);
+}
 // D of the block (dim entries).
-void cone_scale(const Contact& con, double* D);
+inline void cone_scale(const Contact& con, double* D) {
+  D[0] = 1;
+  for (int j = 1; j < con.dim; ++j) D[j] = std::max(0.0, con.friction[j - 1]);
+}
 bool in_elliptic_cone(int dim, const double* D, const double* l);
 // Projection on K_1 in R^dim.
 void project_unit_cone(int dim, const double* x, double* out);
