@@ -95,9 +95,6 @@ struct Ellipse {
 
 }  // namespace
 
-bool in_cone(double mu, const double* x) {
-  return x[0] >= 0 && std::sqrt(x[1] * x[1] + x[2] * x[2]) <= mu * x[0];
-}
 void project_cone(double mu, const double* x, double* out) { project_slope(mu, x, out); }
 double dist_cone(double mu, const double* x) { return dist_slope(mu, x); }
 double dist_dual_cone(double mu, const double* x) {
@@ -171,15 +168,6 @@ void ellipse_min(const double* G, const double* b, double gN, double mu, const d
 }
 
 // ------------------------------------------------------------------------------ scaled cones (ncp.h)
-
-bool scaled_cone(const Contact& con) {
-  return con.dim > 3 || (con.dim == 3 && con.friction[0] != con.friction[1]);
-}
-
-void cone_scale(const Contact& con, double* D) {
-  D[0] = 1;
-  for (int j = 1; j < con.dim; ++j) D[j] = std::max(0.0, con.friction[j - 1]);
-}
 
 bool in_elliptic_cone(int dim, const double* D, const double* l) {
   if (l[0] < 0) return false;
@@ -389,20 +377,58 @@ struct Sliding {
 // constraint of (12) with z_N eliminated, whose value z_N = alpha0 + alpha1 nu - beta.x moves with
 // nu). x(0) if it satisfies the constraint; otherwise x(nu*) with the constraint active:
 // h(nu) = ||x(nu)|| + beta.x(nu) - alpha0 - alpha1 nu does not increase (the derivative of the
-// concave dual), so nu* is bracketed by doubling and found by the Illinois variant of regula falsi.
-// Returns nu*.
-double sliding_min(const Sliding& s, double alpha0, double alpha1, double* x) {
+// concave dual), so nu* is bracketed and found by the Illinois variant of regula falsi. The bracket
+// grows from guess (the block's nu* of the previous sweep, 0 if none) by steps of 1% of it that
+// quadruple, or else by doubling from ||a||: between sweeps nu* moves little, so the bracket is
+// tight and regula falsi takes few evaluations. Returns nu*.
+double sliding_min(const Sliding& s, double alpha0, double alpha1, double guess, double* x) {
   auto h = [&](double nu) { return s.eval(nu, x) - alpha0 - alpha1 * nu; };
   const double f0 = h(0);
   if (f0 <= 0) return 0;
-  double an = 0;
-  for (int i = 0; i < s.n; ++i) an += s.a[i] * s.a[i];
-  double lo = 0, flo = f0, hi = std::max(std::sqrt(an), 1e-300), fhi = h(hi);
-  for (int k = 0; k < 200 && fhi > 0; ++k) {
-    lo = hi;
-    flo = fhi;
-    hi *= 2;
+  double lo = 0, flo = f0, hi, fhi;
+  if (guess > 0) {
+    const double fg = h(guess);
+    double step = 0.01 * guess;
+    if (fg > 0) {  // nu* > guess: walk up
+      lo = guess;
+      flo = fg;
+      hi = guess + step;
+      fhi = h(hi);
+      for (int k = 0; k < 200 && fhi > 0; ++k) {
+        lo = hi;
+        flo = fhi;
+        step *= 4;
+        hi = lo + step;
+        fhi = h(hi);
+      }
+    } else {  // nu* <= guess: walk down, at most to 0 (h(0) > 0)
+      hi = guess;
+      fhi = fg;
+      for (int k = 0; k < 200; ++k) {
+        const double nu = hi - step;
+        if (!(nu > 0)) break;
+        const double f = h(nu);
+        if (f > 0) {
+          lo = nu;
+          flo = f;
+          break;
+        }
+        hi = nu;
+        fhi = f;
+        step *= 4;
+      }
+    }
+  } else {
+    double an = 0;
+    for (int i = 0; i < s.n; ++i) an += s.a[i] * s.a[i];
+    hi = std::max(std::sqrt(an), 1e-300);
     fhi = h(hi);
+    for (int k = 0; k < 200 && fhi > 0; ++k) {
+      lo = hi;
+      flo = fhi;
+      hi *= 2;
+      fhi = h(hi);
+    }
   }
   if (fhi > 0) return hi;
   const double scale = std::fabs(alpha0) + alpha1 * hi;
@@ -432,7 +458,7 @@ double sliding_min(const Sliding& s, double alpha0, double alpha1, double* x) {
 }  // namespace
 
 void raisim_scaled(int dim, const double* G, const double* Ginv, const double* D, double* eig,
-                   const double* gt, const double* lam, bool desaxce, double* out) {
+                   double* nu_last, const double* gt, const double* lam, bool desaxce, double* out) {
   if (gt[0] > 0) {  // takeoff
     std::fill_n(out, dim, 0.0);
     return;
@@ -502,7 +528,8 @@ void raisim_scaled(int dim, const double* G, const double* Ginv, const double* D
   const Sliding s{n, w, at, bt, wmin, wmax};
   const double alpha0 = desaxce ? -b0 / GNN : -gt[0] / GNN, alpha1 = desaxce ? 1 / GNN : 0;
   double xt[5];
-  const double nu = sliding_min(s, alpha0, alpha1, xt);
+  const double nu = sliding_min(s, alpha0, alpha1, *nu_last, xt);
+  *nu_last = nu;
   double zN = alpha0 + alpha1 * nu;
   for (int k = 0; k < n; ++k) zN -= bt[k] * xt[k];
   out[0] = zN;

@@ -148,15 +148,22 @@ double feasible_step(const Data& d, const Work& w, const double* dl, double tmax
 }
 
 // Drift extrapolation: lambda += t dl, v += t dv (dv = Mt^-1 J' dl, the sweep's changes), t the
-// minimizer of q(l) = 0.5 l'Gl + g'l along dl (q'(0) = c.dl, q'' = dl'G dl = (J dv).dl), cut
-// where a block would leave its feasible set, at most kDriftMaxStep. False (nothing changed)
-// unless dl descends q and t > 1 (more than the sweep itself).
+// minimizer of q(l) = 0.5 l'Gl + g'l along dl (q'(0) = c.dl = g.dl + v.J'dl, q'' = dl'G dl =
+// dv.J'dl: one pass over J for both), cut where a block would leave its feasible set, at most
+// kDriftMaxStep. False (nothing changed) unless dl descends q and t > 1 (more than the sweep itself).
 bool extrapolate(const Model& m, const Data& d, Work& w, const double* Jv, const double* dl, const double* dv) {
+  double* u = w.tmp2;  // J' dl
+  std::fill_n(u, m.nv, 0.0);
   double s1 = 0, s2 = 0;
   for (int r = 0; r < d.nefc; ++r) {
     if (dl[r] == 0) continue;
-    s1 += dl[r] * (w.g[r] + constraint::dot_row(Jv, d, r, w.v));
-    s2 += dl[r] * constraint::dot_row(Jv, d, r, dv);
+    s1 += dl[r] * w.g[r];
+    const constraint::SparseRow row = constraint::row_of(d, Jv, r);
+    for (int k = 0; k < row.nnz; ++k) u[row.col[k]] += dl[r] * row.val[k];
+  }
+  for (int k = 0; k < m.nv; ++k) {
+    s1 += u[k] * w.v[k];
+    s2 += u[k] * dv[k];
   }
   if (!(s1 < 0)) return false;
   const double t = feasible_step(d, w, dl, s2 > 0 ? std::min(-s1 / s2, kDriftMaxStep) : kDriftMaxStep);
@@ -194,7 +201,7 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
       const Kind kind = block_kind(d, r, &dim);
       double* lam = w.lam + r;
       const double* G = w.G + 6 * r;
-      double c[6] = {0, 0, 0, 0, 0, 0}, lnew[6] = {0, 0, 0, 0, 0, 0};
+      double c[6], lnew[6];  // entries [0, dim) are set
       for (int a = 0; a < dim; ++a) c[a] = w.g[r + a] + constraint::dot_row(Jv, d, r + a, w.v);
       if (kind == kCone) {
         const Contact& con = d.contact[d.efc_id[r]];
@@ -208,7 +215,7 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
               for (int b = 0; b < dim; ++b) Gl += G[a * dim + b] * lam[b];
               gt[a] = c[a] - Gl;
             }
-            raisim_scaled(dim, G, w.Ginv + 6 * r, D, w.eig + 6 * r, gt, lam, desaxce, lnew);
+            raisim_scaled(dim, G, w.Ginv + 6 * r, D, w.eig + 6 * r, w.rho + r, gt, lam, desaxce, lnew);
           } else {
             projected_scaled(dim, D, c, w.rho[r], lam, desaxce, lnew);
           }

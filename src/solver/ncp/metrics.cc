@@ -23,7 +23,7 @@ namespace moreau::ncp {
 void scaled_errors(const Contact& con, const double* lam, double scale, const double* c, double* ep,
                    double* ed, double* ec) {
   const int dim = con.dim;
-  double D[6], z[6], y[6], g2 = 0;
+  double D[6], z[6] = {}, y[6] = {}, g2 = 0;
   cone_scale(con, D);
   for (int j = 0; j < dim; ++j) {
     z[j] = D[j] > 0 ? lam[j] * scale / D[j] : 0;

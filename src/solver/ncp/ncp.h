@@ -32,6 +32,9 @@
 // cone of kLcpDirections edges for lcp).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+
 #include "constraint/storage.h"
 
 namespace moreau::ncp {
@@ -71,13 +74,15 @@ struct Work {
   double* vf;      // nv: free velocity
   double* v;       // nv: Mt^-1 J' lambda
   double* tmp;     // nv
+  double* tmp2;    // nv
   double* g;       // cap: J v_f + s
   double* lam;     // cap: impulses
   double* c;       // cap: G lambda + g at the end
   double* G;       // 6 cap: the block's rows of G (dim x dim, row-major from 6*r0)
   double* Ginv;    // 6 cap: inverse of the block (regularized)
   double* eig;     // 6 cap: scaled cones, raisim: the sliding problem's data (6*r0; sliding_data)
-  double* rho;     // cap: step of the projected updates: 1/lambda_max(block)
+  double* rho;     // cap: step of the projected updates: 1/lambda_max(block); raisim solvers on a
+                   // scaled cone: the multiplier nu of the block's last sliding solve (cone.cc)
   double* lo;      // cap: first dof where column Mt^-1 J_r' is non-zero
   double* hi;      // cap: one past the last
   // the previous step's solution, for the warm start (row by row: impulse, type, key, contact point)
@@ -145,7 +150,9 @@ void metrics(const Model& m, Data& d, Work& w, double h);
 // ------------------------------------------------------------------------------ cone geometry (cone.cc)
 // K_mu = {x in R^3 : ||x_T|| <= mu x_N}, x = (x_N, x_T1, x_T2); K*_mu = K_{1/mu} (mu = 0: the
 // half-space x_N >= 0); Gamma(c, mu) = (mu ||c_T||, 0, 0), de Saxce's function, eq. (6).
-bool in_cone(double mu, const double* x);
+inline bool in_cone(double mu, const double* x) {
+  return x[0] >= 0 && std::sqrt(x[1] * x[1] + x[2] * x[2]) <= mu * x[0];
+}
 void project_cone(double mu, const double* x, double* out);
 double dist_cone(double mu, const double* x);
 double dist_dual_cone(double mu, const double* x);
@@ -184,9 +191,14 @@ bool invert3(const double* A, double* Ainv);
 //     solved directly in R^d also has fixed points where the plane's multiplier is not zero (on
 //     ANYmal's condim-6 feet: feet sliding with friction along their velocity), so it is not used.
 // mu_j = 0 (a direction without friction) gives D_j = 0: that impulse component stays 0.
-bool scaled_cone(const Contact& con);
+inline bool scaled_cone(const Contact& con) {
+  return con.dim > 3 || (con.dim == 3 && con.friction[0] != con.friction[1]);
+}
 // D of the block (dim entries).
-void cone_scale(const Contact& con, double* D);
+inline void cone_scale(const Contact& con, double* D) {
+  D[0] = 1;
+  for (int j = 1; j < con.dim; ++j) D[j] = std::max(0.0, con.friction[j - 1]);
+}
 bool in_elliptic_cone(int dim, const double* D, const double* l);
 // Projection on K_1 in R^dim.
 void project_unit_cone(int dim, const double* x, double* out);
@@ -203,9 +215,10 @@ void scaled_errors(const Contact& con, const double* lam, double scale, const do
 double sym_inverse(int n, const double* A, double* Ainv);
 // The raisim update of a scaled-cone block (Alg. 1, lines 2-12, in z): G, Ginv the block in lambda
 // coordinates, gt = g~, lam the current impulse, eig: 6*dim doubles of per-solve cache (eig[0] = 0
-// until filled).
+// until filled), nu_last: the multiplier of the block's last sliding solve (0 if none), the start of
+// the next one's search.
 void raisim_scaled(int dim, const double* G, const double* Ginv, const double* D, double* eig,
-                   const double* gt, const double* lam, bool desaxce, double* out);
+                   double* nu_last, const double* gt, const double* lam, bool desaxce, double* out);
 // The projected update of ncp-pgs / ccp on a scaled-cone block: out = D P_K1(D^-1 lam - rho (D c + Gamma)).
 void projected_scaled(int dim, const double* D, const double* c, double rho, const double* lam,
                       bool desaxce, double* out);

