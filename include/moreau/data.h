@@ -211,7 +211,8 @@ struct Data {
   std::vector<double> ten_length;                // ntendon
   std::vector<double> ten_J;                     // ntendon*nv, dense
   std::vector<int> ten_J_span;                   // 2*ntendon: [lo, hi) of the dofs a ten_J row may be
-                                                 // non-zero on (tendon() sets it with the row)
+                                                 // non-zero on (the row is zero outside; tendon() sets
+                                                 // it with the row and clears only the previous span)
   std::vector<int> ten_wrapadr, ten_wrapnum;     // ntendon
   std::vector<int> wrap_obj;                     // 2*nwrap
   std::vector<double> wrap_xpos;                 // 6*nwrap
