@@ -317,6 +317,21 @@ struct Data {
   // the narrow phase; return true to discard the pair.
   std::function<bool(const Model& m, const Data& d, int geom1, int geom2)> contact_filter;
 
+  // ------------------------------------------------------------------ argument checks
+  // The Model this Data was checked against by a public entry point that is still running (step,
+  // forward, inverse, ...): the stages it calls skip their own check of the Data's sizes. Null
+  // outside such a call; not copied (a copy or an assigned Data starts unchecked).
+  struct CheckMark {
+    const Model* model = nullptr;
+    CheckMark() = default;
+    CheckMark(const CheckMark&) noexcept {}
+    CheckMark& operator=(const CheckMark&) noexcept {
+      model = nullptr;
+      return *this;
+    }
+  };
+  CheckMark checked;
+
   // ------------------------------------------------------------------ work space
   // The stages' temporaries (Workspace above): not state, inputs or results.
   Workspace work;
