@@ -211,7 +211,8 @@ struct Data {
   std::vector<double> ten_length;                // ntendon
   std::vector<double> ten_J;                     // ntendon*nv, dense
   std::vector<int> ten_J_span;                   // 2*ntendon: [lo, hi) of the dofs a ten_J row may be
-                                                 // non-zero on (tendon() sets it with the row)
+                                                 // non-zero on (the row is zero outside; tendon() sets
+                                                 // it with the row and clears only the previous span)
   std::vector<int> ten_wrapadr, ten_wrapnum;     // ntendon
   std::vector<int> wrap_obj;                     // 2*nwrap
   std::vector<double> wrap_xpos;                 // 6*nwrap
@@ -315,6 +316,21 @@ struct Data {
   // (contype/conaffinity, same body, parent-child, exclude; explicit <pair>s are not filtered) before
   // the narrow phase; return true to discard the pair.
   std::function<bool(const Model& m, const Data& d, int geom1, int geom2)> contact_filter;
+
+  // ------------------------------------------------------------------ argument checks
+  // The Model this Data was checked against by a public entry point that is still running (step,
+  // forward, inverse, ...): the stages it calls skip their own check of the Data's sizes. Null
+  // outside such a call; not copied (a copy or an assigned Data starts unchecked).
+  struct CheckMark {
+    const Model* model = nullptr;
+    CheckMark() = default;
+    CheckMark(const CheckMark&) noexcept {}
+    CheckMark& operator=(const CheckMark&) noexcept {
+      model = nullptr;
+      return *this;
+    }
+  };
+  CheckMark checked;
 
   // ------------------------------------------------------------------ work space
   // The stages' temporaries (Workspace above): not state, inputs or results.

@@ -50,35 +50,44 @@ void actuation_force(const Model& m, Data& d) {
     return;
   }
   const bool clamp_ctrl = !(m.opt.disableflags & kDsblClampctrl);
+  const int nu = m.nu, stateless = m.nu - m.na;
+  const double h = m.opt.timestep;
   // Models from 2.2.2's layout may lack actadr/actearly: the stateful actuators are the last na.
   const int* actadr = m.actuator_actadr.empty() ? nullptr : m.actuator_actadr.data();
-  const bool has_early = m.actuator_actearly.size() >= static_cast<size_t>(m.nu);
-  // The arrays read or written for every actuator, as raw pointers so that their loads leave the
+  const uint8_t* actearly =
+      m.actuator_actearly.size() >= static_cast<size_t>(nu) ? m.actuator_actearly.data() : nullptr;
+  // The arrays read or written for every actuator, as local pointers so that their loads leave the
   // loop (the user callbacks inside it receive m and d, and must not resize d's arrays).
   const double* ctrl_in = d.ctrl.data();
+  const double* act_in = d.act.data();
   const uint8_t* ctrllimited = m.actuator_ctrllimited.data();
+  const double* ctrlrange = m.actuator_ctrlrange.data();
   const uint8_t* forcelimited = m.actuator_forcelimited.data();
+  const double* forcerange = m.actuator_forcerange.data();
   const int* dyntypes = m.actuator_dyntype.data();
   const int* gaintype = m.actuator_gaintype.data();
   const int* biastype = m.actuator_biastype.data();
+  const double* dynprms = m.actuator_dynprm.data();
+  const double* gainprms = m.actuator_gainprm.data();
+  const double* biasprms = m.actuator_biasprm.data();
   const double* lengths = d.actuator_length.data();
   const double* velocities = d.actuator_velocity.data();
+  const double* moments = d.actuator_moment.data();
   const int* span = d.actuator_moment_span.data();
   double* act_dots = d.act_dot.data();
   double* forces = d.actuator_force.data();
   double* qfrc = d.qfrc_actuator.data();
-  for (int u = 0; u < m.nu; ++u) {
+  for (int u = 0; u < nu; ++u) {
     double ctrl = ctrl_in[u];
-    if (clamp_ctrl && ctrllimited[u])
-      ctrl = std::clamp(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
+    if (clamp_ctrl && ctrllimited[u]) ctrl = std::clamp(ctrl, ctrlrange[2 * u], ctrlrange[2 * u + 1]);
 
     // Activation dynamics.
     const int dyntype = dyntypes[u];
-    const int adr = actadr ? actadr[u] : (dyntype == kDynNone ? -1 : u - (m.nu - m.na));
+    const int adr = actadr ? actadr[u] : (dyntype == kDynNone ? -1 : u - stateless);
     double input = ctrl;
     if (adr >= 0) {
-      const double* dynprm = &m.actuator_dynprm[kNDYN * u];
-      const double act = d.act[adr];
+      const double* dynprm = dynprms + kNDYN * u;
+      const double act = act_in[adr];
       double act_dot = 0;
       switch (dyntype) {
         case kDynIntegrator:
@@ -98,13 +107,13 @@ void actuation_force(const Model& m, Data& d) {
           break;
       }
       act_dots[adr] = act_dot;
-      input = has_early && m.actuator_actearly[u] ? next_act(m, u, act, act_dot, m.opt.timestep) : act;
+      input = actearly && actearly[u] ? next_act(m, u, act, act_dot, h) : act;
     }
 
     // Gain and bias.
     const double len = lengths[u], vel = velocities[u];
-    const double* gainprm = &m.actuator_gainprm[kNGAIN * u];
-    const double* biasprm = &m.actuator_biasprm[kNBIAS * u];
+    const double* gainprm = gainprms + kNGAIN * u;
+    const double* biasprm = biasprms + kNBIAS * u;
     double gain = 0, bias = 0;
     switch (gaintype[u]) {
       case kGainFixed:
@@ -136,12 +145,11 @@ void actuation_force(const Model& m, Data& d) {
         break;
     }
     double force = gain * input + bias;
-    if (forcelimited[u])
-      force = std::clamp(force, m.actuator_forcerange[2 * u], m.actuator_forcerange[2 * u + 1]);
+    if (forcelimited[u]) force = std::clamp(force, forcerange[2 * u], forcerange[2 * u + 1]);
     forces[u] = force;
 
     if (force == 0) continue;
-    const double* moment = d.actuator_moment.data() + static_cast<size_t>(u) * nv;
+    const double* moment = moments + static_cast<size_t>(u) * nv;
     for (int i = span[2 * u]; i < span[2 * u + 1]; ++i)
       qfrc[i] += moment[i] * force;  // the row is zero outside its span
   }

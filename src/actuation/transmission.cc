@@ -229,48 +229,82 @@ void moment_span(const Model& m, const Data& d, int u, int* lo, int* hi) {
   }
 }
 
+// Clears row[lo, hi).
+inline void clear_span(double* row, int lo, int hi) {
+  for (int i = lo; i < hi; ++i) row[i] = 0;
+}
+
 }  // namespace
 
 void transmission(const Model& m, Data& d) {
   internal::check_data(m, d, "transmission");
-  const int nv = m.nv;
-  for (int u = 0; u < m.nu; ++u) {
-    double* moment = d.actuator_moment.data() + static_cast<size_t>(u) * nv;
-    int* span = &d.actuator_moment_span[2 * u];
-    // only the previous span can hold non-zeros: clearing it (not the whole row) keeps a model with
-    // many dofs and few local actuators (humanoid100: 21 x 627) from sweeping nu x nv per step
-    if (span[0] < span[1]) std::fill(moment + span[0], moment + span[1], 0.0);
-    moment_span(m, d, u, &span[0], &span[1]);
-    const int trntype = m.actuator_trntype[u];
-    double length = 0;
-    if (m.actuator_trnid[2 * u] < 0) {
-      d.actuator_length[u] = 0;
+  const int nv = m.nv, nu = m.nu;
+  // The arrays read or written for every actuator, as local pointers so that their loads leave the
+  // loop (stores into the rows could otherwise be taken to move them).
+  const int* trntype = m.actuator_trntype.data();
+  const int* trnid = m.actuator_trnid.data();
+  const double* gear = m.actuator_gear.data();
+  const int* jnt_type = m.jnt_type.data();
+  const int* jnt_qposadr = m.jnt_qposadr.data();
+  const int* jnt_dofadr = m.jnt_dofadr.data();
+  const double* qpos = d.qpos.data();
+  const double* ten_length = d.ten_length.data();
+  const double* ten_J = d.ten_J.data();
+  const int* ten_span = d.ten_J_span.data();
+  double* moments = d.actuator_moment.data();
+  int* spans = d.actuator_moment_span.data();
+  double* lengths = d.actuator_length.data();
+  for (int u = 0; u < nu; ++u) {
+    double* moment = moments + static_cast<size_t>(u) * nv;
+    int* span = spans + 2 * u;
+    // Only the previous span can hold non-zeros. Scalar joints and tendons write every entry of
+    // their new span, so the previous one is cleared only where it differs (the span is constant
+    // for joints, and for a fixed tendon); this keeps a model with many dofs and few local
+    // actuators (humanoid100: 21 x 627) from sweeping nu x nv per step.
+    const int id = trnid[2 * u];
+    const int type = trntype[u];
+    if (id >= 0 && (type == kTrnJoint || type == kTrnJointInParent) &&
+        (jnt_type[id] == kJointHinge || jnt_type[id] == kJointSlide)) {
+      const int dof = jnt_dofadr[id];
+      if (span[0] != dof || span[1] != dof + 1) {
+        clear_span(moment, span[0], span[1]);
+        span[0] = dof;
+        span[1] = dof + 1;
+      }
+      const double g = gear[6 * u];
+      lengths[u] = qpos[jnt_qposadr[id]] * g;
+      moment[dof] = g;
       continue;
     }
-    switch (trntype) {
-      case kTrnJoint:
-      case kTrnJointInParent: {
-        const int j = m.actuator_trnid[2 * u];
-        if (m.jnt_type[j] == kJointHinge || m.jnt_type[j] == kJointSlide) {
-          const double g = m.actuator_gear[6 * u];
-          length = d.qpos[m.jnt_qposadr[j]] * g;
-          moment[m.jnt_dofadr[j]] = g;
-        } else {
-          joint_transmission(m, d, u, trntype == kTrnJointInParent, &length, moment);
-        }
-        break;
+    if (id >= 0 && type == kTrnTendon) {
+      const int lo = ten_span[2 * id], hi = ten_span[2 * id + 1];
+      if (span[0] != lo || span[1] != hi) {
+        clear_span(moment, span[0], span[1]);
+        span[0] = lo;
+        span[1] = hi;
       }
+      const double g = gear[6 * u];
+      lengths[u] = ten_length[id] * g;
+      const double* J = ten_J + static_cast<size_t>(id) * nv;
+      for (int i = lo; i < hi; ++i) moment[i] = J[i] * g;
+      continue;
+    }
+    // The other transmissions accumulate into the row: it is cleared over the whole previous span.
+    if (span[0] < span[1]) std::fill(moment + span[0], moment + span[1], 0.0);
+    moment_span(m, d, u, &span[0], &span[1]);
+    double length = 0;
+    if (id < 0) {
+      lengths[u] = 0;
+      continue;
+    }
+    switch (type) {
+      case kTrnJoint:
+      case kTrnJointInParent:
+        joint_transmission(m, d, u, type == kTrnJointInParent, &length, moment);
+        break;
       case kTrnSliderCrank:
         slidercrank_transmission(m, d, u, &length, moment);
         break;
-      case kTrnTendon: {
-        const int t = m.actuator_trnid[2 * u];
-        const double g = m.actuator_gear[6 * u];
-        length = d.ten_length[t] * g;
-        const double* J = d.ten_J.data() + static_cast<size_t>(t) * nv;
-        for (int i = span[0]; i < span[1]; ++i) moment[i] = J[i] * g;
-        break;
-      }
       case kTrnSite:
         site_transmission(m, d, u, &length, moment);
         break;
@@ -280,7 +314,7 @@ void transmission(const Model& m, Data& d) {
       default:
         break;
     }
-    d.actuator_length[u] = length;
+    lengths[u] = length;
   }
 }
 

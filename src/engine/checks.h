@@ -44,9 +44,28 @@ inline bool data_matches(const Model& m, const Data& d) {
 }
 
 // d was made for m (make_data), else std::invalid_argument naming fn and the first array that
-// differs.
+// differs. Skipped inside a CheckedCall for the same m and d (already checked).
 inline void check_data(const Model& m, const Data& d, const char* fn) {
+  if (d.checked.model == &m) return;
   if (!data_matches(m, d)) [[unlikely]] throw_data_mismatch(m, d, fn);
 }
+
+// A public entry point's check of d against m, held for the duration of the call: the stages it
+// calls (each a public function that checks its own arguments when a user calls it) then skip
+// check_data. The previous mark is restored on exit, also when an exception leaves the call.
+class CheckedCall {
+ public:
+  CheckedCall(const Model& m, Data& d, const char* fn) : d_(d), prev_(d.checked.model) {
+    check_data(m, d, fn);
+    d.checked.model = &m;
+  }
+  ~CheckedCall() { d_.checked.model = prev_; }
+  CheckedCall(const CheckedCall&) = delete;
+  CheckedCall& operator=(const CheckedCall&) = delete;
+
+ private:
+  Data& d_;
+  const Model* prev_;
+};
 
 }  // namespace moreau::internal

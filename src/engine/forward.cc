@@ -115,7 +115,7 @@ void acceleration_sensors(const Model& m, Data& d) {
 }  // namespace internal
 
 void forward(const Model& m, Data& d) {
-  internal::check_data(m, d, "forward");
+  const internal::CheckedCall checked(m, d, "forward");
   internal::forward_skip(m, d, false);
 }
 

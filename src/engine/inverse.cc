@@ -29,12 +29,12 @@ void inverse_stages(const Model& m, Data& d, int skipstage, bool skip_sensor);
 }  // namespace
 
 void inverse(const Model& m, Data& d) {
-  internal::check_data(m, d, "inverse");
+  const internal::CheckedCall checked(m, d, "inverse");
   inverse_stages(m, d, kStageNone, false);
 }
 
 void inverse_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
-  internal::check_data(m, d, "inverse_skip");
+  const internal::CheckedCall checked(m, d, "inverse_skip");
   if (skipstage != kStageNone && skipstage != kStagePos && skipstage != kStageVel)
     internal::raise<std::invalid_argument>("inverse_skip: skipstage " + std::to_string(skipstage) +
                                            " is not kStageNone (0), kStagePos (1) or kStageVel (2)");

@@ -43,7 +43,7 @@ void integrate(const Model& m, Data& d) {
 }  // namespace
 
 void step(const Model& m, Data& d) {
-  internal::check_data(m, d, "step");
+  const internal::CheckedCall checked(m, d, "step");
   require_known_integrator(m, "step");
   internal::StageTimer timer(d, kTimerStep);
   check_pos(m, d);
@@ -54,7 +54,7 @@ void step(const Model& m, Data& d) {
 }
 
 void step1(const Model& m, Data& d) {
-  internal::check_data(m, d, "step1");
+  const internal::CheckedCall checked(m, d, "step1");
   require_known_integrator(m, "step1");
   internal::StageTimer timer(d, kTimerStep);
   check_pos(m, d);
@@ -70,7 +70,7 @@ void step1(const Model& m, Data& d) {
 }
 
 void step2(const Model& m, Data& d) {
-  internal::check_data(m, d, "step2");
+  const internal::CheckedCall checked(m, d, "step2");
   require_known_integrator(m, "step2");
   internal::StageTimer timer(d, kTimerStep);
   fwd_actuation(m, d);

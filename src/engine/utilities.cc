@@ -203,7 +203,7 @@ void set_keyframe(Model& m, const Data& d, int key) {
 }
 
 void forward_skip(const Model& m, Data& d, int skipstage, bool skip_sensor) {
-  internal::check_data(m, d, "forward_skip");
+  const internal::CheckedCall checked(m, d, "forward_skip");
   check_skipstage(skipstage, "forward_skip");
   internal::forward_skip(m, d, skipstage, skip_sensor);
 }

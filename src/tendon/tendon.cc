@@ -9,30 +9,38 @@ namespace moreau {
 
 void tendon(const Model& m, Data& d) {
   internal::check_data(m, d, "tendon");
-  const int nv = m.nv;
+  const int nv = m.nv, ntendon = m.ntendon;
+  const int* tendon_adr = m.tendon_adr.data();
+  const int* tendon_num = m.tendon_num.data();
+  const int* wrap_type = m.wrap_type.data();
+  double* ten_J = d.ten_J.data();
+  double* ten_length = d.ten_length.data();
+  int* ten_span = d.ten_J_span.data();
+  int* ten_wrapadr = d.ten_wrapadr.data();
+  int* ten_wrapnum = d.ten_wrapnum.data();
   int wrapcount = 0;
-  for (int t = 0; t < m.ntendon; ++t) {
-    // The whole row is cleared (not only the previous span), so that the row and its span are
-    // rebuilt from nothing whatever was written to ten_J before.
-    double* J = d.ten_J.data() + static_cast<size_t>(t) * nv;
-    std::fill(J, J + nv, 0.0);
+  for (int t = 0; t < ntendon; ++t) {
+    // A row is zero outside its span (data.h), so clearing the previous span zeroes the whole row:
+    // a few dofs instead of nv for a tendon on a long chain.
+    double* J = ten_J + static_cast<size_t>(t) * nv;
+    for (int i = ten_span[2 * t]; i < ten_span[2 * t + 1]; ++i) J[i] = 0;
     tendon_detail::Span span{nv, 0};
-    d.ten_wrapadr[t] = wrapcount;
-    d.ten_wrapnum[t] = 0;
-    const int adr = m.tendon_adr[t];
-    if (m.tendon_num[t] == 0) {
-      d.ten_length[t] = 0;
-    } else if (m.wrap_type[adr] == kWrapJoint) {
-      d.ten_length[t] = tendon_detail::fixed_tendon(m, d, t, J, &span);
+    ten_wrapadr[t] = wrapcount;
+    ten_wrapnum[t] = 0;
+    const int adr = tendon_adr[t];
+    if (tendon_num[t] == 0) {
+      ten_length[t] = 0;
+    } else if (wrap_type[adr] == kWrapJoint) {
+      ten_length[t] = tendon_detail::fixed_tendon(m, d, t, J, &span);
     } else {
       int n = 0;
-      d.ten_length[t] = tendon_detail::spatial_tendon(m, d, t, J, &span, wrapcount, &n);
-      d.ten_wrapnum[t] = n;
+      ten_length[t] = tendon_detail::spatial_tendon(m, d, t, J, &span, wrapcount, &n);
+      ten_wrapnum[t] = n;
       wrapcount += n;
     }
     if (span.lo >= span.hi) span = {0, 0};
-    d.ten_J_span[2 * t] = span.lo;
-    d.ten_J_span[2 * t + 1] = span.hi;
+    ten_span[2 * t] = span.lo;
+    ten_span[2 * t + 1] = span.hi;
   }
 }
 

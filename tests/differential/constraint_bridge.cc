@@ -56,6 +56,12 @@ void copy_constraint_inputs(const mjModel* mj, const mjData* md, const Model& m,
   } else {
     std::copy_n(md->ten_J, static_cast<size_t>(mj->ntendon) * nv, d.ten_J.begin());
   }
+  // Rows written whole: their spans are every dof (a row is zero outside its span).
+  d.ten_J_span.resize(2 * static_cast<size_t>(mj->ntendon));
+  for (int t = 0; t < mj->ntendon; ++t) {
+    d.ten_J_span[2 * t] = 0;
+    d.ten_J_span[2 * t + 1] = nv;
+  }
   // contacts
   if (d.contact.size() < static_cast<size_t>(std::max(md->ncon, 1))) d.contact.resize(std::max(md->ncon, 1));
   d.ncon = md->ncon;

@@ -269,6 +269,46 @@ TEST_F(ApiChecks, DataOfAnotherModel) {
 
 // A Model whose arrays do not match its sizes (a hand-built or edited Model) is refused by make_data,
 // naming each short array, instead of being read out of bounds by the pipeline.
+// An entry point checks the Data once and marks it checked for its Model while it runs (the stages
+// it calls skip their check). The mark is for that Model only, is cleared when an exception leaves
+// the call, and is not copied.
+TEST_F(ApiChecks, CheckedMarkIsScopedToTheCallAndItsModel) {
+  const Model other = load_model(kPendulum);
+  EXPECT_EQ(d.checked.model, nullptr);
+  const Model* seen = nullptr;
+  bool other_refused = false;
+  Data copy_in_call;
+  d.control_callback = nullptr;
+  struct Ctx {
+    const Model* other;
+    const Model** seen;
+    bool* other_refused;
+    Data* copy;
+  } ctx{&other, &seen, &other_refused, &copy_in_call};
+  d.control_user = &ctx;
+  d.control_callback = [](const Model&, Data& dd) {
+    Ctx* c = static_cast<Ctx*>(dd.control_user);
+    *c->seen = dd.checked.model;
+    try {
+      fwd_actuation(*c->other, dd);  // another Model: still checked, and refused
+    } catch (const std::invalid_argument& e) {
+      *c->other_refused = std::string(e.what()).rfind("fwd_actuation:", 0) == 0;
+    }
+    *c->copy = dd;
+    throw std::runtime_error("callback");
+  };
+  EXPECT_THROW(forward(m, d), std::runtime_error);
+  EXPECT_EQ(seen, &m);
+  EXPECT_TRUE(other_refused);
+  EXPECT_EQ(copy_in_call.checked.model, nullptr);
+  EXPECT_EQ(d.checked.model, nullptr);  // restored although the call ended by an exception
+  d.control_callback = nullptr;
+  // Unmarked again: a stage called with another Model is refused.
+  expect_throw<std::invalid_argument>([&] { fwd_actuation(other, d); }, "fwd_actuation:");
+  forward(m, d);
+  EXPECT_EQ(d.checked.model, nullptr);
+}
+
 TEST_F(ApiChecks, MakeDataRefusesArraysThatDoNotMatchTheSizes) {
   Model bad = m;
   bad.dof_simplenum.pop_back();
