@@ -1641,11 +1641,12 @@ Forward rk4_transition(const Model& m, Data& d, double* A, double* B) {
       for (int l = 0; l < nx; ++l) {
         const double x = X[static_cast<size_t>(k) * nx + l];
         if (x == 0) continue;
-        const double* ca = &fa[static_cast<size_t>(l) * nv];
-        double* o = &ACC[static_cast<size_t>(k) * nv];
+        const double* ca = fa.data() + static_cast<size_t>(l) * nv;
+        double* o = ACC.data() + static_cast<size_t>(k) * nv;
         for (int r = 0; r < nv; ++r) o[r] += ca[r] * x;
-        const double* cg = &fg[static_cast<size_t>(l) * na];
-        double* og = &G[static_cast<size_t>(k) * na];
+        // data() + offset: na may be 0 (empty vectors, no element to reference)
+        const double* cg = fg.data() + static_cast<size_t>(l) * na;
+        double* og = G.data() + static_cast<size_t>(k) * na;
         for (int r = 0; r < na; ++r) og[r] += cg[r] * x;
       }
     };
