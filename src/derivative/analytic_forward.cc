@@ -286,6 +286,12 @@ void transpose(int rows, int cols, const double* a, double* b) {
     for (int j = 0; j < cols; ++j) b[static_cast<size_t>(j) * rows + i] = a[static_cast<size_t>(i) * cols + j];
 }
 
+// A and B (row-major) from T, whose column k (at k*ndx) is d x' / d (x, u)_k.
+void write_transition(int ndx, int nu, const double* T, double* A, double* B) {
+  if (A) transpose(ndx, ndx, T, A);
+  if (B) transpose(nu, ndx, T + static_cast<size_t>(ndx) * ndx, B);
+}
+
 using internal::StateCopy;
 
 constexpr double kEps = 1e-6;    // transition_fd's step where the whole transition falls back
@@ -1680,12 +1686,7 @@ Forward rk4_transition(const Model& m, Data& d, double* A, double* B) {
   }
   activation_rows(m, act0.data(), sact.data(), [&](int k, int adr) { return sumG[static_cast<size_t>(k) * na + adr]; },
                   T.data());
-  if (A)
-    for (int r = 0; r < ndx; ++r)
-      for (int k = 0; k < ndx; ++k) A[static_cast<size_t>(r) * ndx + k] = T[static_cast<size_t>(k) * ndx + r];
-  if (B)
-    for (int r = 0; r < ndx; ++r)
-      for (int k = 0; k < nu; ++k) B[static_cast<size_t>(r) * nu + k] = T[static_cast<size_t>(ndx + k) * ndx + r];
+  write_transition(ndx, nu, T.data(), A, B);
   return f0;
 }
 
@@ -1900,12 +1901,7 @@ void transition_derivatives(const Model& m, Data& d, double* A, double* B, doubl
       }
     }
   }
-  if (A)
-    for (int r = 0; r < ndx; ++r)
-      for (int k = 0; k < ndx; ++k) A[static_cast<size_t>(r) * ndx + k] = T[static_cast<size_t>(k) * ndx + r];
-  if (B)
-    for (int r = 0; r < ndx; ++r)
-      for (int k = 0; k < nu; ++k) B[static_cast<size_t>(r) * nu + k] = T[static_cast<size_t>(ndx + k) * ndx + r];
+  write_transition(ndx, nu, T.data(), A, B);
   s.restore(d);
   sensor_rows(m, d, C, D, &f);
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "derivative/recycling.h"
+#include "derivative/work.h"
 #include "math/spatial.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/moreau.h"
@@ -102,12 +103,10 @@ void rne_pos_deriv(const Model& m, const Data& d, const double* qvel, const doub
 
   for (int k = 0; k < nv; ++k) {
     const int bk = m.dof_bodyid[k];
-    int end = bk + 1;
-    while (end < nb && m.body_parentid[end] >= bk) ++end;
+    const int end = internal::subtree_end(m, bk);
     const double* Sk = S + 6 * k;
     const int jk = m.dof_jntid[k];
-    const bool krot_ballfree =
-        m.jnt_type[jk] == kJointBall || (m.jnt_type[jk] == kJointFree && k >= m.jnt_dofadr[jk] + 3);
+    const bool krot_ballfree = internal::rotational_ballfree_dof(m, k);
     // d cdof of the dofs of the subtree
     const int dof0 = m.body_dofadr[bk];
     int dof1 = dof0;

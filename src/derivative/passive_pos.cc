@@ -14,6 +14,7 @@
 
 #include "derivative/passive_pos.h"
 #include "derivative/recycling.h"
+#include "derivative/work.h"
 #include "dynamics/fluid.h"
 #include "math/spatial.h"
 #include "math/vec.h"
@@ -87,12 +88,10 @@ void body_force_pos(const Model& m, const Data& d, bool gravcomp, bool xfrc, dou
   const double* S = d.cdof.data();
   for (int k = 0; k < nv; ++k) {
     const int bk = m.dof_bodyid[k];
-    int end = bk + 1;
-    while (end < nb && m.body_parentid[end] >= bk) ++end;
+    const int end = internal::subtree_end(m, bk);
     const double* Sk = S + 6 * k;
     const int jk = m.dof_jntid[k];
-    const bool krot_ballfree =
-        m.jnt_type[jk] == kJointBall || (m.jnt_type[jk] == kJointFree && k >= m.jnt_dofadr[jk] + 3);
+    const bool krot_ballfree = internal::rotational_ballfree_dof(m, k);
     // body forces' derivatives over the subtree, summed towards body(k)
     bool nonzero = false;
     for (int b = bk; b < end; ++b) {
@@ -234,12 +233,10 @@ void fluid_pos(const Model& m, const Data& d, double* Fq) {
   Vec dS(6 * nv);
   for (int k = 0; k < nv; ++k) {
     const int bk = m.dof_bodyid[k];
-    int end = bk + 1;
-    while (end < nb && m.body_parentid[end] >= bk) ++end;
+    const int end = internal::subtree_end(m, bk);
     const double* Sk = S + 6 * k;
     const int jk = m.dof_jntid[k];
-    const bool krot_ballfree =
-        m.jnt_type[jk] == kJointBall || (m.jnt_type[jk] == kJointFree && k >= m.jnt_dofadr[jk] + 3);
+    const bool krot_ballfree = internal::rotational_ballfree_dof(m, k);
     auto moves = [&](int i) {
       const int ji = m.dof_jntid[i];
       if ((m.jnt_type[ji] == kJointFree && i < m.jnt_dofadr[ji] + 3) || i == k) return false;

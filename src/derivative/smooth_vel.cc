@@ -216,8 +216,7 @@ void rne_vel(const Model& m, Data& d, double* D) {
   const double zero[6] = {0, 0, 0, 0, 0, 0};
   for (int k = 0; k < m.nv; ++k) {
     const int bk = m.dof_bodyid[k];
-    int end = bk + 1;
-    while (end < m.nbody && m.body_parentid[end] >= bk) ++end;
+    const int end = internal::subtree_end(m, bk);
     body_deriv(m, d, bk, k, zero, zero, dv + 6 * bk, da + 6 * bk, df + 6 * bk);
     for (int b = bk + 1; b < end; ++b) {
       const int p = m.body_parentid[b];

@@ -28,6 +28,18 @@ inline int dof_depth(const Model& m, int i) {
   return (i + 1 < m.nv ? m.dof_Madr[i + 1] : m.nM) - m.dof_Madr[i] - 1;
 }
 
+// One past the last body of body b's subtree (bodies are numbered depth first).
+inline int subtree_end(const Model& m, int b) {
+  int end = b + 1;
+  while (end < m.nbody && m.body_parentid[end] >= b) ++end;
+  return end;
+}
+// Whether dof k rotates a ball joint or is one of a free joint's rotational dofs.
+inline bool rotational_ballfree_dof(const Model& m, int k) {
+  const int j = m.dof_jntid[k];
+  return m.jnt_type[j] == kJointBall || (m.jnt_type[j] == kJointFree && k >= m.jnt_dofadr[j] + 3);
+}
+
 // Data::work.fd: saved state (qpos, qvel, act, ctrl, warmstart, qacc), nominal and perturbed outputs
 // (next state or qfrc_inverse, sensordata, qM) and a tangent vector (src/derivative/*_fd.cc).
 // transition_fd: 4nq + 7nv + 4na + nu + 3ns; inverse_fd: nq + 6nv + 3ns + 3nM.
