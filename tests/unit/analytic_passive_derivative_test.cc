@@ -173,11 +173,6 @@ TEST(AnalyticPassiveDerivative, XfrcAppliedMatchesCentredDifferences) {
   }
 }
 
-}  // namespace
-}  // namespace moreau
-
-namespace moreau {
-namespace {
 
 // Ball joint limits: two ball joints turned past their range (35 and 50 degrees against 30 and
 // 45), a hinge below them; constraints on. d qacc / d qpos against centred differences at
@@ -246,11 +241,6 @@ TEST(AnalyticPassiveDerivative, BallLimitMatchesCentredDifferences) {
   EXPECT_LE(e, 1e-5);
 }
 
-}  // namespace
-}  // namespace moreau
-
-namespace moreau {
-namespace {
 
 // Fluid forces: the inertia-box model (bodies without fluidshape) and the ellipsoid model
 // (fluidshape="ellipsoid" with nonzero coefficients) on a chain under a free body, density,
@@ -308,23 +298,16 @@ TEST(AnalyticPassiveDerivative, FluidForcesMatchCentredDifferences) {
   }
 }
 
-}  // namespace
-}  // namespace moreau
-
-namespace moreau {
-namespace {
 
 // The transition of step with the new terms together (ball/free springs, gravity compensation,
-// xfrc_applied, fluid forces off: their qpos columns fall back), Euler, implicit and implicitfast
-// (invdiscrete on: the midpoint integration of free bodies would make the implicit ones fall back to
-// transition_fd as a whole). A, B of transition_derivatives against transition_fd centred at 1e-6
+// xfrc_applied; fluid forces off: with an implicit integrator they make the whole transition fall
+// back), Euler, implicit and implicitfast. A, B of transition_derivatives against transition_fd centred at 1e-6
 // (constraints off: truncation ~1e-12, round-off ~1e-10 relative), error relative to
 // max(max |fd|, 1), bound 1e-6; no fallback allowed.
 TEST(AnalyticPassiveDerivative, TransitionWithSpringsGravcompXfrcMatchesTransitionFd) {
   Model base = load_model_from_string(kScene);
   for (int j = 0; j < base.njnt; ++j) base.jnt_stiffness[j] = 2 + j;
   for (int b = 1; b < base.nbody; ++b) base.body_gravcomp[b] = 0.3 * b;
-  base.opt.enableflags |= kEnblInvdiscrete;
   for (int integ : {kIntEuler, kIntImplicit, kIntImplicitFast}) {
     Model m = base;
     m.opt.integrator = integ;
