@@ -20,4 +20,21 @@ ARGS=(-seed="$SEED" -max_len=16384 -timeout="${FUZZ_TIMEOUT:-60}" -rss_limit_mb=
       -print_final_stats=1)
 if [ "$RUNS" != 0 ]; then ARGS+=(-runs="$RUNS"); fi
 if [ -n "${FUZZ_SECONDS:-}" ]; then ARGS+=(-max_total_time="$FUZZ_SECONDS"); fi
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ../moreau_fuzz_mjcf "${ARGS[@]}" corpus
+# libFuzzer's log goes to fuzz.log; its tail is printed, and on a finding the stack and the input
+# itself (its first 4000 bytes, non-printing bytes escaped) so that a CI log says what failed.
+rm -f crash-* leak-* timeout-* oom-* slow-unit-*
+rc=0
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ../moreau_fuzz_mjcf "${ARGS[@]}" corpus \
+  > fuzz.log 2>&1 || rc=$?
+if [ "$rc" = 0 ]; then
+  tail -n 8 fuzz.log
+else
+  grep -v -E '^#[0-9]+ +(NEW|REDUCE|pulse|INITED|READ)' fuzz.log | tail -n 80
+  for f in crash-* leak-* timeout-* oom-*; do
+    [ -e "$f" ] || continue
+    echo "fuzz.sh: input $f ($(wc -c < "$f") bytes):"
+    head -c 4000 "$f" | cat -v
+    echo
+  done
+fi
+exit "$rc"

@@ -10,7 +10,9 @@
 // timestep `timestep` for `inttotal` seconds, and the extreme actuator length seen during the last
 // `inteval` seconds is the range end. The range must be valid (lower < upper) and converged: on each
 // side the length moves by at most `tolrange` times the range during the evaluation interval;
-// otherwise the model is refused (as 2.2.2 does).
+// otherwise the model is refused (as 2.2.2 does). Unlike 2.2.2, a simulation longer than
+// kMaxSteps steps per side, or one that diverges (the step resets the state), refuses the model
+// with an error rather than running without end.
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
@@ -26,6 +28,9 @@ namespace moreau {
 using mjcf::LengthRangeOptions;
 
 namespace {
+
+// 1000 times the default simulation (inttotal 10 s at timestep 0.01 s).
+constexpr double kMaxSteps = 1e6;
 
 bool selected(const Model& m, int u, int mode) {
   const bool muscle = m.actuator_gaintype[u] == kGainMuscle || m.actuator_biastype[u] == kBiasMuscle;
@@ -58,15 +63,15 @@ bool range_from_limit(const Model& m, int u, double* lr) {
 }
 
 // Simulates both sides; lr receives the range, spread[side] the variation of the length during
-// that side's evaluation interval.
-void simulate_range(const Model& mc, Data& d, int u, const LengthRangeOptions& opt, double* lr, double* spread) {
+// that side's evaluation interval. Returns false when the simulation diverges.
+bool simulate_range(const Model& mc, Data& d, int u, const LengthRangeOptions& opt, double* lr, double* spread) {
   const int nv = mc.nv;
   std::vector<double> x(std::max(nv, 1));
   const double damp = std::exp(-mc.opt.timestep / std::max(0.01, opt.timeconst));
   for (int side = 0; side < 2; ++side) {
     reset_data(mc, d);
     double lmin = std::numeric_limits<double>::infinity(), lmax = -lmin;
-    while (d.time < opt.inttotal) {
+    for (double n = 0; d.time < opt.inttotal && n < kMaxSteps; ++n) {
       for (int i = 0; i < nv; ++i) d.qvel[i] *= damp;
       fwd_position(mc, d);
       const double* moment = d.actuator_moment.data() + static_cast<size_t>(u) * nv;
@@ -85,6 +90,8 @@ void simulate_range(const Model& mc, Data& d, int u, const LengthRangeOptions& o
           for (int i = 0; i < nv; ++i) d.qfrc_applied[i] *= opt.maxforce / f;
       }
       step(mc, d);
+      if (d.warning[kWarnBadQpos].number || d.warning[kWarnBadQvel].number || d.warning[kWarnBadQacc].number)
+        return false;
       // The length of the step's starting state, recorded when the step ends inside the
       // evaluation interval (strictly: as 2.2.2, whose window is empty when inteval is 0 and the
       // last step ends exactly at inttotal).
@@ -97,6 +104,7 @@ void simulate_range(const Model& mc, Data& d, int u, const LengthRangeOptions& o
     lr[side] = side ? lmax : lmin;
     spread[side] = lmax - lmin;
   }
+  return true;
 }
 
 }  // namespace
@@ -114,6 +122,18 @@ int set_lengthrange(Model& m, const LengthRangeOptions& opt, std::string* error)
     if (!have_copy) {
       mc = m;
       if (opt.timestep > 0) mc.opt.timestep = opt.timestep;
+      const double steps = opt.inttotal / mc.opt.timestep;
+      if (!(steps <= kMaxSteps)) {
+        if (error) {
+          char buf[300];
+          std::snprintf(buf, sizeof(buf),
+                        "actuator length range: compiler/lengthrange asks for %g simulation steps per side "
+                        "(inttotal %g s at timestep %g s), more than the limit of %g",
+                        steps, opt.inttotal, mc.opt.timestep, kMaxSteps);
+          *error = buf;
+        }
+        return u;
+      }
       // Only the pushing force drives the model: actuators, passive forces (springs, dampers,
       // fluid) and gravity are off (matches MuJoCo 2.2.2's ranges to ~1e-12).
       mc.opt.disableflags |= kDsblActuation | kDsblPassive | kDsblGravity;
@@ -121,7 +141,12 @@ int set_lengthrange(Model& m, const LengthRangeOptions& opt, std::string* error)
       have_copy = true;
     }
     double spread[2];
-    simulate_range(mc, d, u, opt, lr, spread);
+    if (!simulate_range(mc, d, u, opt, lr, spread)) {
+      if (error)
+        *error = "actuator length range: the simulation that computes it diverged (bad qpos, qvel or qacc); check "
+                 "compiler/lengthrange (accel, maxforce, timeconst, timestep)";
+      return u;
+    }
     if (!(lr[0] < lr[1])) {
       if (error) {
         char buf[200];

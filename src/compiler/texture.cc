@@ -273,8 +273,11 @@ Pixels texture_pixels(const mjcf::TextureSpec& t, int id, const Model& m, const 
   if (t.builtin != kBuiltinNone) {
     p.w = t.width;
     p.h = t.type == kTex2D ? t.height : 6 * t.width;
-    if (static_cast<unsigned long long>(p.w) * p.h > (1ull << 28))
-      mjcf::fail(t.src, "builtin texture of " + std::to_string(p.w) + " x " + std::to_string(p.h) + " pixels is too large");
+    // At most 2^26 pixels (192 MB of RGB): an 8192 x 8192 image or a cube of 3344-pixel faces. A
+    // procedural texture holds no more detail than its formula, and larger ones take seconds to fill.
+    if (static_cast<unsigned long long>(p.w) * p.h > (1ull << 26))
+      mjcf::fail(t.src, "builtin texture of " + std::to_string(p.w) + " x " + std::to_string(p.h) +
+                            " pixels is too large (at most 2^26 = 67108864 pixels; a cube counts its six faces)");
     p.rgb.resize(3 * static_cast<size_t>(p.w) * p.h);
     if (t.type == kTex2D) builtin_2d(t, p.rgb.data(), id);
     else builtin_cube(t, p.rgb.data(), id);

@@ -98,6 +98,10 @@ class Parser {
 
   void run(const Node& root) {
     spec.file = root.file;
+    // Without a <size> element, errors about the model's storage point at <mujoco>.
+    spec.size_src.file = root.file;
+    spec.size_src.line = root.line;
+    spec.size_src.name = root.name;
     {
       Attrs a(root);
       a.str("model", spec.modelname);

@@ -308,7 +308,7 @@ struct Spec {
                  .center = {std::numeric_limits<double>::quiet_NaN(), 0, 0}};
   int nconmax = -1, njmax = -1, nuserdata = 0, nkey = 0;
   long long nstack = -1, memory = -1;
-  Node size_src;  // the last <size> element, for errors about its attributes
+  Node size_src;  // the last <size> element (else <mujoco>), for errors about its attributes
   int nuser_body = -1, nuser_jnt = -1, nuser_geom = -1, nuser_site = -1, nuser_cam = -1,
       nuser_tendon = -1, nuser_actuator = -1, nuser_sensor = -1;
   BodySpec world;

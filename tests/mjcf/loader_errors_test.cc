@@ -233,6 +233,14 @@ TEST(LoaderErrors, DeepNestingOverIncludes) {
   }
 }
 
+// A model whose constraint rows cannot be indexed, with no <size> element: the error points at
+// <mujoco>. A 200 x 200 grid's tendon rows may each touch all of its 120000 dofs.
+TEST(LoaderErrors, StorageProblemWithoutSizeNamesTheRoot) {
+  expect_error("<mujoco>\n<worldbody>\n<body>\n<composite type=\"grid\" count=\"200 200 1\" spacing=\"0.01\">"
+               "<geom size=\"0.001\"/></composite>\n</body>\n</worldbody>\n</mujoco>",
+               1, "mujoco", "the model's contacts and constraint rows cannot be stored: ");
+}
+
 }  // namespace
 
 // multiccd (2.2.2's multi-point convex collision) is implemented: the flag sets and clears the bit.

@@ -325,6 +325,24 @@ TEST(Texture, BuiltinImages) {
   for (int i = 0; i < 15; ++i) EXPECT_EQ(cross[3 * i + 1], (i / 5 == 1 || i % 5 == 2) ? 255 : 0) << i;
 }
 
+// A builtin texture is at most 2^26 pixels, a cube's six faces counted: the error names the element
+// and the size before any memory is taken.
+TEST(Texture, BuiltinSizeIsBounded) {
+  std::string e = loader_error([] {
+    moreau::load_model_from_string(one_texture("<texture type=\"skybox\" builtin=\"gradient\" width=\"3345\" height=\"3345\"/>"));
+  });
+  EXPECT_NE(e.find("builtin texture of 3345 x 20070 pixels is too large"), std::string::npos) << e;
+  EXPECT_NE(e.find("texture"), std::string::npos) << e;
+  e = loader_error([] {
+    moreau::load_model_from_string(
+        one_texture("<texture type=\"2d\" builtin=\"flat\" width=\"8193\" height=\"8192\"/>"));
+  });
+  EXPECT_NE(e.find("8193 x 8192 pixels is too large (at most 2^26"), std::string::npos) << e;
+  // the largest cube that fits loads
+  const Model m = moreau::load_model_from_string(one_texture("<texture type=\"cube\" builtin=\"flat\" width=\"3344\" height=\"3344\"/>"));
+  EXPECT_EQ(m.tex_height[0], 6 * 3344);
+}
+
 // Random dots: the same on every load, about `random` of the pixels.
 TEST(Texture, RandomDotsAreReproducible) {
   const std::string xml = one_texture(
