@@ -84,16 +84,16 @@ TEST(LoaderLengthRange, ModeAndUseexisting) {
                4, "muscle", "actuator length range did not converge");
 }
 
-// A length-range simulation longer than 1e6 steps per side is refused before it runs (2.2.2 would
+// A length-range simulation longer than 1e5 steps per side is refused before it runs (2.2.2 would
 // run it: inttotal 1e7 s at 0.01 s is 1e9 steps), and so is one that diverges.
 TEST(LoaderLengthRange, BoundedSimulation) {
   const std::string body = "<worldbody><body><joint name=\"j\" limited=\"true\" range=\"-1 1\"/><geom size=\"0.1\"/></body>"
                            "</worldbody>\n<actuator>\n<muscle joint=\"j\"/>\n</actuator>\n</mujoco>";
   expect_error("<mujoco>\n<compiler><lengthrange inttotal=\"1e7\"/></compiler>\n" + body, 5, "muscle",
                "compiler/lengthrange asks for 1e+09 simulation steps per side (inttotal 1e+07 s at timestep 0.01 s), "
-               "more than the limit of 1e+06");
+               "more than the limit of 100000");
   expect_error("<mujoco>\n<compiler><lengthrange timestep=\"1e-9\"/></compiler>\n" + body, 5, "muscle",
-               "more than the limit of 1e+06");
+               "more than the limit of 100000");
   // twice the default simulation, far below the limit, runs and converges on the joint's limits
   const Model m = load("<mujoco>\n<compiler><lengthrange inttotal=\"20\" inteval=\"2\"/></compiler>\n" + body);
   EXPECT_LT(m.actuator_lengthrange[0], m.actuator_lengthrange[1]);
