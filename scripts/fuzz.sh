@@ -27,7 +27,7 @@ rc=0
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ../moreau_fuzz_mjcf "${ARGS[@]}" corpus \
   > fuzz.log 2>&1 || rc=$?
 if [ "$rc" = 0 ]; then
-  tail -n 8 fuzz.log
+  grep -E '^(INFO: Seed|Done|stat::)' fuzz.log
 else
   grep -v -E '^#[0-9]+ +(NEW|REDUCE|pulse|INITED|READ)' fuzz.log | tail -n 80
   for f in crash-* leak-* timeout-* oom-*; do
