@@ -26,6 +26,7 @@ namespace {
 
 using testing::fd_qpos;
 using testing::fd_vec;
+using testing::fill_normal;
 using testing::fscale;
 using testing::perturb_qpos;
 using testing::random_state;
@@ -65,9 +66,7 @@ TEST(AnalyticDerivative, RnePositionMatchesCentredDifferences) {
     Data d = make_data(m);
     for (unsigned seed = 1; seed <= 2; ++seed) {
       random_state(m, d, seed);
-      std::mt19937 rng(seed + 100);
-      std::normal_distribution<double> n01(0, 1);
-      for (int i = 0; i < m.nv; ++i) d.qacc[i] = n01(rng);
+      fill_normal(d.qacc.data(), m.nv, seed + 100);
       const Vec qacc = d.qacc;
       auto g = [&](double* out) {
         fwd_position(m, d);
@@ -143,9 +142,7 @@ TEST(AnalyticDerivative, InverseMatchesCentredDifferences) {
     Data d = make_data(m);
     random_state(m, d, 11);
     const int nv = m.nv;
-    std::mt19937 rng(5);
-    std::normal_distribution<double> n01(0, 1);
-    for (int i = 0; i < nv; ++i) d.qacc[i] = n01(rng);
+    fill_normal(d.qacc.data(), nv, 5);
     Vec Fq(nv * nv), Fv(nv * nv), Fa(nv * nv);
     inverse_derivatives(m, d, Fq.data(), Fv.data(), Fa.data());
     auto g = [&](double* out) {
@@ -476,9 +473,7 @@ void qpos_columns_by_fd(const Model& m, Data& d, const std::vector<int>& state, 
 TEST(AnalyticDerivative, ConstraintPositionMatchesCentredDifferences) {
   Model m = load_model_from_string(kContactScene);
   Data d = make_data(m);
-  std::mt19937 rng(4);
-  std::normal_distribution<double> n01(0, 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
+  fill_normal(d.qvel.data(), m.nv, 4, 0.3);
   d.qpos[m.nq - 2] = 0.6;   // past the first limit (30 deg = 0.52)
   d.qpos[m.nq - 1] = -0.4;  // past the second (20 deg = 0.35)
   d.ctrl[0] = 0.5;
@@ -647,9 +642,7 @@ const char* kRoundScene = R"(
 TEST(AnalyticDerivative, RoundPairPositionMatchesCentredDifferences) {
   Model m = load_model_from_string(kRoundScene);
   Data d = make_data(m);
-  std::mt19937 rng(6);
-  std::normal_distribution<double> n01(0, 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
+  fill_normal(d.qvel.data(), m.nv, 6, 0.3);
   EXPECT_TRUE(state_fallbacks(m, d).empty());
   forward(m, d);
   const int nv = m.nv, nefc = d.nefc;
@@ -674,9 +667,7 @@ TEST(AnalyticDerivative, RoundPairPositionMatchesCentredDifferences) {
 double scene_qpos_error(const char* xml, const char* name, int ncon, unsigned seed = 7) {
   Model m = load_model_from_string(xml);
   Data d = make_data(m);
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> n01(0, 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
+  fill_normal(d.qvel.data(), m.nv, seed, 0.3);
   EXPECT_TRUE(state_fallbacks(m, d).empty()) << name;
   forward(m, d);
   const int nv = m.nv, nefc = d.nefc;
@@ -962,9 +953,7 @@ TEST(AnalyticDerivative, EllipticConesMatchCentredDifferences) {
   m.opt.cone = kConeElliptic;
   m.opt.impratio = 2;
   Data d = make_data(m);
-  std::mt19937 rng(4);
-  std::normal_distribution<double> n01(0, 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
+  fill_normal(d.qvel.data(), m.nv, 4, 0.3);
   d.qpos[m.nq - 2] = 0.6;
   d.qpos[m.nq - 1] = -0.4;
   EXPECT_TRUE(state_fallbacks(m, d).empty());

@@ -21,6 +21,7 @@ namespace {
 
 using testing::fd_qpos;
 using testing::fd_vec;
+using testing::fill_normal;
 using testing::max_abs;
 using testing::perturb_qpos;
 using testing::rel_error;
@@ -181,9 +182,7 @@ TEST(AnalyticPassiveDerivative, BallLimitMatchesCentredDifferences) {
   std::copy(q1, q1 + 4, d.qpos.begin());
   std::copy(q2, q2 + 4, d.qpos.begin() + 4);
   d.qpos[8] = 0.3;
-  std::mt19937 rng(2);
-  std::normal_distribution<double> n01(0, 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.5 * n01(rng);
+  fill_normal(d.qvel.data(), m.nv, 2, 0.5);
   EXPECT_TRUE(derivative_fallbacks(m, d).empty());
   forward(m, d);
   const int nv = m.nv, nefc = d.nefc;
@@ -274,10 +273,7 @@ TEST(AnalyticPassiveDerivative, TransitionWithSpringsGravcompXfrcMatchesTransiti
     m.opt.integrator = integ;
     Data d = make_data(m);
     random_state(m, d, 4);
-    std::mt19937 rng(9);
-    std::normal_distribution<double> n01(0, 1);
-    for (int b = 1; b < m.nbody; ++b)
-      for (int c = 0; c < 6; ++c) d.xfrc_applied[6 * b + c] = n01(rng);
+    fill_normal(d.xfrc_applied.data() + 6, 6 * (m.nbody - 1), 9);  // every body but the world
     const auto fb = derivative_fallbacks(m, d);
     EXPECT_TRUE(fb.empty()) << fb.front();
     const int n = 2 * m.nv + m.na;

@@ -45,6 +45,14 @@ inline void random_state(const Model& m, Data& d, unsigned seed, StateSpread spr
   }
 }
 
+// x[0..n) = scale * N(0, 1), drawn from a fresh mt19937 seeded with seed (random velocities,
+// accelerations or forces beside a fixed configuration).
+inline void fill_normal(double* x, int n, unsigned seed, double scale = 1) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> n01(0, 1);
+  for (int i = 0; i < n; ++i) x[i] = scale * n01(rng);
+}
+
 // Moves qpos by e along the tangent direction of dof k (dq: nv doubles of scratch).
 inline void perturb_qpos(const Model& m, double* qpos, Vec& dq, int k, double e) {
   std::fill(dq.begin(), dq.end(), 0.0);
