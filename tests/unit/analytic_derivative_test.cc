@@ -4,7 +4,8 @@
 // differentiated function at the state (relative to the derivative where it is of the order of the
 // function; relative to the function where the derivative vanishes: a lone free body's RNE does not
 // depend on its position, and the differences are then round-off). The differences are centred
-// and extrapolated (richardson below), so that their own error stays far below the bound 1e-6.
+// and extrapolated (richardson, derivative_test_util.h), so that their own error stays far below
+// the bound 1e-6.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "../model_list.h"
 #include "derivative/contact_geometry.h"
+#include "derivative_test_util.h"
 #include "kinematics/jacobian.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/moreau.h"
@@ -22,16 +24,20 @@
 namespace moreau {
 namespace {
 
-using Vec = std::vector<double>;
-constexpr double kEps = 1e-4;
+using testing::fd_qpos;
+using testing::fd_vec;
+using testing::fill_normal;
+using testing::fscale;
+using testing::perturb_qpos;
+using testing::random_state;
+using testing::rel_error;
+using testing::richardson;
+using testing::Vec;
 
-// Centred differences at h = kEps and h/2, extrapolated (Richardson): truncation O(h^4) ~ 1e-16,
+// Centred differences at h = kEps and h/2, extrapolated (richardson): truncation O(h^4) ~ 1e-16,
 // round-off ~ 1e-16 |f| / h ~ 1e-12 |f| (ill-conditioned mass matrices, such as the composite
 // cloth's, amplify it by their condition number: 1e-6 differences there have 1e-5 round-off).
-double richardson(double p, double n, double p2, double n2) {
-  const double d1 = (p - n) / (2 * kEps), d2 = (p2 - n2) / kEps;
-  return (4 * d2 - d1) / 3;
-}
+constexpr double kEps = 1e-4;
 
 // The fallbacks of A and B (and forward_derivatives): derivative_fallbacks without the sensor rows
 // (C, D), which these tests do not compute.
@@ -39,85 +45,6 @@ std::vector<std::string> state_fallbacks(const Model& m, Data& d) {
   std::vector<std::string> out;
   for (const std::string& f : derivative_fallbacks(m, d))
     if (f.find("(C, D rows)") == std::string::npos) out.push_back(f);
-  return out;
-}
-
-double rel_error(const Vec& a, const Vec& b, double fscale) {
-  double num = 0, den = fscale;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num = std::max(num, std::abs(a[i] - b[i]));
-    den = std::max(den, std::abs(b[i]));
-  }
-  return num / std::max(den, 1.0);
-}
-
-// A random state near qpos0: a tangent step of 0.3 rad per dof, velocities N(0, 1), activations in
-// [0, 1], controls inside the middle 80% of their range.
-void random_state(const Model& m, Data& d, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> n01(0, 1);
-  std::uniform_real_distribution<double> u01(0, 1);
-  std::copy(m.qpos0.begin(), m.qpos0.end(), d.qpos.begin());
-  Vec dq(m.nv);
-  for (auto& x : dq) x = 0.3 * n01(rng);
-  integrate_pos(m, d.qpos.data(), dq.data(), 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = n01(rng);
-  for (int i = 0; i < m.na; ++i) d.act[i] = u01(rng);
-  for (int u = 0; u < m.nu; ++u) {
-    if (m.actuator_ctrllimited[u]) {
-      const double lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
-      d.ctrl[u] = lo + (0.1 + 0.8 * u01(rng)) * (hi - lo);
-    } else {
-      d.ctrl[u] = n01(rng);
-    }
-  }
-}
-
-// Centred differences (Richardson) of g (an nout vector of the state) along each tangent direction
-// of qpos, into a row-major nout x nv matrix.
-// max |g| at the current state.
-template <class G>
-double fscale(int nout, G g) {
-  Vec v(nout);
-  g(v.data());
-  double s = 0;
-  for (double x : v) s = std::max(s, std::abs(x));
-  return s;
-}
-
-template <class G>
-Vec fd_qpos(const Model& m, Data& d, int nout, G g) {
-  const Vec q0 = d.qpos;
-  Vec out(static_cast<size_t>(nout) * m.nv), dq(m.nv), p(nout), n(nout), p2(nout), n2(nout);
-  for (int k = 0; k < m.nv; ++k) {
-    std::fill(dq.begin(), dq.end(), 0.0);
-    dq[k] = 1;
-    auto at = [&](double e, double* r) {
-      d.qpos = q0;
-      integrate_pos(m, d.qpos.data(), dq.data(), e);
-      g(r);
-    };
-    at(kEps, p.data()), at(-kEps, n.data()), at(kEps / 2, p2.data()), at(-kEps / 2, n2.data());
-    for (int i = 0; i < nout; ++i) out[static_cast<size_t>(i) * m.nv + k] = richardson(p[i], n[i], p2[i], n2[i]);
-  }
-  d.qpos = q0;
-  return out;
-}
-
-// The same along each entry of x (size nx), row-major nout x nx.
-template <class G>
-Vec fd_vec(double* x, int nx, int nout, G g) {
-  Vec out(static_cast<size_t>(nout) * nx), p(nout), n(nout), p2(nout), n2(nout);
-  for (int k = 0; k < nx; ++k) {
-    const double x0 = x[k];
-    auto at = [&](double e, double* r) {
-      x[k] = x0 + e;
-      g(r);
-    };
-    at(kEps, p.data()), at(-kEps, n.data()), at(kEps / 2, p2.data()), at(-kEps / 2, n2.data());
-    x[k] = x0;
-    for (int i = 0; i < nout; ++i) out[static_cast<size_t>(i) * nx + k] = richardson(p[i], n[i], p2[i], n2[i]);
-  }
   return out;
 }
 
@@ -139,9 +66,7 @@ TEST(AnalyticDerivative, RnePositionMatchesCentredDifferences) {
     Data d = make_data(m);
     for (unsigned seed = 1; seed <= 2; ++seed) {
       random_state(m, d, seed);
-      std::mt19937 rng(seed + 100);
-      std::normal_distribution<double> n01(0, 1);
-      for (int i = 0; i < m.nv; ++i) d.qacc[i] = n01(rng);
+      fill_normal(d.qacc.data(), m.nv, seed + 100);
       const Vec qacc = d.qacc;
       auto g = [&](double* out) {
         fwd_position(m, d);
@@ -149,7 +74,7 @@ TEST(AnalyticDerivative, RnePositionMatchesCentredDifferences) {
         std::copy(qacc.begin(), qacc.end(), d.qacc.begin());
         rne(m, d, true, out);
       };
-      const Vec fd = fd_qpos(m, d, m.nv, g);
+      const Vec fd = fd_qpos(m, d, m.nv, kEps, g);
       fwd_position(m, d);
       Vec an(static_cast<size_t>(m.nv) * m.nv);
       internal::rne_pos_deriv(m, d, d.qvel.data(), qacc.data(), true, an.data());
@@ -186,11 +111,11 @@ TEST(AnalyticDerivative, ForwardSmoothMatchesCentredDifferences) {
       forward(m, d);
       std::copy_n(d.qacc.begin(), nv, out);
     };
-    const Vec fq = fd_qpos(m, d, nv, g);
-    const Vec fv = fd_vec(d.qvel.data(), nv, nv, g);
-    const Vec fa = fd_vec(d.act.data(), na, nv, g);
-    const Vec fu = fd_vec(d.ctrl.data(), nu, nv, g);
-    const Vec ff = fd_vec(d.qfrc_applied.data(), nv, nv, g);
+    const Vec fq = fd_qpos(m, d, nv, kEps, g);
+    const Vec fv = fd_vec(d.qvel.data(), nv, nv, kEps, g);
+    const Vec fa = fd_vec(d.act.data(), na, nv, kEps, g);
+    const Vec fu = fd_vec(d.ctrl.data(), nu, nv, kEps, g);
+    const Vec ff = fd_vec(d.qfrc_applied.data(), nv, nv, kEps, g);
     const double fs = fscale(nv, g);
     const double e[5] = {rel_error(Aq, fq, fs), rel_error(Av, fv, fs), rel_error(Aact, fa, fs),
                          rel_error(Au, fu, fs), rel_error(Af, ff, fs)};
@@ -217,18 +142,16 @@ TEST(AnalyticDerivative, InverseMatchesCentredDifferences) {
     Data d = make_data(m);
     random_state(m, d, 11);
     const int nv = m.nv;
-    std::mt19937 rng(5);
-    std::normal_distribution<double> n01(0, 1);
-    for (int i = 0; i < nv; ++i) d.qacc[i] = n01(rng);
+    fill_normal(d.qacc.data(), nv, 5);
     Vec Fq(nv * nv), Fv(nv * nv), Fa(nv * nv);
     inverse_derivatives(m, d, Fq.data(), Fv.data(), Fa.data());
     auto g = [&](double* out) {
       inverse(m, d);
       std::copy_n(d.qfrc_inverse.begin(), nv, out);
     };
-    const Vec fq = fd_qpos(m, d, nv, g);
-    const Vec fv = fd_vec(d.qvel.data(), nv, nv, g);
-    const Vec fa = fd_vec(d.qacc.data(), nv, nv, g);
+    const Vec fq = fd_qpos(m, d, nv, kEps, g);
+    const Vec fv = fd_vec(d.qvel.data(), nv, nv, kEps, g);
+    const Vec fa = fd_vec(d.qacc.data(), nv, nv, kEps, g);
     const double fs = fscale(nv, g);
     EXPECT_LE(rel_error(Fq, fq, fs), 1e-6) << path << " qpos";
     EXPECT_LE(rel_error(Fv, fv, fs), 1e-6) << path << " qvel";
@@ -266,9 +189,7 @@ void fd_transition(const Model& m, Data& d, Vec& A, Vec& B) {
     for (int e = 0; e < 4; ++e) {
       reset();
       if (k < nv) {
-        std::fill(dq.begin(), dq.end(), 0.0);
-        dq[k] = 1;
-        integrate_pos(m, d.qpos.data(), dq.data(), h[e]);
+        perturb_qpos(m, d.qpos.data(), dq, k, h[e]);
       } else if (k < 2 * nv) {
         d.qvel[k - nv] += h[e];
       } else if (k < ndx) {
@@ -279,7 +200,7 @@ void fd_transition(const Model& m, Data& d, Vec& A, Vec& B) {
       out(o[e].data());
     }
     for (int i = 0; i < ndx; ++i) {
-      const double v = richardson(o[0][i], o[1][i], o[2][i], o[3][i]);
+      const double v = richardson(o[0][i], o[1][i], o[2][i], o[3][i], kEps);
       if (k < ndx)
         A[static_cast<size_t>(i) * ndx + k] = v;
       else
@@ -511,28 +432,30 @@ const char* kContactScene = R"(
 </mujoco>)";
 
 // d qacc / d qpos by centred differences (eps 1e-7 along each tangent direction) with the active
-// set held: a perturbation that changes a row's state fails the test. Returns the relative error of
-// Aq against them, the worst column and the scale max(1, max |qacc|).
+// set held: a perturbation that changes a row's state fails the test (label names it). Returns the
+// relative error of Aq against them, the worst column, the scale max(1, max |qacc|) and whether
+// every column was compared (no fatal failure).
 struct QposColumns {
   double error = 0, scale = 1;
   int worst_col = 0;
+  bool done = false;
 };
-void qpos_columns_by_fd(const Model& m, Data& d, const std::vector<int>& state, const Vec& Aq, QposColumns* out) {
+void qpos_columns_by_fd(const Model& m, Data& d, const std::vector<int>& state, const Vec& Aq, QposColumns* out,
+                        const std::string& label = "") {
   const int nv = m.nv, nefc = static_cast<int>(state.size());
   const Vec q0 = d.qpos, qacc0(d.qacc.begin(), d.qacc.begin() + nv);
   double fs = 1;
   for (double x : qacc0) fs = std::max(fs, std::abs(x));
   const double eps = 1e-7;
+  const std::string where = label.empty() ? "" : label + " ";
   Vec dq(nv), p(nv), n(nv), fq(nv * nv);
   for (int k = 0; k < nv; ++k) {
     for (int sgn = -1; sgn <= 1; sgn += 2) {
-      std::fill(dq.begin(), dq.end(), 0.0);
-      dq[k] = 1;
       d.qpos = q0;
-      integrate_pos(m, d.qpos.data(), dq.data(), sgn * eps);
+      perturb_qpos(m, d.qpos.data(), dq, k, sgn * eps);
       forward(m, d);
-      ASSERT_EQ(d.nefc, nefc);
-      ASSERT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin())) << "column " << k;
+      ASSERT_EQ(d.nefc, nefc) << label;
+      ASSERT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin())) << where << "column " << k;
       std::copy_n(d.qacc.begin(), nv, sgn > 0 ? p.data() : n.data());
     }
     for (int i = 0; i < nv; ++i) fq[i * nv + k] = (p[i] - n[i]) / (2 * eps);
@@ -544,14 +467,13 @@ void qpos_columns_by_fd(const Model& m, Data& d, const std::vector<int>& state, 
   for (int k = 0; k < nv; ++k)
     for (int i = 0; i < nv; ++i)
       if (std::abs(Aq[i * nv + k] - fq[i * nv + k]) > wc) wc = std::abs(Aq[i * nv + k] - fq[i * nv + k]), out->worst_col = k;
+  out->done = true;
 }
 
 TEST(AnalyticDerivative, ConstraintPositionMatchesCentredDifferences) {
   Model m = load_model_from_string(kContactScene);
   Data d = make_data(m);
-  std::mt19937 rng(4);
-  std::normal_distribution<double> n01(0, 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
+  fill_normal(d.qvel.data(), m.nv, 4, 0.3);
   d.qpos[m.nq - 2] = 0.6;   // past the first limit (30 deg = 0.52)
   d.qpos[m.nq - 1] = -0.4;  // past the second (20 deg = 0.35)
   d.ctrl[0] = 0.5;
@@ -664,11 +586,7 @@ TEST(AnalyticDerivative, NoslipMatchesCentredDifferences) {
     for (int i = 0; i < nv; ++i) M[i * ncol + k] = col[i];
   };
   for (int k = 0; k < nv; ++k) {
-    column([&](double e) {
-      std::fill(dq.begin(), dq.end(), 0.0);
-      dq[k] = 1;
-      integrate_pos(m, d.qpos.data(), dq.data(), e);
-    }, col.data());
+    column([&](double e) { perturb_qpos(m, d.qpos.data(), dq, k, e); }, col.data());
     if (HasFatalFailure()) return;
     put(fq, nv, k);
     column([&](double e) { d.qvel[k] += e; }, col.data());
@@ -724,9 +642,7 @@ const char* kRoundScene = R"(
 TEST(AnalyticDerivative, RoundPairPositionMatchesCentredDifferences) {
   Model m = load_model_from_string(kRoundScene);
   Data d = make_data(m);
-  std::mt19937 rng(6);
-  std::normal_distribution<double> n01(0, 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
+  fill_normal(d.qvel.data(), m.nv, 6, 0.3);
   EXPECT_TRUE(state_fallbacks(m, d).empty());
   forward(m, d);
   const int nv = m.nv, nefc = d.nefc;
@@ -751,9 +667,7 @@ TEST(AnalyticDerivative, RoundPairPositionMatchesCentredDifferences) {
 double scene_qpos_error(const char* xml, const char* name, int ncon, unsigned seed = 7) {
   Model m = load_model_from_string(xml);
   Data d = make_data(m);
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> n01(0, 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
+  fill_normal(d.qvel.data(), m.nv, seed, 0.3);
   EXPECT_TRUE(state_fallbacks(m, d).empty()) << name;
   forward(m, d);
   const int nv = m.nv, nefc = d.nefc;
@@ -805,10 +719,8 @@ double contact_geometry_error(const char* xml, int ncon, double eps = 1e-7) {
   Vec err(nc, 0.0);
   for (int k = 0; k < nv; ++k) {
     for (int sgn = -1; sgn <= 1; sgn += 2) {
-      std::fill(dq.begin(), dq.end(), 0.0);
-      dq[k] = 1;
       d.qpos = q0;
-      integrate_pos(m, d.qpos.data(), dq.data(), sgn * eps);
+      perturb_qpos(m, d.qpos.data(), dq, k, sgn * eps);
       forward(m, d);
       EXPECT_EQ(d.ncon, nc) << "dof " << k;
       if (d.ncon != nc) return 1e300;
@@ -838,6 +750,15 @@ double contact_geometry_error(const char* xml, int ncon, double eps = 1e-7) {
   return worst;
 }
 
+// Both checks on a pair scene: the contact geometry's derivative (bound 1e-6, differences at
+// geometry_eps) and d qacc/d qpos (bound 1e-5).
+void check_pair_scene(const char* xml, const char* name, int ncon, double geometry_eps = 1e-7) {
+  EXPECT_LE(contact_geometry_error(xml, ncon, geometry_eps), 1e-6) << name;
+  const double e = scene_qpos_error(xml, name, ncon);
+  EXPECT_GE(e, 0) << name;
+  EXPECT_LE(e, 1e-5) << name;
+}
+
 // Box pairs (box-box, capsule-box and sphere-box in closed form; contact_geometry.cc): a tilted box resting on a box on a free body (face contact), a
 // box edge across another box's edge (edge-edge), a sphere on a box's face, on its edge and with
 // its centre inside one, a capsule on a box, the lower boxes on the plane.
@@ -862,10 +783,7 @@ const char* kBoxScene = R"(
 </mujoco>)";
 
 TEST(AnalyticDerivative, BoxPairPositionMatchesCentredDifferences) {
-  EXPECT_LE(contact_geometry_error(kBoxScene, 28), 1e-6);
-  const double e = scene_qpos_error(kBoxScene, "box pairs", 28);
-  EXPECT_GE(e, 0);
-  EXPECT_LE(e, 1e-5);
+  check_pair_scene(kBoxScene, "box pairs", 28);
 }
 
 // Plane pairs (analytic): an ellipsoid, a lying and a tilted upright cylinder, a mesh on the plane
@@ -884,10 +802,7 @@ const char* kPlaneScene = R"(
 </mujoco>)";
 
 TEST(AnalyticDerivative, PlanePairPositionMatchesCentredDifferences) {
-  EXPECT_LE(contact_geometry_error(kPlaneScene, 6), 1e-6);
-  const double e = scene_qpos_error(kPlaneScene, "plane pairs", 6);
-  EXPECT_GE(e, 0);
-  EXPECT_LE(e, 1e-5);
+  check_pair_scene(kPlaneScene, "plane pairs", 6);
 }
 
 // MPR pairs where libccd's refinement is smooth under small perturbations (ellipsoid on a box,
@@ -912,10 +827,7 @@ const char* kMprScene = R"(
 </mujoco>)";
 
 TEST(AnalyticDerivative, MprPairPositionMatchesCentredDifferences) {
-  EXPECT_LE(contact_geometry_error(kMprScene, 4, 1e-6), 1e-6);
-  const double e = scene_qpos_error(kMprScene, "MPR pairs", 4);
-  EXPECT_GE(e, 0);
-  EXPECT_LE(e, 1e-5);
+  check_pair_scene(kMprScene, "MPR pairs", 4, 1e-6);
   // the witness approximation on the same contacts, against the differences: relative to the
   // largest entry of each quantity (pos, dist, frame) over the contact's 12 columns
   Model m = load_model_from_string(kMprScene);
@@ -1008,10 +920,7 @@ const char* kHfieldScene = R"(
 </mujoco>)";
 
 TEST(AnalyticDerivative, HfieldPositionMatchesCentredDifferences) {
-  EXPECT_LE(contact_geometry_error(kHfieldScene, 8, 1e-6), 1e-6);
-  const double e = scene_qpos_error(kHfieldScene, "height field", 8);
-  EXPECT_GE(e, 0);
-  EXPECT_LE(e, 1e-5);
+  check_pair_scene(kHfieldScene, "height field", 8, 1e-6);
 }
 
 // Parallel capsules (a line contact: the two end contacts, each an end's centre against the closest
@@ -1044,9 +953,7 @@ TEST(AnalyticDerivative, EllipticConesMatchCentredDifferences) {
   m.opt.cone = kConeElliptic;
   m.opt.impratio = 2;
   Data d = make_data(m);
-  std::mt19937 rng(4);
-  std::normal_distribution<double> n01(0, 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.3 * n01(rng);
+  fill_normal(d.qvel.data(), m.nv, 4, 0.3);
   d.qpos[m.nq - 2] = 0.6;
   d.qpos[m.nq - 1] = -0.4;
   EXPECT_TRUE(state_fallbacks(m, d).empty());
@@ -1058,25 +965,11 @@ TEST(AnalyticDerivative, EllipticConesMatchCentredDifferences) {
   const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + nefc);
   Vec Av(nv * nv), Aq(nv * nv);
   forward_derivatives(m, d, Aq.data(), Av.data(), nullptr, nullptr, nullptr);
-  double fs = 1;
-  for (int i = 0; i < nv; ++i) fs = std::max(fs, std::abs(d.qacc[i]));
-  const double eps = 1e-7;
-  Vec p(nv), n(nv), fv(nv * nv), fq(nv * nv), dq(nv);
-  const Vec q0 = d.qpos;
-  for (int k = 0; k < nv; ++k) {
-    for (int sgn = -1; sgn <= 1; sgn += 2) {
-      std::fill(dq.begin(), dq.end(), 0.0);
-      dq[k] = 1;
-      d.qpos = q0;
-      integrate_pos(m, d.qpos.data(), dq.data(), sgn * eps);
-      forward(m, d);
-      ASSERT_EQ(d.nefc, nefc);
-      ASSERT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin())) << "qpos column " << k;
-      std::copy_n(d.qacc.begin(), nv, sgn > 0 ? p.data() : n.data());
-    }
-    for (int i = 0; i < nv; ++i) fq[i * nv + k] = (p[i] - n[i]) / (2 * eps);
-  }
-  d.qpos = q0;
+  QposColumns fq;
+  qpos_columns_by_fd(m, d, state, Aq, &fq, "qpos");
+  if (!fq.done) return;
+  const double fs = fq.scale, eps = 1e-7;
+  Vec p(nv), n(nv), fv(nv * nv);
   for (int k = 0; k < nv; ++k) {
     const double v0 = d.qvel[k];
     for (int sgn = -1; sgn <= 1; sgn += 2) {
@@ -1088,7 +981,7 @@ TEST(AnalyticDerivative, EllipticConesMatchCentredDifferences) {
     d.qvel[k] = v0;
     for (int i = 0; i < nv; ++i) fv[i * nv + k] = (p[i] - n[i]) / (2 * eps);
   }
-  const double e = rel_error(Av, fv, fs), eq = rel_error(Aq, fq, fs);
+  const double e = rel_error(Av, fv, fs), eq = fq.error;
   std::printf("elliptic cones (nefc %d, %d rows in the cone zone): d qacc/d qvel %.2e, d qacc/d qpos %.2e\n", nefc,
               cone, e, eq);
   EXPECT_LE(e, 1e-5);
@@ -1137,26 +1030,10 @@ void check_qpos_columns(const Model& m, Data& d, const std::string& label) {
   const std::vector<int> state(d.efc_state.begin(), d.efc_state.begin() + nefc);
   Vec Aq(nv * nv);
   forward_derivatives(m, d, Aq.data(), nullptr, nullptr, nullptr, nullptr);
-  double fs = 1;
-  for (int i = 0; i < nv; ++i) fs = std::max(fs, std::abs(d.qacc[i]));
-  const double eps = 1e-7;
-  Vec p(nv), n(nv), fq(nv * nv), dq(nv);
-  const Vec q0 = d.qpos;
-  for (int k = 0; k < nv; ++k) {
-    for (int sgn = -1; sgn <= 1; sgn += 2) {
-      std::fill(dq.begin(), dq.end(), 0.0);
-      dq[k] = 1;
-      d.qpos = q0;
-      integrate_pos(m, d.qpos.data(), dq.data(), sgn * eps);
-      forward(m, d);
-      ASSERT_EQ(d.nefc, nefc) << label;
-      ASSERT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin())) << label << " column " << k;
-      std::copy_n(d.qacc.begin(), nv, sgn > 0 ? p.data() : n.data());
-    }
-    for (int i = 0; i < nv; ++i) fq[i * nv + k] = (p[i] - n[i]) / (2 * eps);
-  }
-  d.qpos = q0;
-  const double e = rel_error(Aq, fq, fs);
+  QposColumns fd;
+  qpos_columns_by_fd(m, d, state, Aq, &fd, label);
+  if (!fd.done) return;
+  const double e = fd.error;
   std::printf("%s (nefc %d): d qacc/d qpos relative error %.2e\n", label.c_str(), nefc, e);
   EXPECT_LE(e, 1e-5) << label;
 }

@@ -12,13 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "derivative_test_util.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 namespace {
 
-using Vec = std::vector<double>;
+using testing::fd_qpos;
+using testing::fd_vec;
+using testing::fill_normal;
+using testing::max_abs;
+using testing::perturb_qpos;
+using testing::rel_error;
+using testing::Vec;
 constexpr double kH = 1e-4;
 
 // A free body carrying a ball joint (a hinge and a slide in the chain below), a ball joint on the
@@ -62,48 +69,12 @@ const char* kScene = R"(
   </worldbody>
 </mujoco>)";
 
-// A random state: a tangent step of 0.5 per dof from qpos0, velocities N(0, 1).
-void random_state(const Model& m, Data& d, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> n01(0, 1);
-  std::copy(m.qpos0.begin(), m.qpos0.end(), d.qpos.begin());
-  Vec dq(m.nv);
-  for (auto& x : dq) x = 0.5 * n01(rng);
-  integrate_pos(m, d.qpos.data(), dq.data(), 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = n01(rng);
-}
+// A random state: a tangent step of 0.5 per dof from qpos0, velocities N(0, 1) (the scenes have
+// no actuators: no activations or controls are drawn).
+void random_state(const Model& m, Data& d, unsigned seed) { testing::random_state(m, d, seed, {.qpos = 0.5}); }
 
-double error_of(const Vec& an, const Vec& fd, const Vec& f) {
-  double num = 0, den = 1;
-  for (size_t i = 0; i < an.size(); ++i) num = std::max(num, std::abs(an[i] - fd[i])), den = std::max(den, std::abs(fd[i]));
-  for (double x : f) den = std::max(den, std::abs(x));
-  return num / den;
-}
-
-// Centred differences (Richardson) of g (nv outputs) along each tangent direction of qpos,
-// row-major nv x nv.
-template <class G>
-Vec fd_qpos(const Model& m, Data& d, G g) {
-  const int nv = m.nv;
-  const Vec q0 = d.qpos;
-  Vec out(static_cast<size_t>(nv) * nv), dq(nv), r[4];
-  const double steps[4] = {kH, -kH, kH / 2, -kH / 2};
-  for (int k = 0; k < nv; ++k) {
-    for (int s = 0; s < 4; ++s) {
-      std::fill(dq.begin(), dq.end(), 0.0);
-      dq[k] = 1;
-      d.qpos = q0;
-      integrate_pos(m, d.qpos.data(), dq.data(), steps[s]);
-      r[s] = g();
-    }
-    for (int i = 0; i < nv; ++i) {
-      const double d1 = (r[0][i] - r[1][i]) / (2 * kH), d2 = (r[2][i] - r[3][i]) / kH;
-      out[static_cast<size_t>(i) * nv + k] = (4 * d2 - d1) / 3;
-    }
-  }
-  d.qpos = q0;
-  return out;
-}
+// max |an - fd| / max(max |fd|, max |f|, 1): f the differentiated function at the state.
+double error_of(const Vec& an, const Vec& fd, const Vec& f) { return rel_error(an, fd, max_abs(f)); }
 
 // d qacc / d qpos of forward_derivatives and d qfrc_inverse / d qpos of inverse_derivatives
 // against the differences; no fallback allowed.
@@ -113,24 +84,38 @@ void check(const Model& m, Data& d, const char* what) {
   Vec Aq(static_cast<size_t>(nv) * nv), Iq(Aq.size());
   forward_derivatives(m, d, Aq.data(), nullptr, nullptr, nullptr, nullptr);
   const Vec qacc(d.qacc.begin(), d.qacc.begin() + nv);
-  const Vec fq = fd_qpos(m, d, [&] {
+  const Vec fq = fd_qpos(m, d, nv, kH, [&](double* r) {
     forward(m, d);
-    return Vec(d.qacc.begin(), d.qacc.begin() + nv);
+    std::copy_n(d.qacc.begin(), nv, r);
   });
   const double ef = error_of(Aq, fq, qacc);
   // inverse dynamics at the forward solution's qacc: qfrc_inverse includes the passive forces
   // (springs, gravity compensation), not xfrc_applied
   d.qacc.assign(qacc.begin(), qacc.end());
   inverse_derivatives(m, d, Iq.data(), nullptr, nullptr);
-  const Vec fi = fd_qpos(m, d, [&] {
+  const Vec fi = fd_qpos(m, d, nv, kH, [&](double* r) {
     d.qacc.assign(qacc.begin(), qacc.end());
     inverse(m, d);
-    return Vec(d.qfrc_inverse.begin(), d.qfrc_inverse.begin() + nv);
+    std::copy_n(d.qfrc_inverse.begin(), nv, r);
   });
   const double ei = error_of(Iq, fi, Vec(d.qfrc_inverse.begin(), d.qfrc_inverse.begin() + nv));
   std::printf("%s: d qacc/d qpos relative error %.2e, d qfrc_inverse/d qpos %.2e\n", what, ef, ei);
   EXPECT_LE(ef, 1e-6) << what;
   EXPECT_LE(ei, 1e-6) << what;
+}
+
+// check at the random states of seeds 1 to 3; prepare(d) sets what the test adds to each state.
+template <class Prepare>
+void check_seeds(const Model& m, const std::string& what, Prepare prepare) {
+  Data d = make_data(m);
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    random_state(m, d, seed);
+    prepare(d);
+    check(m, d, (what + ", seed " + std::to_string(seed)).c_str());
+  }
+}
+void check_seeds(const Model& m, const std::string& what) {
+  check_seeds(m, what, [](Data&) {});
 }
 
 TEST(AnalyticPassiveDerivative, BallFreeSpringsMatchCentredDifferences) {
@@ -142,35 +127,24 @@ TEST(AnalyticPassiveDerivative, BallFreeSpringsMatchCentredDifferences) {
   Vec dq(m.nv);
   for (auto& x : dq) x = 0.8 * n01(rng);
   integrate_pos(m, m.qpos_spring.data(), dq.data(), 1);
-  Data d = make_data(m);
-  for (unsigned seed = 1; seed <= 3; ++seed) {
-    random_state(m, d, seed);
-    check(m, d, ("ball/free springs, seed " + std::to_string(seed)).c_str());
-  }
+  check_seeds(m, "ball/free springs");
 }
 
 TEST(AnalyticPassiveDerivative, GravityCompensationMatchesCentredDifferences) {
   Model m = load_model_from_string(kScene);
   ASSERT_EQ(m.body_gravcomp.size(), static_cast<size_t>(m.nbody));
   for (int b = 1; b < m.nbody; ++b) m.body_gravcomp[b] = 0.25 * b;  // partial and over-compensation
-  Data d = make_data(m);
-  for (unsigned seed = 1; seed <= 3; ++seed) {
-    random_state(m, d, seed);
-    check(m, d, ("gravity compensation, seed " + std::to_string(seed)).c_str());
-  }
+  check_seeds(m, "gravity compensation");
 }
 
 TEST(AnalyticPassiveDerivative, XfrcAppliedMatchesCentredDifferences) {
   Model m = load_model_from_string(kScene);
-  Data d = make_data(m);
   std::mt19937 rng(5);
   std::normal_distribution<double> n01(0, 1);
-  for (unsigned seed = 1; seed <= 3; ++seed) {
-    random_state(m, d, seed);
+  check_seeds(m, "xfrc_applied", [&](Data& d) {
     for (int b = 1; b < m.nbody; ++b)
       for (int c = 0; c < 6; ++c) d.xfrc_applied[6 * b + c] = 3 * n01(rng);
-    check(m, d, ("xfrc_applied, seed " + std::to_string(seed)).c_str());
-  }
+  });
 }
 
 
@@ -208,9 +182,7 @@ TEST(AnalyticPassiveDerivative, BallLimitMatchesCentredDifferences) {
   std::copy(q1, q1 + 4, d.qpos.begin());
   std::copy(q2, q2 + 4, d.qpos.begin() + 4);
   d.qpos[8] = 0.3;
-  std::mt19937 rng(2);
-  std::normal_distribution<double> n01(0, 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = 0.5 * n01(rng);
+  fill_normal(d.qvel.data(), m.nv, 2, 0.5);
   EXPECT_TRUE(derivative_fallbacks(m, d).empty());
   forward(m, d);
   const int nv = m.nv, nefc = d.nefc;
@@ -224,11 +196,9 @@ TEST(AnalyticPassiveDerivative, BallLimitMatchesCentredDifferences) {
   Vec fd(Aq.size()), dq(nv), r[2];
   for (int k = 0; k < nv; ++k) {
     for (int s = 0; s < 2; ++s) {
-      std::fill(dq.begin(), dq.end(), 0.0);
-      dq[k] = 1;
       d.qpos = q0;
       d.qacc_warmstart = warm;
-      integrate_pos(m, d.qpos.data(), dq.data(), s == 0 ? eps : -eps);
+      perturb_qpos(m, d.qpos.data(), dq, k, s == 0 ? eps : -eps);
       forward(m, d);
       ASSERT_EQ(d.nefc, nefc);
       ASSERT_TRUE(std::equal(state.begin(), state.end(), d.efc_state.begin())) << "column " << k;
@@ -275,23 +245,13 @@ TEST(AnalyticPassiveDerivative, FluidForcesMatchCentredDifferences) {
   for (unsigned seed = 1; seed <= 3; ++seed) {
     random_state(m, d, seed);
     check(m, d, ("fluid forces (qpos), seed " + std::to_string(seed)).c_str());
-    Vec Av(static_cast<size_t>(nv) * nv), fd(Av.size()), r[4];
+    Vec Av(static_cast<size_t>(nv) * nv);
     forward_derivatives(m, d, nullptr, Av.data(), nullptr, nullptr, nullptr);
-    const Vec qacc(d.qacc.begin(), d.qacc.begin() + nv), v0 = d.qvel;
-    const double steps[4] = {kH, -kH, kH / 2, -kH / 2};
-    for (int k = 0; k < nv; ++k) {
-      for (int s = 0; s < 4; ++s) {
-        d.qvel = v0;
-        d.qvel[k] += steps[s];
-        forward(m, d);
-        r[s].assign(d.qacc.begin(), d.qacc.begin() + nv);
-      }
-      for (int i = 0; i < nv; ++i) {
-        const double d1 = (r[0][i] - r[1][i]) / (2 * kH), d2 = (r[2][i] - r[3][i]) / kH;
-        fd[static_cast<size_t>(i) * nv + k] = (4 * d2 - d1) / 3;
-      }
-    }
-    d.qvel = v0;
+    const Vec qacc(d.qacc.begin(), d.qacc.begin() + nv);
+    const Vec fd = fd_vec(d.qvel.data(), nv, nv, kH, [&](double* r) {
+      forward(m, d);
+      std::copy_n(d.qacc.begin(), nv, r);
+    });
     const double e = error_of(Av, fd, qacc);
     std::printf("fluid, seed %u: d qacc/d qvel relative error %.2e\n", seed, e);
     EXPECT_LE(e, 1e-6);
@@ -313,17 +273,14 @@ TEST(AnalyticPassiveDerivative, TransitionWithSpringsGravcompXfrcMatchesTransiti
     m.opt.integrator = integ;
     Data d = make_data(m);
     random_state(m, d, 4);
-    std::mt19937 rng(9);
-    std::normal_distribution<double> n01(0, 1);
-    for (int b = 1; b < m.nbody; ++b)
-      for (int c = 0; c < 6; ++c) d.xfrc_applied[6 * b + c] = n01(rng);
+    fill_normal(d.xfrc_applied.data() + 6, 6 * (m.nbody - 1), 9);  // every body but the world
     const auto fb = derivative_fallbacks(m, d);
     EXPECT_TRUE(fb.empty()) << fb.front();
     const int n = 2 * m.nv + m.na;
     Vec A(static_cast<size_t>(n) * n), Afd(A.size());
     transition_derivatives(m, d, A.data(), nullptr, nullptr, nullptr);
     transition_fd(m, d, 1e-6, true, Afd.data(), nullptr, nullptr, nullptr);
-    const double e = error_of(A, Afd, {});
+    const double e = rel_error(A, Afd);
     std::printf("transition, integrator %d: A relative error %.2e\n", integ, e);
     EXPECT_LE(e, 1e-6) << "integrator " << integ;
   }

@@ -41,6 +41,52 @@ double jacobian_error(const double* G, const double* F) {
   return worst;
 }
 
+// xml with every MARGIN replaced by margin.
+std::string with_margin(const char* xml, const char* margin) {
+  std::string s = xml;
+  for (size_t at; (at = s.find("MARGIN")) != std::string::npos;) s.replace(at, 6, margin);
+  return s;
+}
+
+// The closed-form contacts of a pair's random poses, per feature (feature 0: none, the contacts left
+// to the narrow-phase differences).
+template <int kFeatures>
+struct FeatureTally {
+  int compared[kFeatures] = {0}, skipped = 0, none = 0;
+  double worst[kFeatures] = {0};
+
+  // Contact i of feature f: one without a closed form must report the narrow-phase differences, one
+  // with it the closed form, matching the differences within 1e-6 (where they exist: the routine
+  // may change branch within 1e-6).
+  void add(const Model& m, Data& d, int i, int f, int trial) {
+    const Contact& con = d.contact[i];
+    if (f == 0) {
+      ++none;
+      EXPECT_EQ(internal::contact_deriv_method(m, d, con), internal::ContactDerivMethod::kNarrowPhase);
+      return;
+    }
+    EXPECT_EQ(internal::contact_deriv_method(m, d, con), internal::ContactDerivMethod::kAnalytic);
+    internal::ContactJacobian G, N;
+    EXPECT_EQ(internal::contact_jacobian(m, d, i, &G), internal::ContactDerivMethod::kAnalytic);
+    if (!internal::narrow_phase_contact_jacobian(m, d, i, &N)) {
+      ++skipped;
+      return;
+    }
+    const double e = jacobian_error(G.G, N.G);
+    ++compared[f];
+    worst[f] = std::max(worst[f], e);
+    EXPECT_LE(e, 1e-6) << "trial " << trial << " contact " << i << " feature " << f;
+  }
+
+  // Prints each feature's count and worst error; every feature must occur at least 3 times.
+  void report(const char* pair, const char* margin, const char* const (&names)[kFeatures]) const {
+    for (int k = 1; k < kFeatures; ++k) {
+      std::printf("%s (margin %s) %s: %d contacts, worst %.2e\n", pair, margin, names[k], compared[k], worst[k]);
+      EXPECT_GE(compared[k], 3) << names[k];
+    }
+  }
+};
+
 // Two boxes without and with a margin (0.05: separated edge contacts take R8's other path, whose
 // clamped pairs stay with the differences).
 const char* kTwoBoxes = R"(
@@ -53,52 +99,26 @@ const char* kTwoBoxes = R"(
 </mujoco>)";
 
 void box_box_closed_form(const char* margin) {
-  std::string xml = kTwoBoxes;
-  for (size_t at; (at = xml.find("MARGIN")) != std::string::npos;) xml.replace(at, 6, margin);
-  Model m = load_model_from_string(xml);
+  Model m = load_model_from_string(with_margin(kTwoBoxes, margin));
   Data d = make_data(m);
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-0.3, 0.3);
-  using F = internal::BoxBoxFeature;
-  constexpr int kFeatures = 7;
-  int compared[kFeatures] = {0}, skipped = 0, none = 0;
-  double worst[kFeatures] = {0};
+  FeatureTally<7> tally;
   for (int trial = 0; trial < 400; ++trial) {
     std::fill(d.qpos.begin(), d.qpos.begin() + 3, 0.0);
     random_quat(rng, &d.qpos[3]);
     for (int k = 0; k < 3; ++k) d.qpos[7 + k] = u(rng);
     random_quat(rng, &d.qpos[10]);
     forward(m, d);
-    for (int i = 0; i < d.ncon; ++i) {
-      const Contact& con = d.contact[i];
-      const F f = internal::box_box_feature(m, d, con);
-      if (f == F::kNone) {
-        ++none;
-        EXPECT_EQ(internal::contact_deriv_method(m, d, con), internal::ContactDerivMethod::kNarrowPhase);
-        continue;
-      }
-      EXPECT_EQ(internal::contact_deriv_method(m, d, con), internal::ContactDerivMethod::kAnalytic);
-      internal::ContactJacobian G, N;
-      EXPECT_EQ(internal::contact_jacobian(m, d, i, &G), internal::ContactDerivMethod::kAnalytic);
-      if (!internal::narrow_phase_contact_jacobian(m, d, i, &N)) {
-        ++skipped;  // the routine changes branch within 1e-6: no derivative to compare with
-        continue;
-      }
-      const double e = jacobian_error(G.G, N.G);
-      const int k = static_cast<int>(f);
-      ++compared[k];
-      worst[k] = std::max(worst[k], e);
-      EXPECT_LE(e, 1e-6) << "trial " << trial << " contact " << i << " feature " << k;
-    }
+    for (int i = 0; i < d.ncon; ++i)
+      tally.add(m, d, i, static_cast<int>(internal::box_box_feature(m, d, d.contact[i])), trial);
   }
-  const char* names[kFeatures] = {"none", "face crossing", "face corner", "face vertex",
-                                  "edge crossing", "edge corner", "edge vertex"};
-  for (int k = 1; k < kFeatures; ++k) {
-    std::printf("box-box (margin %s) %s: %d contacts, worst %.2e\n", margin, names[k], compared[k], worst[k]);
-    EXPECT_GE(compared[k], 3) << names[k];
-  }
+  static_assert(static_cast<int>(internal::BoxBoxFeature::kNone) == 0);
+  const char* const names[7] = {"none", "face crossing", "face corner", "face vertex",
+                                "edge crossing", "edge corner", "edge vertex"};
+  tally.report("box-box", margin, names);
   std::printf("box-box (margin %s): %d contacts left to the narrow-phase differences, %d not comparable\n", margin,
-              none, skipped);
+              tally.none, tally.skipped);
 }
 
 TEST(BoxContactDerivative, BoxBoxClosedFormMatchesNarrowPhase) { box_box_closed_form("0"); }
@@ -118,16 +138,12 @@ const char* kCapsuleBox = R"(
 </mujoco>)";
 
 void capsule_box_closed_form(const char* margin) {
-  std::string xml = kCapsuleBox;
-  for (size_t at; (at = xml.find("MARGIN")) != std::string::npos;) xml.replace(at, 6, margin);
-  Model m = load_model_from_string(xml);
+  Model m = load_model_from_string(with_margin(kCapsuleBox, margin));
   Data d = make_data(m);
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-0.35, 0.35);
-  using F = internal::CapsuleBoxFeature;
-  constexpr int kFeatures = 6;
-  int compared[kFeatures] = {0}, skipped = 0, none = 0, inside = 0;
-  double worst[kFeatures] = {0};
+  FeatureTally<6> tally;
+  int inside = 0;
   for (int trial = 0; trial < 1500; ++trial) {
     for (int k = 0; k < 3; ++k) d.qpos[k] = u(rng);
     random_quat(rng, &d.qpos[3]);
@@ -137,35 +153,17 @@ void capsule_box_closed_form(const char* margin) {
     for (int i = 0; i < d.ncon; ++i) {
       const Contact& con = d.contact[i];
       ASSERT_EQ(m.geom_type[con.geom1], kGeomCapsule);
-      const F f = internal::capsule_box_feature(m, d, con);
-      if (f == F::kNone) {
-        ++none;
-        inside += con.dist == -m.geom_size[3 * con.geom1];  // a centre inside the box (dist = -r)
-        EXPECT_EQ(internal::contact_deriv_method(m, d, con), internal::ContactDerivMethod::kNarrowPhase);
-        continue;
-      }
-      EXPECT_EQ(internal::contact_deriv_method(m, d, con), internal::ContactDerivMethod::kAnalytic);
-      internal::ContactJacobian G, N;
-      EXPECT_EQ(internal::contact_jacobian(m, d, i, &G), internal::ContactDerivMethod::kAnalytic);
-      if (!internal::narrow_phase_contact_jacobian(m, d, i, &N)) {
-        ++skipped;
-        continue;
-      }
-      const double e = jacobian_error(G.G, N.G);
-      const int k = static_cast<int>(f);
-      ++compared[k];
-      worst[k] = std::max(worst[k], e);
-      EXPECT_LE(e, 1e-6) << "trial " << trial << " contact " << i << " feature " << k;
+      const int f = static_cast<int>(internal::capsule_box_feature(m, d, con));
+      if (f == 0) inside += con.dist == -m.geom_size[3 * con.geom1];  // a centre inside the box (dist = -r)
+      tally.add(m, d, i, f, trial);
     }
   }
-  const char* names[kFeatures] = {"none", "segment end", "plane crossing", "closest point", "segment end inside",
-                                  "slide"};
-  for (int k = 1; k < kFeatures; ++k) {
-    std::printf("capsule-box (margin %s) %s: %d contacts, worst %.2e\n", margin, names[k], compared[k], worst[k]);
-    EXPECT_GE(compared[k], 3) << names[k];
-  }
+  static_assert(static_cast<int>(internal::CapsuleBoxFeature::kNone) == 0);
+  const char* const names[6] = {"none", "segment end", "plane crossing", "closest point", "segment end inside",
+                                "slide"};
+  tally.report("capsule-box", margin, names);
   std::printf("capsule-box (margin %s): %d contacts left to the narrow-phase differences (%d with the centre inside "
-              "the box), %d not comparable\n", margin, none, inside, skipped);
+              "the box), %d not comparable\n", margin, tally.none, inside, tally.skipped);
 }
 
 TEST(BoxContactDerivative, CapsuleBoxClosedFormMatchesNarrowPhase) { capsule_box_closed_form("0"); }

@@ -39,13 +39,15 @@
 
 #include "../model_list.h"
 #include "derivative/contact_geometry.h"
+#include "derivative_test_util.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 namespace {
 
-using Vec = std::vector<double>;
+using testing::perturb_qpos;
+using testing::Vec;
 
 constexpr int kSteps = 100;
 constexpr int kMaxCols = 16;
@@ -205,11 +207,7 @@ TEST_P(DerivativeCorpus, ForwardDerivativesMatchCentredDifferences) {
   ClassResult res[4];
   const char* names[4] = {"qpos", "qvel", "act", "ctrl"};
   for (int k : column_subset(nv, rng)) {
-    const int c = column([&](double e) {
-      std::fill(dq.begin(), dq.end(), 0.0);
-      dq[k] = 1;
-      integrate_pos(m, d.qpos.data(), dq.data(), e);
-    });
+    const int c = column([&](double e) { perturb_qpos(m, d.qpos.data(), dq, k, e); });
     tally(c, Aq, nv, k, res[0]);
   }
   for (int k : column_subset(nv, rng)) {

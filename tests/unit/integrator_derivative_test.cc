@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../model_list.h"
+#include "derivative_test_util.h"
 #include "integrator/implicit.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/moreau.h"
@@ -19,16 +20,8 @@
 namespace moreau {
 namespace {
 
-using Vec = std::vector<double>;
-
-double rel_error(const Vec& a, const Vec& b) {
-  double num = 0, den = 1;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num = std::max(num, std::abs(a[i] - b[i]));
-    den = std::max(den, std::abs(b[i]));
-  }
-  return num / den;
-}
+using testing::rel_error;
+using testing::Vec;
 
 // A and B analytic (no fallback but sensor rows) against transition_fd; the active set of the
 // nominal state checked unchanged after the differences (a switch would make them meaningless).

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "derivative_test_util.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/derivative.h"
 #include "moreau/moreau.h"
@@ -19,7 +20,7 @@
 namespace moreau {
 namespace {
 
-using Vec = std::vector<double>;
+using testing::Vec;
 
 // A box and a condim-6 sphere resting on the plane (0.3 mm deep: inside the impedance's width 1 mm,
 // away from the jumps of its second derivative at the width and at its midpoint, where centred
@@ -72,14 +73,15 @@ struct Blocks {
   Vec q, v, a;
 };
 
+// rel_error over the three blocks together.
 double rel_error(const Blocks& an, const Blocks& fd) {
-  double num = 0, den = 1;
-  for (const auto& [x, y] : {std::pair{&an.q, &fd.q}, std::pair{&an.v, &fd.v}, std::pair{&an.a, &fd.a}})
-    for (size_t i = 0; i < x->size(); ++i) {
-      num = std::max(num, std::abs((*x)[i] - (*y)[i]));
-      den = std::max(den, std::abs((*y)[i]));
-    }
-  return num / den;
+  auto joined = [](const Blocks& b) {
+    Vec all = b.q;
+    all.insert(all.end(), b.v.begin(), b.v.end());
+    all.insert(all.end(), b.a.begin(), b.a.end());
+    return all;
+  };
+  return testing::rel_error(joined(an), joined(fd));
 }
 
 // The state: h1 past its range (0.55 > 0.5), the tendon h1 + h2 = 0.95 past 0.2, velocities

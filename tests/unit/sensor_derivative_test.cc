@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "../model_list.h"
+#include "derivative_test_util.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/derivative.h"
 #include "moreau/moreau.h"
@@ -20,7 +20,8 @@
 namespace moreau {
 namespace {
 
-using Vec = std::vector<double>;
+using testing::random_state;
+using testing::Vec;
 
 // A chain with a free root, a ball, hinges and a slide; sites and geoms on every body; sensors of
 // every covered type, with and without reference frames, a cutoff that clamps; actuators with joint,
@@ -116,28 +117,6 @@ const char* kSensorModel = R"(
     <tendonlimitfrc tendon="fixed"/>
   </sensor>
 </mujoco>)";
-
-// A random state: a tangent step of 0.3 rad per dof from qpos0, velocities N(0, 1), activations in
-// [0, 1], controls inside the middle 80% of their range (N(0, 1) without a range).
-void random_state(const Model& m, Data& d, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> n01(0, 1);
-  std::uniform_real_distribution<double> u01(0, 1);
-  std::copy(m.qpos0.begin(), m.qpos0.end(), d.qpos.begin());
-  Vec dq(m.nv);
-  for (auto& x : dq) x = 0.3 * n01(rng);
-  integrate_pos(m, d.qpos.data(), dq.data(), 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = n01(rng);
-  for (int i = 0; i < m.na; ++i) d.act[i] = u01(rng);
-  for (int u = 0; u < m.nu; ++u) {
-    if (m.actuator_ctrllimited[u]) {
-      const double lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
-      d.ctrl[u] = lo + (0.1 + 0.8 * u01(rng)) * (hi - lo);
-    } else {
-      d.ctrl[u] = n01(rng);
-    }
-  }
-}
 
 const char* type_label(int type) {
   static const char* names[] = {"touch", "accelerometer", "velocimeter", "gyro", "force", "torque",

@@ -14,13 +14,18 @@
 #include <vector>
 
 #include "derivative/tendon_deriv.h"
+#include "derivative_test_util.h"
 #include "moreau/analytic_derivative.h"
 #include "moreau/moreau.h"
 
 namespace moreau {
 namespace {
 
-using Vec = std::vector<double>;
+using testing::fd_qpos;
+using testing::fd_vec;
+using testing::perturb_qpos;
+using testing::rel_error;
+using testing::Vec;
 constexpr double kH = 1e-5;
 const std::string kArm26 = "/usr/share/mujoco/model/tendon_arm/arm26.xml";
 
@@ -106,58 +111,10 @@ Model wrap_scene() {
   return m;
 }
 
-double rel_error(const Vec& a, const Vec& b) {
-  double num = 0, den = 1;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num = std::max(num, std::abs(a[i] - b[i]));
-    den = std::max(den, std::abs(b[i]));
-  }
-  return num / den;
-}
-
+// A random state with activations inside [0.1, 0.9] (not [0, 1]): the muscles' activation dynamics
+// clamp at 0 and 1, and the differences along act must stay off the clamps.
 void random_state(const Model& m, Data& d, unsigned seed, double spread) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> n01(0, 1);
-  std::uniform_real_distribution<double> u01(0, 1);
-  std::copy(m.qpos0.begin(), m.qpos0.end(), d.qpos.begin());
-  Vec dq(m.nv);
-  for (auto& x : dq) x = spread * n01(rng);
-  integrate_pos(m, d.qpos.data(), dq.data(), 1);
-  for (int i = 0; i < m.nv; ++i) d.qvel[i] = n01(rng);
-  for (int i = 0; i < m.na; ++i) d.act[i] = 0.1 + 0.8 * u01(rng);
-  for (int u = 0; u < m.nu; ++u) {
-    if (m.actuator_ctrllimited[u]) {
-      const double lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
-      d.ctrl[u] = lo + (0.1 + 0.8 * u01(rng)) * (hi - lo);
-    } else {
-      d.ctrl[u] = n01(rng);
-    }
-  }
-}
-
-// Centred differences (extrapolated) of g (nout values of the state) along each qpos tangent
-// direction: row-major nout x nv.
-template <class G>
-Vec fd_qpos(const Model& m, Data& d, int nout, G g) {
-  const Vec q0(d.qpos.begin(), d.qpos.end());
-  Vec out(static_cast<size_t>(nout) * m.nv), dq(m.nv), r[4];
-  for (auto& x : r) x.resize(nout);
-  const double steps[4] = {kH, -kH, kH / 2, -kH / 2};
-  for (int k = 0; k < m.nv; ++k) {
-    std::fill(dq.begin(), dq.end(), 0.0);
-    dq[k] = 1;
-    for (int e = 0; e < 4; ++e) {
-      std::copy(q0.begin(), q0.end(), d.qpos.begin());
-      integrate_pos(m, d.qpos.data(), dq.data(), steps[e]);
-      g(r[e].data());
-    }
-    for (int i = 0; i < nout; ++i) {
-      const double d1 = (r[0][i] - r[1][i]) / (2 * kH), d2 = (r[2][i] - r[3][i]) / kH;
-      out[static_cast<size_t>(i) * m.nv + k] = (4 * d2 - d1) / 3;
-    }
-  }
-  std::copy(q0.begin(), q0.end(), d.qpos.begin());
-  return out;
+  testing::random_state(m, d, seed, {.qpos = spread, .act_lo = 0.1, .act_width = 0.8});
 }
 
 // Whether every wrapped segment of the model wraps the same way at all the differences' points as at
@@ -175,7 +132,7 @@ void check_tendons(const Model& m, unsigned seeds, double spread, double* worst,
     forward(m, d);
     const std::vector<int> pattern = wrap_pattern(d);
     bool same = true;
-    const Vec fd = fd_qpos(m, d, nt * (nv + 1), [&](double* r) {
+    const Vec fd = fd_qpos(m, d, nt * (nv + 1), kH, [&](double* r) {
       forward(m, d);
       same = same && wrap_pattern(d) == pattern;
       for (int t = 0; t < nt; ++t) {
@@ -335,7 +292,7 @@ TEST(TendonActuatorDerivative, TransmissionsMatchCentredDifferences) {
   for (unsigned seed = 1; seed <= 3; ++seed) {
     random_state(m, d, seed, 0.4);
     forward(m, d);
-    const Vec fd = fd_qpos(m, d, nu * (nv + 1), [&](double* r) {
+    const Vec fd = fd_qpos(m, d, nu * (nv + 1), kH, [&](double* r) {
       forward(m, d);
       for (int u = 0; u < nu; ++u) {
         r[u * (nv + 1)] = d.actuator_length[u];
@@ -404,23 +361,10 @@ void check_forward(const Model& m, unsigned seed, double* worst) {
     (void)n;
     return r;
   };
-  const Vec fq = fd_qpos(m, d, nout, out);
+  const Vec fq = fd_qpos(m, d, nout, kH, out);
   Vec gq(static_cast<size_t>(na) * nv, 0.0);  // act_dot does not depend on qpos here
   const double eq = rel_error(rows(aq, gq, nv), fq);
-  auto fd_entries = [&](double* x, int nx) {
-    Vec res(static_cast<size_t>(nout) * nx), r[4];
-    for (auto& v : r) v.resize(nout);
-    const double steps[4] = {kH, -kH, kH / 2, -kH / 2};
-    for (int k = 0; k < nx; ++k) {
-      const double x0 = x[k];
-      for (int e = 0; e < 4; ++e) x[k] = x0 + steps[e], out(r[e].data());
-      x[k] = x0;
-      for (int i = 0; i < nout; ++i)
-        res[static_cast<size_t>(i) * nx + k] =
-            (4 * (r[2][i] - r[3][i]) / kH - (r[0][i] - r[1][i]) / (2 * kH)) / 3;
-    }
-    return res;
-  };
+  auto fd_entries = [&](double* x, int nx) { return fd_vec(x, nx, nout, kH, out); };
   Vec gv(static_cast<size_t>(na) * nv, 0.0);
   const double ev = rel_error(rows(av, gv, nv), fd_entries(d.qvel.data(), nv));
   const double ea = na ? rel_error(rows(aact, gact, na), fd_entries(d.act.data(), na)) : 0;
@@ -546,11 +490,9 @@ TEST(TendonActuatorDerivative, ConstraintRowsMatchCentredDifferences) {
     const Vec q0(d.qpos.begin(), d.qpos.end());
     bool same = true;
     for (int k = 0; k < nv; ++k) {
-      std::fill(dq.begin(), dq.end(), 0.0);
-      dq[k] = 1;
       for (int sg = 1; sg >= -1; sg -= 2) {
         std::copy(q0.begin(), q0.end(), d.qpos.begin());
-        integrate_pos(m, d.qpos.data(), dq.data(), sg * 1e-6);
+        perturb_qpos(m, d.qpos.data(), dq, k, sg * 1e-6);
         forward(m, d);
         same = same && d.nefc == nefc && std::equal(state.begin(), state.end(), d.efc_state.begin());
         std::copy_n(d.qacc.begin(), nv, (sg > 0 ? p : n).begin());
@@ -615,7 +557,7 @@ TEST(TendonActuatorDerivative, AdhesionMatchesCentredDifferences) {
     ASSERT_EQ(d.nefc, 0) << "seed " << seed;
     for (const std::string& f : derivative_fallbacks(m, d)) ADD_FAILURE() << f;
     // the moment's derivative
-    const Vec fd = fd_qpos(m, d, nv, [&](double* r) {
+    const Vec fd = fd_qpos(m, d, nv, kH, [&](double* r) {
       forward(m, d);
       for (int i = 0; i < nv; ++i) r[i] = d.actuator_moment[i];
     });
