@@ -220,20 +220,25 @@ bool extrapolate(const Model& m, const Data& d, Work& w, const double* Jv, const
 // range along which q decreases until a bound: delta keeps that part of p finite and the cut stops
 // it at the bound, where the sweeps' crawl would end after hundreds of sweeps. The sweeps then go
 // on with the unchanged stopping test: the step only shortens the way to the same fixed points.
-// G_FF comes from the columns Mt^-1 J' (one dot product per entry of its upper triangle). A solve
-// tries at most kFaceSteps face steps: where they do not end the crawl (a contact at its cone's
-// boundary), the sweeps go on alone. False (nothing changed) when F is empty or has more than
-// kFaceMaxRows rows, or p does not descend q.
-bool face_step(const Model& m, const Data& d, Work& w, const double* Jv) {
+// G_FF comes from the columns Mt^-1 J' (one dot product per entry of its lower triangle), and its
+// Cholesky factor is kept with the rows it belongs to (type and object, in order). The first try of
+// a solve whose face has the same rows as the kept factor's solves with that factor (formed on an
+// earlier step: p is then a quasi-Newton direction, still one of descent) instead of forming G_FF
+// anew; G p = J Mt^-1 J' p, the line search and the cuts always use the current G. A later try in
+// the same solve forms G_FF anew. A solve tries at most kFaceSteps face steps: where they do not
+// end the crawl (a contact at its cone's boundary), the sweeps go on alone. False (nothing changed)
+// when F is empty or has more than kFaceMaxRows rows, the factor fails, or p does not descend q.
+bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool reuse) {
   const int nv = m.nv, nefc = d.nefc;
   constexpr int N = kFaceMaxRows;
-  double* G = w.face;      // N x N: G_FF of the first face (both triangles)
-  double* L = G + N * N;   // N x N: Cholesky factor of the current face's G_FF + delta I (lower)
-  double* c = L + N * N;   // N: c on the first face's rows
+  double* L = w.face;      // N x N: Cholesky factor of the current face's G_FF + delta I (lower)
+  double* Lc = L + N * N;  // N x N: the factor of the last face whose G_FF was formed
+  double* c = Lc + N * N;  // N: c on the first face's rows
   double* p = c + N;       // N: the step on the first face's rows (zero off the current face)
   double* Gp = p + N;      // N: G p on the first face's rows
   double* x = Gp + N;      // N: the step on the current face, then the update's vector
   double* rows = x + N;    // N: the first face's rows
+  double* key = rows + N;  // 2 N + 1: the rows (type, id) of the face Lc belongs to, then its size
   int face[N];             // the current face: positions in the first face, in row order
   int n = 0;
   for (int r = 0; r < nefc;) {
@@ -251,39 +256,57 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv) {
     r += dim;
   }
   if (n == 0) return false;
-  // G_FF = J_F Mt^-1 J_F': each row of J scattered into a dense vector (w.tmp2), dotted with the
-  // columns over the intersection of the two non-zero ranges
-  double* Jd = w.tmp2;
-  std::fill_n(Jd, nv, 0.0);
-  double gmax = 0;
+  // c_F, and whether the cached factor belongs to the same rows (same type and object, in order)
+  bool same = reuse && key[2 * N] == n;
   for (int a = 0; a < n; ++a) {
     const int ra = static_cast<int>(rows[a]);
-    const constraint::SparseRow row = constraint::row_of(d, Jv, ra);
-    for (int k = 0; k < row.nnz; ++k) Jd[row.col[k]] = row.val[k];
-    const int jlo = row.nnz > 0 ? row.col[0] : 0, jhi = row.nnz > 0 ? row.col[row.nnz - 1] + 1 : 0;
-    c[a] = w.g[ra] + dot_range(Jd, w.v, jlo, jhi);
-    for (int b = a; b < n; ++b) {
-      const int rb = static_cast<int>(rows[b]);
-      G[a * N + b] = G[b * N + a] = dot_range(Jd, w.MinvJT + static_cast<size_t>(rb) * nv,
-                                              std::max(jlo, static_cast<int>(w.lo[rb])),
-                                              std::min(jhi, static_cast<int>(w.hi[rb])));
+    c[a] = w.g[ra] + constraint::dot_row(Jv, d, ra, w.v);
+    same = same && key[2 * a] == d.efc_type[ra] + 16.0 * (ra - (a > 0 ? rows[a - 1] : 0)) &&
+           key[2 * a + 1] == d.efc_id[ra];
+  }
+  if (!same) {
+    // G_FF = J_F Mt^-1 J_F' (into L's storage): each row of J scattered into a dense vector
+    // (w.tmp2), dotted with the columns over the intersection of the two non-zero ranges; then its
+    // Cholesky factor, kept with the rows it belongs to
+    double* G = L;
+    double* Jd = w.tmp2;
+    std::fill_n(Jd, nv, 0.0);
+    double gmax = 0;
+    for (int a = 0; a < n; ++a) {
+      const int ra = static_cast<int>(rows[a]);
+      const constraint::SparseRow row = constraint::row_of(d, Jv, ra);
+      for (int k = 0; k < row.nnz; ++k) Jd[row.col[k]] = row.val[k];
+      const int jlo = row.nnz > 0 ? row.col[0] : 0, jhi = row.nnz > 0 ? row.col[row.nnz - 1] + 1 : 0;
+      for (int b = a; b < n; ++b) {
+        const int rb = static_cast<int>(rows[b]);
+        G[b * N + a] = dot_range(Jd, w.MinvJT + static_cast<size_t>(rb) * nv, std::max(jlo, static_cast<int>(w.lo[rb])),
+                                 std::min(jhi, static_cast<int>(w.hi[rb])));
+      }
+      for (int k = 0; k < row.nnz; ++k) Jd[row.col[k]] = 0;
+      gmax = std::max(gmax, G[a * N + a]);
     }
-    for (int k = 0; k < row.nnz; ++k) Jd[row.col[k]] = 0;
-    gmax = std::max(gmax, G[a * N + a]);
-    face[a] = a;
+    key[2 * N] = 0;
+    if (!(gmax > 0)) return false;
+    const double delta = kFaceReg * gmax;
+    for (int i = 0; i < n; ++i) {  // in place: row i of G's lower triangle becomes row i of L
+      double* Li = L + i * N;
+      for (int j = 0; j < i; ++j) Li[j] = (Li[j] - dot_range(Li, L + j * N, 0, j)) / L[j * N + j];
+      const double s = Li[i] + delta - dot_range(Li, Li, 0, i);
+      if (!(s > 0)) return false;
+      Li[i] = std::sqrt(s);
+    }
+    for (int i = 0; i < n; ++i) std::copy_n(L + i * N, i + 1, Lc + i * N);
+    for (int a = 0; a < n; ++a) {
+      const int ra = static_cast<int>(rows[a]);
+      key[2 * a] = d.efc_type[ra] + 16.0 * (ra - (a > 0 ? rows[a - 1] : 0));
+      key[2 * a + 1] = d.efc_id[ra];
+    }
+    key[2 * N] = n;
+  } else {
+    for (int i = 0; i < n; ++i) std::copy_n(Lc + i * N, i + 1, L + i * N);
   }
-  if (!(gmax > 0)) return false;
-  const double delta = kFaceReg * gmax;
-  // Cholesky of G_FF + delta I, row by row
+  for (int a = 0; a < n; ++a) face[a] = a;
   int nf = n;
-  for (int i = 0; i < nf; ++i) {
-    const double* Gi = G + i * N;
-    double* Li = L + i * N;
-    for (int j = 0; j < i; ++j) Li[j] = (Gi[j] - dot_range(Li, L + j * N, 0, j)) / L[j * N + j];
-    const double s = Gi[i] + delta - dot_range(Li, Li, 0, i);
-    if (!(s > 0)) return false;
-    Li[i] = std::sqrt(s);
-  }
   bool moved = false;
   for (int pass = 0; pass < kFacePasses; ++pass) {
     // x = -(G_FF + delta I)^-1 c_F
@@ -300,13 +323,15 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv) {
     }
     std::fill_n(p, n, 0.0);
     for (int i = 0; i < nf; ++i) p[face[i]] = x[i];
-    // G p on the first face; q'(0) = c_F . x, q'' = x' G_FF x
-    for (int a = 0; a < n; ++a) {
-      const double* Ga = G + a * N;
-      double s = 0;
-      for (int i = 0; i < nf; ++i) s += Ga[face[i]] * x[i];
-      Gp[a] = s;
+    // G p on the first face (J Mt^-1 J' p, exact whichever factor gave p); q'(0) = c_F . x,
+    // q'' = x' G_FF x
+    double* dv = w.tmp2;
+    std::fill_n(dv, nv, 0.0);
+    for (int i = 0; i < nf; ++i) {
+      const int r = static_cast<int>(rows[face[i]]);
+      axpy_range(x[i], w.MinvJT + static_cast<size_t>(r) * nv, dv, static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
     }
+    for (int a = 0; a < n; ++a) Gp[a] = constraint::dot_row(Jv, d, static_cast<int>(rows[a]), dv);
     double s1 = 0, s2 = 0;
     for (int i = 0; i < nf; ++i) {
       s1 += c[face[i]] * x[i];
@@ -347,7 +372,8 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv) {
     if (dl != 0) {
       w.lam[r] = bound;
       axpy_range(dl, w.MinvJT + static_cast<size_t>(r) * nv, w.v, static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
-      for (int a = 0; a < n; ++a) c[a] += G[a * N + cut] * dl;
+      const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
+      for (int a = 0; a < n; ++a) c[a] += constraint::dot_row(Jv, d, static_cast<int>(rows[a]), col) * dl;
     }
     moved = true;
     // the factor of the smaller face: row and column k of L deleted, and the trailing block
@@ -490,7 +516,7 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
       }
       for (int k = 0; k < nv; ++k) w.tmp[k] = w.v[k] - w.tmp[k];
       const bool drift = stick && have_prev && dp > kDriftCos * std::sqrt(dd * pp);
-      if (stick && faces < kFaceSteps && ++faces && face_step(m, d, w, Jv)) {
+      if (stick && faces < kFaceSteps && face_step(m, d, w, Jv, faces++ == 0)) {
         have_prev = false;
       } else if (drift && extrapolate(m, d, w, Jv, L0, w.tmp)) {
         have_prev = false;
