@@ -27,14 +27,13 @@
 // friction loss of its joints) G is nearly singular, and Gauss-Seidel crawls along a direction of
 // internal forces (two joints' friction loss against the feet's tangential forces) that barely
 // changes the motion: each sweep moves lambda by the same small step, for hundreds of sweeps,
-// until a friction-loss row reaches its bound. With the sliding contacts held, the sweeps are
-// block coordinate descent on q(l) = 0.5 l'Gl + g'l over the other blocks' sets, and after a sweep
-// that did not converge a face step (face_step below: Newton steps on q over the face of the
-// active set, with the bounds met on the way) jumps to where the crawl ends. Where it does not
-// apply and two successive sweeps change lambda in nearly the same direction (cosine > kDriftCos)
-// while every contact sticks, one exact line search on q along the last change does (drift
-// extrapolation). The sweeps then go on, and the stopping test is unchanged: the steps only
-// shorten the way to the same fixed points.
+// until a friction-loss row reaches its bound. While every contact sticks, the sweeps are block
+// coordinate descent on q(l) = 0.5 l'Gl + g'l over the blocks' sets, and after such a sweep that
+// did not converge a face step (face_step below: Newton steps on q over the face of the active
+// set, with the bounds met on the way) jumps to where the crawl ends. Where it does not apply and
+// two successive sweeps change lambda in nearly the same direction (cosine > kDriftCos), one exact
+// line search on q along the last change does (drift extrapolation). The sweeps then go on, and
+// the stopping test is unchanged: the steps only shorten the way to the same fixed points.
 // Stopping test: max |delta lambda| <= tolerance * max |lambda| over a sweep (a relative criterion,
 // as RaiSim's), or opt.iterations sweeps.
 #include <algorithm>
@@ -102,7 +101,8 @@ inline double dot_range(const double* x, const double* y, int lo, int hi) {
   typedef double Pair __attribute__((vector_size(16), aligned(8)));
   Pair s = {0, 0};
   int k = lo;
-  for (; k + 2 <= hi; k += 2) s += *reinterpret_cast<const Pair*>(x + k) * *reinterpret_cast<const Pair*>(y + k);
+  for (; k + 2 <= hi; k += 2)
+    s += *reinterpret_cast<const Pair*>(x + k) * *reinterpret_cast<const Pair*>(y + k);
   double r = s[0] + s[1];
   if (k < hi) r += x[k] * y[k];
   return r;
@@ -120,7 +120,7 @@ bool inside_cone(const Contact& con, int dim, const double* l) {
   return std::sqrt(t) < (1 - 1e-9) * l[0];
 }
 
-// Largest t >= 0 (up to tmax) with l + t e feasible for the block of kind and size dim at row r
+// Largest t' in [0, t] with l + t' e feasible for the block of kind and size dim at row r
 // (l, e: its impulse and direction): inside its box (friction loss), non-negative (unilateral),
 // inside its cone (0.99 of the way to the boundary, so that a sticking contact stays strictly
 // inside); 0 if a moving contact block is on its cone's boundary.
@@ -205,29 +205,31 @@ bool extrapolate(const Model& m, const Data& d, Work& w, const double* Jv, const
 }
 
 
-// Face step (raisim solvers), after a sweep that did not converge. With the sliding contacts'
-// impulses held, the raisim updates of the other blocks (a sticking contact's stiction solution,
-// the exact 1D minimization of the other rows) are block coordinate descent on
-// q(l) = 0.5 l'Gl + g'l over those blocks' sets. Their rows whose impulse is not held at a bound
-// (sticking contacts, friction loss inside its box, pushing limits and frictionless contacts,
-// equalities) are the free rows F of the face of that set the iterate lies on. One primal
-// active-set pass on q over the face: the regularized Newton step p = -(G_FF + delta I)^-1 c_F
-// (c = G lambda + g, the gradient of q), then the exact line search along p, cut where a block
-// would leave its set; a friction-loss or unilateral row that cuts it is put exactly on its bound
-// and leaves F, and the step is solved again on the smaller face (its factor updated, at most
-// kFacePasses solves); a cone that would cut it ends the pass without that step: moving a sticking
-// contact towards its cone's boundary is left to the sweeps, which decide whether it slides. On a hyperstatic stance G_FF has more rows than rank, and c_F has a part outside its
-// range along which q decreases until a bound: delta keeps that part of p finite and the cut stops
-// it at the bound, where the sweeps' crawl would end after hundreds of sweeps. The sweeps then go
-// on with the unchanged stopping test: the step only shortens the way to the same fixed points.
+// Face step (raisim solvers), after a sweep that did not converge and in which every contact
+// stuck. The raisim updates (a sticking contact's stiction solution, the exact 1D minimization of
+// the other rows) are then block coordinate descent on q(l) = 0.5 l'Gl + g'l over the blocks' sets.
+// The rows whose impulse is not held at a bound (contacts strictly inside their cone and pushing,
+// friction loss inside its box, pushing limits and frictionless contacts, equalities) are the free
+// rows F of the face of that set the iterate lies on; the others are held. One primal active-set
+// pass on q over the face: the regularized Newton step p = -(G_FF + delta I)^-1 c_F (c = G lambda
+// + g, the gradient of q), then the exact line search along p, cut where a block would leave its
+// set; a friction-loss or unilateral row that cuts it is put exactly on its bound and leaves F, and
+// the step is solved again on the smaller face (its factor updated, at most kFacePasses solves); a
+// cone that would cut it ends the pass without that step: moving a sticking contact towards its
+// cone's boundary is left to the sweeps, which decide whether it slides. On a hyperstatic stance
+// G_FF has more rows than rank, and c_F has a part outside its range along which q decreases until
+// a bound: delta keeps that part of p finite and the cut stops it at the bound, where the sweeps'
+// crawl would end after hundreds of sweeps. The sweeps then go on with the unchanged stopping test:
+// the step only shortens the way to the same fixed points.
 // G_FF comes from the columns Mt^-1 J' (one dot product per entry of its lower triangle), and its
-// Cholesky factor is kept with the rows it belongs to (type and object, in order). The first try of
-// a solve whose face has the same rows as the kept factor's solves with that factor (formed on an
-// earlier step: p is then a quasi-Newton direction, still one of descent) instead of forming G_FF
-// anew; G p = J Mt^-1 J' p, the line search and the cuts always use the current G. A later try in
-// the same solve forms G_FF anew. A solve tries at most kFaceSteps face steps: where they do not
-// end the crawl (a contact at its cone's boundary), the sweeps go on alone. False (nothing changed)
-// when F is empty or has more than kFaceMaxRows rows, the factor fails, or p does not descend q.
+// Cholesky factor is kept with the rows it belongs to (type, object and place in the face). The
+// first try of a solve whose face has the same rows as the kept factor's solves with that factor
+// (formed on an earlier step: p is then a quasi-Newton direction, still one of descent) instead of
+// forming G_FF anew; G p = J Mt^-1 J' p, the line search and the cuts always use the current G. A
+// later try in the same solve forms G_FF anew. A solve tries at most kFaceSteps face steps: where
+// they do not end the crawl (a contact at its cone's boundary), the sweeps go on alone. False
+// (nothing changed) when F is empty or has more than kFaceMaxRows rows, the factor fails, or p does
+// not descend q.
 bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool reuse) {
   const int nv = m.nv, nefc = d.nefc;
   constexpr int N = kFaceMaxRows;
@@ -238,7 +240,8 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool re
   double* Gp = p + N;      // N: G p on the first face's rows
   double* x = Gp + N;      // N: the step on the current face, then the update's vector
   double* rows = x + N;    // N: the first face's rows
-  double* key = rows + N;  // 2 N + 1: the rows (type, id) of the face Lc belongs to, then its size
+  double* key = rows + N;  // 2 N + 1: per row of the face Lc belongs to, its type plus 16 times
+                           // its distance to the previous one, and its object (efc_id); its size
   int face[N];             // the current face: positions in the first face, in row order
   int n = 0;
   for (int r = 0; r < nefc;) {
@@ -279,7 +282,8 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool re
       const int jlo = row.nnz > 0 ? row.col[0] : 0, jhi = row.nnz > 0 ? row.col[row.nnz - 1] + 1 : 0;
       for (int b = a; b < n; ++b) {
         const int rb = static_cast<int>(rows[b]);
-        G[b * N + a] = dot_range(Jd, w.MinvJT + static_cast<size_t>(rb) * nv, std::max(jlo, static_cast<int>(w.lo[rb])),
+        G[b * N + a] = dot_range(Jd, w.MinvJT + static_cast<size_t>(rb) * nv,
+                                 std::max(jlo, static_cast<int>(w.lo[rb])),
                                  std::min(jhi, static_cast<int>(w.hi[rb])));
       }
       for (int k = 0; k < row.nnz; ++k) Jd[row.col[k]] = 0;
@@ -329,7 +333,8 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool re
     std::fill_n(dv, nv, 0.0);
     for (int i = 0; i < nf; ++i) {
       const int r = static_cast<int>(rows[face[i]]);
-      axpy_range(x[i], w.MinvJT + static_cast<size_t>(r) * nv, dv, static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
+      axpy_range(x[i], w.MinvJT + static_cast<size_t>(r) * nv, dv,
+                 static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
     }
     for (int a = 0; a < n; ++a) Gp[a] = constraint::dot_row(Jv, d, static_cast<int>(rows[a]), dv);
     double s1 = 0, s2 = 0;
@@ -359,7 +364,8 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool re
         const int r = static_cast<int>(rows[face[i]]);
         const double dl = t * x[i];
         w.lam[r] += dl;
-        axpy_range(dl, w.MinvJT + static_cast<size_t>(r) * nv, w.v, static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
+        axpy_range(dl, w.MinvJT + static_cast<size_t>(r) * nv, w.v,
+                   static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
       }
       for (int a = 0; a < n; ++a) c[a] += t * Gp[a];
       moved = true;
@@ -371,7 +377,8 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool re
     const double dl = bound - w.lam[r];
     if (dl != 0) {
       w.lam[r] = bound;
-      axpy_range(dl, w.MinvJT + static_cast<size_t>(r) * nv, w.v, static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
+      axpy_range(dl, w.MinvJT + static_cast<size_t>(r) * nv, w.v,
+                 static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
       const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
       for (int a = 0; a < n; ++a) c[a] += constraint::dot_row(Jv, d, static_cast<int>(rows[a]), col) * dl;
     }
