@@ -23,16 +23,17 @@
 // the relaxation stabilizes RaiSim's non-convex contact update, while a projected 1D minimization
 // is a step of coordinate descent on a convex problem that needs none (relaxing it too slowed the
 // friction-loss rows of legged robots, which then held the sweeps far from convergence).
-// Drift extrapolation (raisim, raisim-ds): on a hyperstatic stance (a legged robot's feet and the
-// friction loss of its joints) G is nearly singular, and once every contact sticks Gauss-Seidel
-// crawls along a direction of internal forces (two joints' friction loss against the feet's
-// tangential forces) that barely changes the motion: each sweep moves lambda by the same small
-// step, for hundreds of sweeps, until a friction-loss row reaches its bound. While every contact
-// sticks the sweeps are block coordinate descent on q(l) = 0.5 l'Gl + g'l over the blocks' sets;
-// when two successive sweeps change lambda in nearly the same direction (cosine > kDriftCos), one
-// exact line search on q along the last change, cut where a block would leave its set, jumps to
-// where the crawl ends. The sweeps then go on, and the stopping test is unchanged: the step only
-// shortens the way to the same fixed points.
+// Acceleration (raisim, raisim-ds): on a hyperstatic stance (a legged robot's feet and the
+// friction loss of its joints) G is nearly singular, and Gauss-Seidel crawls along a direction of
+// internal forces (two joints' friction loss against the feet's tangential forces) that barely
+// changes the motion: each sweep moves lambda by the same small step, for hundreds of sweeps,
+// until a friction-loss row reaches its bound. While every contact sticks, the sweeps are block
+// coordinate descent on q(l) = 0.5 l'Gl + g'l over the blocks' sets, and after such a sweep that
+// did not converge a face step (face_step below: Newton steps on q over the face of the active
+// set, with the bounds met on the way) jumps to where the crawl ends. Where it does not apply and
+// two successive sweeps change lambda in nearly the same direction (cosine > kDriftCos), one exact
+// line search on q along the last change does (drift extrapolation). The sweeps then go on, and
+// the stopping test is unchanged: the steps only shorten the way to the same fixed points.
 // Stopping test: max |delta lambda| <= tolerance * max |lambda| over a sweep (a relative criterion,
 // as RaiSim's), or opt.iterations sweeps.
 #include <algorithm>
@@ -95,56 +96,86 @@ void projected_contact(const double* c, double rho, double mu, const double* lam
   project_cone(mu, x, out);
 }
 
-// Largest t >= 0 (up to tmax) with lambda + t dl feasible for every block: inside its box (friction
-// loss), non-negative (unilateral), inside its cone (0.99 of the way to the boundary, so that a
-// sticking contact stays strictly inside); 0 if a moving contact block is on its cone's boundary.
+// sum of x[k] y[k] over [lo, hi), two products per operation
+inline double dot_range(const double* x, const double* y, int lo, int hi) {
+  typedef double Pair __attribute__((vector_size(16), aligned(8)));
+  Pair s = {0, 0};
+  int k = lo;
+  for (; k + 2 <= hi; k += 2)
+    s += *reinterpret_cast<const Pair*>(x + k) * *reinterpret_cast<const Pair*>(y + k);
+  double r = s[0] + s[1];
+  if (k < hi) r += x[k] * y[k];
+  return r;
+}
+
+// Whether the impulse l of a contact block lies strictly inside its cone (a sticking contact).
+bool inside_cone(const Contact& con, int dim, const double* l) {
+  double D[6];
+  cone_scale(con, D);
+  double t = 0;
+  for (int a = 1; a < dim; ++a) {
+    if (D[a] > 0) t += (l[a] / D[a]) * (l[a] / D[a]);
+    else if (l[a] != 0) return false;
+  }
+  return std::sqrt(t) < (1 - 1e-9) * l[0];
+}
+
+// Largest t' in [0, t] with l + t' e feasible for the block of kind and size dim at row r
+// (l, e: its impulse and direction): inside its box (friction loss), non-negative (unilateral),
+// inside its cone (0.99 of the way to the boundary, so that a sticking contact stays strictly
+// inside); 0 if a moving contact block is on its cone's boundary.
+double block_step(const Data& d, const Work& w, int r, Kind kind, int dim, const double* l,
+                  const double* e, double t) {
+  if (kind == kBox) {
+    const double B = d.efc_frictionloss[r] * w.h;
+    if (e[0] > 0) t = std::min(t, (B - l[0]) / e[0]);
+    else if (e[0] < 0) t = std::min(t, (-B - l[0]) / e[0]);
+  } else if (kind == kUnilateral) {
+    if (e[0] < 0) t = std::min(t, -l[0] / e[0]);
+  } else if (kind == kCone) {
+    bool moving = false;
+    for (int a = 0; a < dim; ++a) moving = moving || e[a] != 0;
+    if (moving) {
+      double D[6];
+      cone_scale(d.contact[d.efc_id[r]], D);
+      double zz = 0, zd = 0, dd = 0;
+      for (int a = 1; a < dim; ++a) {
+        if (D[a] > 0) {
+          const double z = l[a] / D[a], y = e[a] / D[a];
+          zz += z * z;
+          zd += z * y;
+          dd += y * y;
+        } else if (e[a] != 0) {
+          return 0;
+        }
+      }
+      const double A = dd - e[0] * e[0], B = zd - l[0] * e[0], C = zz - l[0] * l[0];
+      if (!(C < 0) || !(l[0] > 0)) return 0;  // on the cone's boundary
+      // ||z_T + t y_T||^2 - (z_N + t y_N)^2 = A t^2 + 2 B t + C <= 0 and z_N + t y_N >= 0
+      if (e[0] < 0) t = std::min(t, -l[0] / e[0]);
+      const double disc = B * B - A * C;
+      if (A != 0 && disc >= 0) {
+        const double sq = std::sqrt(disc);
+        for (double root : {(-B + sq) / A, (-B - sq) / A})
+          if (root > 0) t = std::min(t, 0.99 * root);
+      } else if (A == 0 && B > 0) {
+        t = std::min(t, 0.99 * (-C / (2 * B)));
+      }
+    }
+  }
+  return std::max(t, 0.0);
+}
+
+// Largest t >= 0 (up to tmax) with lambda + t dl feasible for every block (block_step).
 double feasible_step(const Data& d, const Work& w, const double* dl, double tmax) {
   double t = tmax;
   for (int r = 0; r < d.nefc && t > 0;) {
     int dim;
     const Kind kind = block_kind(d, r, &dim);
-    const double* l = w.lam + r;
-    const double* e = dl + r;
-    if (kind == kBox) {
-      const double B = d.efc_frictionloss[r] * w.h;
-      if (e[0] > 0) t = std::min(t, (B - l[0]) / e[0]);
-      else if (e[0] < 0) t = std::min(t, (-B - l[0]) / e[0]);
-    } else if (kind == kUnilateral) {
-      if (e[0] < 0) t = std::min(t, -l[0] / e[0]);
-    } else if (kind == kCone) {
-      bool moving = false;
-      for (int a = 0; a < dim; ++a) moving = moving || e[a] != 0;
-      if (moving) {
-        double D[6];
-        cone_scale(d.contact[d.efc_id[r]], D);
-        double zz = 0, zd = 0, dd = 0;
-        for (int a = 1; a < dim; ++a) {
-          if (D[a] > 0) {
-            const double z = l[a] / D[a], y = e[a] / D[a];
-            zz += z * z;
-            zd += z * y;
-            dd += y * y;
-          } else if (e[a] != 0) {
-            return 0;
-          }
-        }
-        const double A = dd - e[0] * e[0], B = zd - l[0] * e[0], C = zz - l[0] * l[0];
-        if (!(C < 0) || !(l[0] > 0)) return 0;  // on the cone's boundary
-        // ||z_T + t y_T||^2 - (z_N + t y_N)^2 = A t^2 + 2 B t + C <= 0 and z_N + t y_N >= 0
-        if (e[0] < 0) t = std::min(t, -l[0] / e[0]);
-        const double disc = B * B - A * C;
-        if (A != 0 && disc >= 0) {
-          const double sq = std::sqrt(disc);
-          for (double root : {(-B + sq) / A, (-B - sq) / A})
-            if (root > 0) t = std::min(t, 0.99 * root);
-        } else if (A == 0 && B > 0) {
-          t = std::min(t, 0.99 * (-C / (2 * B)));
-        }
-      }
-    }
+    t = block_step(d, w, r, kind, dim, w.lam + r, dl + r, t);
     r += dim;
   }
-  return std::max(t, 0.0);
+  return t;
 }
 
 // Drift extrapolation: lambda += t dl, v += t dv (dv = Mt^-1 J' dl, the sweep's changes), t the
@@ -173,6 +204,215 @@ bool extrapolate(const Model& m, const Data& d, Work& w, const double* Jv, const
   return true;
 }
 
+
+// Face step (raisim solvers), after a sweep that did not converge and in which every contact
+// stuck. The raisim updates (a sticking contact's stiction solution, the exact 1D minimization of
+// the other rows) are then block coordinate descent on q(l) = 0.5 l'Gl + g'l over the blocks' sets.
+// The rows whose impulse is not held at a bound (contacts strictly inside their cone and pushing,
+// friction loss inside its box, pushing limits and frictionless contacts, equalities) are the free
+// rows F of the face of that set the iterate lies on; the others are held. One primal active-set
+// pass on q over the face: the regularized Newton step p = -(G_FF + delta I)^-1 c_F (c = G lambda
+// + g, the gradient of q), then the exact line search along p, cut where a block would leave its
+// set; a friction-loss or unilateral row that cuts it is put exactly on its bound and leaves F, and
+// the step is solved again on the smaller face (its factor updated, at most kFacePasses solves); a
+// cone that would cut it ends the pass without that step: moving a sticking contact towards its
+// cone's boundary is left to the sweeps, which decide whether it slides. On a hyperstatic stance
+// G_FF has more rows than rank, and c_F has a part outside its range along which q decreases until
+// a bound: delta keeps that part of p finite and the cut stops it at the bound, where the sweeps'
+// crawl would end after hundreds of sweeps. The sweeps then go on with the unchanged stopping test:
+// the step only shortens the way to the same fixed points.
+// G_FF comes from the columns Mt^-1 J' (one dot product per entry of its lower triangle), and its
+// Cholesky factor is kept with the rows it belongs to (type, object and place in the face). The
+// first try of a solve whose face has the same rows as the kept factor's solves with that factor
+// (formed on an earlier step: p is then a quasi-Newton direction, still one of descent) instead of
+// forming G_FF anew; G p = J Mt^-1 J' p, the line search and the cuts always use the current G. A
+// later try in the same solve forms G_FF anew. A solve tries at most kFaceSteps face steps: where
+// they do not end the crawl (a contact at its cone's boundary), the sweeps go on alone. False
+// (nothing changed) when F is empty or has more than kFaceMaxRows rows, the factor fails, or p does
+// not descend q.
+bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool reuse) {
+  const int nv = m.nv, nefc = d.nefc;
+  constexpr int N = kFaceMaxRows;
+  double* L = w.face;      // N x N: Cholesky factor of the current face's G_FF + delta I (lower)
+  double* Lc = L + N * N;  // N x N: the factor of the last face whose G_FF was formed
+  double* c = Lc + N * N;  // N: c on the first face's rows
+  double* p = c + N;       // N: the step on the first face's rows (zero off the current face)
+  double* Gp = p + N;      // N: G p on the first face's rows
+  double* x = Gp + N;      // N: the step on the current face, then the update's vector
+  double* rows = x + N;    // N: the first face's rows
+  double* key = rows + N;  // 2 N + 1: per row of the face Lc belongs to, its type plus 16 times
+                           // its distance to the previous one, and its object (efc_id); its size
+  int face[N];             // the current face: positions in the first face, in row order
+  int n = 0;
+  for (int r = 0; r < nefc;) {
+    int dim;
+    const Kind kind = block_kind(d, r, &dim);
+    const double* l = w.lam + r;
+    bool free = true;
+    if (kind == kBox) free = std::fabs(l[0]) < d.efc_frictionloss[r] * w.h;
+    else if (kind == kUnilateral) free = l[0] > 0;
+    else if (kind == kCone) free = l[0] > 0 && inside_cone(d.contact[d.efc_id[r]], dim, l);
+    if (free) {
+      if (n + dim > N) return false;
+      for (int a = 0; a < dim; ++a) rows[n++] = r + a;
+    }
+    r += dim;
+  }
+  if (n == 0) return false;
+  // c_F, and whether the cached factor belongs to the same rows (same type and object, in order)
+  bool same = reuse && key[2 * N] == n;
+  for (int a = 0; a < n; ++a) {
+    const int ra = static_cast<int>(rows[a]);
+    c[a] = w.g[ra] + constraint::dot_row(Jv, d, ra, w.v);
+    same = same && key[2 * a] == d.efc_type[ra] + 16.0 * (ra - (a > 0 ? rows[a - 1] : 0)) &&
+           key[2 * a + 1] == d.efc_id[ra];
+  }
+  if (!same) {
+    // G_FF = J_F Mt^-1 J_F' (into L's storage): each row of J scattered into a dense vector
+    // (w.tmp2), dotted with the columns over the intersection of the two non-zero ranges; then its
+    // Cholesky factor, kept with the rows it belongs to
+    double* G = L;
+    double* Jd = w.tmp2;
+    std::fill_n(Jd, nv, 0.0);
+    double gmax = 0;
+    for (int a = 0; a < n; ++a) {
+      const int ra = static_cast<int>(rows[a]);
+      const constraint::SparseRow row = constraint::row_of(d, Jv, ra);
+      for (int k = 0; k < row.nnz; ++k) Jd[row.col[k]] = row.val[k];
+      const int jlo = row.nnz > 0 ? row.col[0] : 0, jhi = row.nnz > 0 ? row.col[row.nnz - 1] + 1 : 0;
+      for (int b = a; b < n; ++b) {
+        const int rb = static_cast<int>(rows[b]);
+        G[b * N + a] = dot_range(Jd, w.MinvJT + static_cast<size_t>(rb) * nv,
+                                 std::max(jlo, static_cast<int>(w.lo[rb])),
+                                 std::min(jhi, static_cast<int>(w.hi[rb])));
+      }
+      for (int k = 0; k < row.nnz; ++k) Jd[row.col[k]] = 0;
+      gmax = std::max(gmax, G[a * N + a]);
+    }
+    key[2 * N] = 0;
+    if (!(gmax > 0)) return false;
+    const double delta = kFaceReg * gmax;
+    for (int i = 0; i < n; ++i) {  // in place: row i of G's lower triangle becomes row i of L
+      double* Li = L + i * N;
+      for (int j = 0; j < i; ++j) Li[j] = (Li[j] - dot_range(Li, L + j * N, 0, j)) / L[j * N + j];
+      const double s = Li[i] + delta - dot_range(Li, Li, 0, i);
+      if (!(s > 0)) return false;
+      Li[i] = std::sqrt(s);
+    }
+    for (int i = 0; i < n; ++i) std::copy_n(L + i * N, i + 1, Lc + i * N);
+    for (int a = 0; a < n; ++a) {
+      const int ra = static_cast<int>(rows[a]);
+      key[2 * a] = d.efc_type[ra] + 16.0 * (ra - (a > 0 ? rows[a - 1] : 0));
+      key[2 * a + 1] = d.efc_id[ra];
+    }
+    key[2 * N] = n;
+  } else {
+    for (int i = 0; i < n; ++i) std::copy_n(Lc + i * N, i + 1, L + i * N);
+  }
+  for (int a = 0; a < n; ++a) face[a] = a;
+  int nf = n;
+  bool moved = false;
+  for (int pass = 0; pass < kFacePasses; ++pass) {
+    // x = -(G_FF + delta I)^-1 c_F
+    for (int i = 0; i < nf; ++i) {
+      const double* Li = L + i * N;
+      double s = -c[face[i]];
+      for (int k = 0; k < i; ++k) s -= Li[k] * x[k];
+      x[i] = s / Li[i];
+    }
+    for (int i = nf - 1; i >= 0; --i) {
+      double s = x[i];
+      for (int k = i + 1; k < nf; ++k) s -= L[k * N + i] * x[k];
+      x[i] = s / L[i * N + i];
+    }
+    std::fill_n(p, n, 0.0);
+    for (int i = 0; i < nf; ++i) p[face[i]] = x[i];
+    // G p on the first face (J Mt^-1 J' p, exact whichever factor gave p); q'(0) = c_F . x,
+    // q'' = x' G_FF x
+    double* dv = w.tmp2;
+    std::fill_n(dv, nv, 0.0);
+    for (int i = 0; i < nf; ++i) {
+      const int r = static_cast<int>(rows[face[i]]);
+      axpy_range(x[i], w.MinvJT + static_cast<size_t>(r) * nv, dv,
+                 static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
+    }
+    for (int a = 0; a < n; ++a) Gp[a] = constraint::dot_row(Jv, d, static_cast<int>(rows[a]), dv);
+    double s1 = 0, s2 = 0;
+    for (int i = 0; i < nf; ++i) {
+      s1 += c[face[i]] * x[i];
+      s2 += Gp[face[i]] * x[i];
+    }
+    if (!(s1 < 0)) return moved;
+    double t = s2 > 0 ? std::min(-s1 / s2, kDriftMaxStep) : kDriftMaxStep;
+    int cut = -1;
+    Kind cut_kind = kBilateral;
+    for (int a = 0; a < n && t > 0;) {
+      const int r = static_cast<int>(rows[a]);
+      int dim;
+      const Kind kind = block_kind(d, r, &dim);
+      const double t0 = t;
+      t = block_step(d, w, r, kind, dim, w.lam + r, p + a, t);
+      if (t < t0) {
+        cut = a;
+        cut_kind = kind;
+      }
+      a += dim;
+    }
+    if (cut >= 0 && cut_kind == kCone) return moved;  // the sweeps decide whether it slides
+    if (t > 0) {
+      for (int i = 0; i < nf; ++i) {
+        const int r = static_cast<int>(rows[face[i]]);
+        const double dl = t * x[i];
+        w.lam[r] += dl;
+        axpy_range(dl, w.MinvJT + static_cast<size_t>(r) * nv, w.v,
+                   static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
+      }
+      for (int a = 0; a < n; ++a) c[a] += t * Gp[a];
+      moved = true;
+    }
+    if (cut < 0) return moved;
+    // the row that cut the step: exactly on its bound, out of the face
+    const int r = static_cast<int>(rows[cut]);
+    const double bound = cut_kind == kBox ? (p[cut] > 0 ? 1 : -1) * d.efc_frictionloss[r] * w.h : 0;
+    const double dl = bound - w.lam[r];
+    if (dl != 0) {
+      w.lam[r] = bound;
+      axpy_range(dl, w.MinvJT + static_cast<size_t>(r) * nv, w.v,
+                 static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
+      const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
+      for (int a = 0; a < n; ++a) c[a] += constraint::dot_row(Jv, d, static_cast<int>(rows[a]), col) * dl;
+    }
+    moved = true;
+    // the factor of the smaller face: row and column k of L deleted, and the trailing block
+    // updated by the rank-one term of the deleted column (L22 L22' + u u')
+    int k = 0;
+    while (face[k] != cut) ++k;
+    for (int i = k + 1; i < nf; ++i) x[i] = L[i * N + k];
+    for (int i = k + 1; i < nf; ++i) {
+      double* src = L + i * N;
+      double* dst = L + (i - 1) * N;
+      for (int j = 0; j < k; ++j) dst[j] = src[j];
+      for (int j = k + 1; j <= i; ++j) dst[j - 1] = src[j];
+      face[i - 1] = face[i];
+    }
+    --nf;
+    double* u = x + 1;  // u[j] for j in [k, nf): the deleted column below the diagonal
+    for (int j = k; j < nf; ++j) {
+      double* Lj = L + j * N;
+      const double ljj = Lj[j], r2 = std::sqrt(ljj * ljj + u[j] * u[j]);
+      const double cs = r2 / ljj, sn = u[j] / ljj;
+      Lj[j] = r2;
+      for (int i = j + 1; i < nf; ++i) {
+        double& lij = L[i * N + j];
+        lij = (lij + sn * u[i]) / cs;
+        u[i] = cs * u[i] - sn * lij;
+      }
+    }
+    if (nf == 0) return moved;
+  }
+  return moved;
+}
+
 }  // namespace
 
 int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
@@ -188,6 +428,7 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
   // change; w.tmp v at the start, then its change; w.dprev the previous sweep's change
   const bool accelerate = relax;
   bool have_prev = false;
+  int faces = 0;  // face steps tried
   double* L0 = w.c;
   if (accelerate) {
     std::copy_n(w.lam, nefc, L0);
@@ -282,7 +523,9 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
       }
       for (int k = 0; k < nv; ++k) w.tmp[k] = w.v[k] - w.tmp[k];
       const bool drift = stick && have_prev && dp > kDriftCos * std::sqrt(dd * pp);
-      if (drift && extrapolate(m, d, w, Jv, L0, w.tmp)) {
+      if (stick && faces < kFaceSteps && face_step(m, d, w, Jv, faces++ == 0)) {
+        have_prev = false;
+      } else if (drift && extrapolate(m, d, w, Jv, L0, w.tmp)) {
         have_prev = false;
       } else {
         std::copy_n(L0, nefc, w.dprev);

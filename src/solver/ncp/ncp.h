@@ -45,6 +45,10 @@ inline constexpr double kAlphaMin = 0.7;    // alpha_min of Alg. 1 (line 15)
 inline constexpr double kGammaRelax = 0.99; // gamma of Alg. 1 (line 15)
 inline constexpr double kDriftCos = 0.9;     // raisim solvers' drift: least cosine of two sweeps' changes
 inline constexpr double kDriftMaxStep = 1e4; // longest drift extrapolation, in sweeps' changes
+inline constexpr int kFaceMaxRows = 64;      // raisim solvers' face step: most free rows it solves for
+inline constexpr double kFaceReg = 1e-10;    // its regularization, relative to the largest diagonal entry
+inline constexpr int kFacePasses = 8;        // its most Newton solves (a bound reached ends each one)
+inline constexpr int kFaceSteps = 4;         // its most tries in one solve
 inline constexpr int kLcpDirections = 4;    // edges of the Stewart-Trinkle friction pyramid
 inline constexpr double kLcpMargin = 1e-13;  // lcp's feasibility margin, relative (lcp.cc)
 inline constexpr int kLcpAttempts = 4;       // lcp's solves of a step: the problem, then perturbed copies
@@ -94,6 +98,7 @@ struct Work {
   double* MinvJT;  // cap*nv: the columns Mt^-1 J_r', dense
   double* cols;    // nv*(cap+1): the same, dof-major (row stride nefc rounded up to even), for their solve
   double* dofrange;  // 2 nv + 1: that solve's column range of each dof (and the sort's counts)
+  double* face;    // kFaceMaxRows (2 kFaceMaxRows + 7) + 1: the face step's factors, vectors, cache key
   // lcp only (null otherwise)
   double* Gd;      // kLcpMaxRows^2: dense Delassus matrix
   double* lcpM;    // kLcpMaxSize^2

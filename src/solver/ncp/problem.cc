@@ -10,7 +10,8 @@
 namespace moreau::ncp {
 
 long long work_size(const Model& m, int cap) {
-  long long n = 4 + 6LL * m.nv + 1 + 31LL * cap + (2LL * cap + 1) * m.nv;
+  long long n = 4 + 6LL * m.nv + 1 + 31LL * cap + (2LL * cap + 1) * m.nv +
+                1LL * kFaceMaxRows * (2 * kFaceMaxRows + 7) + 1;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
     n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 4 * L + 6 * L + lemke_work_size(kLcpMaxSize);
@@ -49,6 +50,7 @@ Work carve(const Model& m, Data& d) {
   w.MinvJT = p; p += static_cast<long long>(cap) * nv;
   w.cols = p; p += static_cast<long long>(cap + 1) * nv;
   w.dofrange = p; p += 2 * nv + 1;
+  w.face = p; p += kFaceMaxRows * (2 * kFaceMaxRows + 7) + 1;
   w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpd = w.lcpvar = w.lemke = nullptr;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
