@@ -109,8 +109,7 @@ void rne_pos_deriv(const Model& m, const Data& d, const double* qvel, const doub
     const bool krot_ballfree = internal::rotational_ballfree_dof(m, k);
     // d cdof of the dofs of the subtree
     const int dof0 = m.body_dofadr[bk];
-    int dof1 = dof0;
-    for (int b = bk; b < end; ++b) dof1 = std::max(dof1, m.body_dofadr[b] + m.body_dofnum[b]);
+    const int dof1 = internal::subtree_dof_end(m, bk, end);
     for (int j = dof0; j < dof1; ++j) {
       bool moved;
       const int jj = m.dof_jntid[j];

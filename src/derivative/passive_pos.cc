@@ -122,8 +122,7 @@ void body_force_pos(const Model& m, const Data& d, bool gravcomp, bool xfrc, dou
     for (int b = end - 1; b > bk; --b) addto6(&dF[6 * m.body_parentid[b]], &dF[6 * b]);
     // d cdof of the dofs of the subtree (the rule of analytic_rne.cc)
     const int dof0 = m.body_dofadr[bk];
-    int dof1 = dof0;
-    for (int b = bk; b < end; ++b) dof1 = std::max(dof1, m.body_dofadr[b] + m.body_dofnum[b]);
+    const int dof1 = internal::subtree_dof_end(m, bk, end);
     for (int i = dof0; i < dof1; ++i) {
       const int ji = m.dof_jntid[i];
       const bool itrans_free = m.jnt_type[ji] == kJointFree && i < m.jnt_dofadr[ji] + 3;
@@ -299,8 +298,7 @@ void fluid_pos(const Model& m, const Data& d, double* Fq) {
     }
     for (int b = end - 1; b > bk; --b) addto6(&dF[6 * m.body_parentid[b]], &dF[6 * b]);
     const int dof0 = m.body_dofadr[bk];
-    int dof1 = dof0;
-    for (int b = bk; b < end; ++b) dof1 = std::max(dof1, m.body_dofadr[b] + m.body_dofnum[b]);
+    const int dof1 = internal::subtree_dof_end(m, bk, end);
     for (int i = dof0; i < dof1; ++i) {
       const int b = m.dof_bodyid[i];
       double v = dot6(S + 6 * i, &dF[6 * b]);

@@ -2,6 +2,8 @@
 // Data::work.fd; their sizes: deriv_work_size and fd_work_size in moreau/derivative.h, work.cc).
 #pragma once
 
+#include <algorithm>
+
 #include "moreau/model.h"
 
 namespace moreau::internal {
@@ -33,6 +35,13 @@ inline int subtree_end(const Model& m, int b) {
   int end = b + 1;
   while (end < m.nbody && m.body_parentid[end] >= b) ++end;
   return end;
+}
+// One past the last dof of the subtree of bodies [b, end) (its dofs are contiguous from
+// body_dofadr[b], bodies and dofs being numbered depth first).
+inline int subtree_dof_end(const Model& m, int b, int end) {
+  int dof1 = m.body_dofadr[b];
+  for (int c = b; c < end; ++c) dof1 = std::max(dof1, m.body_dofadr[c] + m.body_dofnum[c]);
+  return dof1;
 }
 // Whether dof k rotates a ball joint or is one of a free joint's rotational dofs.
 inline bool rotational_ballfree_dof(const Model& m, int k) {
