@@ -16,6 +16,58 @@
 namespace moreau::solver {
 
 DualRows dual_rows(const Model& m, Data& d, const Work& w) {
+  return dual_rows(m, d, w, d.qLD.data(), d.qLDiagSqrtInv.data());
+}
+
+namespace {
+
+// Rows i .. i+nr-1 share their columns (one contact's rows, or one row) and these lie on the path
+// from the root to the deepest one, pat[0..n) (ascending: a dof's ancestors have smaller indices),
+// so that the ancestors of pat[k] are pat[k-1], ..., pat[0], in that order. Their dual rows, over
+// pat, into val (row after row): L' y = J' on the path, with the rows side by side in y (n x s, s
+// = nr rounded up to even, two rows per SSE2 operation; GCC/Clang vector types, no -march), then
+// D^-1/2. Each row sees the general closure's substitution in the same order (that one skips
+// zero entries, which changes at most the sign of a zero). pos: nv ints of scratch.
+void chain_rows(const Model& m, const Data& d, const double* J, int i, int nr, const int* pat, int n,
+                const double* qld, const double* sqrtinv, double* y, int* pos, double* val) {
+  typedef double Pair __attribute__((vector_size(16), aligned(8)));
+  const int s = nr == 1 ? 1 : (nr + 1) & ~1;
+  std::fill_n(y, n * s, 0.0);
+  const constraint::SparseRow r0 = constraint::row_of(d, J, i);
+  for (int k = 0, p = 0; k < r0.nnz; ++k) {
+    while (pat[p] != r0.col[k]) ++p;
+    pos[k] = p;
+  }
+  for (int q = 0; q < nr; ++q) {
+    const double* v = J + d.efc_J_rowadr[i + q];
+    for (int k = 0; k < r0.nnz; ++k) y[pos[k] * s + q] = v[k];
+  }
+  for (int k = n - 1; k > 0; --k) {
+    const double* row = qld + m.dof_Madr[pat[k]];
+    const double* yk = y + k * s;
+    if (s == 1) {
+      const double xc = yk[0];
+      if (xc == 0) continue;
+      for (int t = 1; t <= k; ++t) y[k - t] -= row[t] * xc;
+      continue;
+    }
+    for (int t = 1; t <= k; ++t) {
+      const double l = row[t];
+      double* yt = y + (k - t) * s;
+      for (int q = 0; q < s; q += 2)
+        *reinterpret_cast<Pair*>(yt + q) -= l * *reinterpret_cast<const Pair*>(yk + q);
+    }
+  }
+  for (int k = 0; k < n; ++k) {
+    const double f = sqrtinv[pat[k]];
+    const double* yk = y + k * s;
+    for (int q = 0; q < nr; ++q) val[q * n + k] = yk[q] * f;
+  }
+}
+
+}  // namespace
+
+DualRows dual_rows(const Model& m, Data& d, const Work& w, const double* qld, const double* sqrtinv) {
   const int nv = m.nv;
   const double* J = constraint::J_values(m, d);
   double* x = w.v[11];      // dense accumulator, zero between rows
@@ -26,10 +78,36 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w) {
   int top = 0;
   const long long capacity = constraint::nnz_capacity(d);
   int* closure = w.chain;  // nv ints
-  for (int i = 0; i < d.nefc; ++i) {
-    u.adr[i] = top;
+  double* y = w.jac;       // chain rows: n x s values (n <= nv, s <= 10: the most rows sharing columns)
+  for (int i = 0; i < d.nefc;) {
     const constraint::SparseRow r = constraint::row_of(d, J, i);
+    // the path from the root to the row's deepest column, when it holds all the row's columns
     int n = 0;
+    bool chain = r.nnz > 0;
+    if (chain) {
+      for (int a = r.col[r.nnz - 1]; a >= 0; a = m.dof_parentid[a]) closure[n++] = a;
+      std::reverse(closure, closure + n);
+      for (int k = 0, p = 0; k < r.nnz && chain; ++k) {
+        while (p < n && closure[p] < r.col[k]) ++p;
+        chain = p < n && closure[p] == r.col[k];
+      }
+    }
+    if (chain) {
+      const int nr = constraint::shared_rows(d, i);
+      if (nr * n <= 18 * nv && top + static_cast<long long>(n) * nr <= capacity) {
+        for (int q = 0; q < nr; ++q) {
+          u.adr[i + q] = top + q * n;
+          std::copy_n(closure, n, u.col + top + q * n);
+        }
+        chain_rows(m, d, J, i, nr, closure, n, qld, sqrtinv, y, w.chain + nv, u.val + top);
+        top += n * nr;
+        i += nr;
+        continue;
+      }
+    }
+    u.adr[i] = top;
+    // the closure of the row's columns, sorted
+    n = 0;
     for (int k = 0; k < r.nnz; ++k)
       for (int a = r.col[k]; a >= 0 && mark[a] != i; a = m.dof_parentid[a]) {
         mark[a] = i;
@@ -39,6 +117,7 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w) {
     // is reported and left out of the dual problem (never expected)
     if (top + static_cast<long long>(n) > capacity) {
       warning(d, kWarnCnstrFull, i);
+      ++i;
       continue;
     }
     for (int k = 0; k < r.nnz; ++k) x[r.col[k]] = r.val[k];
@@ -50,16 +129,17 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w) {
       const int c = pat[k];
       const double xc = x[c];
       if (xc == 0) continue;
-      const double* row = d.qLD.data() + m.dof_Madr[c];
+      const double* row = qld + m.dof_Madr[c];
       int t = 1;
       for (int a = m.dof_parentid[c]; a >= 0; a = m.dof_parentid[a], ++t) x[a] -= row[t] * xc;
     }
     double* val = u.val + top;
     for (int k = 0; k < n; ++k) {
-      val[k] = x[pat[k]] * d.qLDiagSqrtInv[pat[k]];
+      val[k] = x[pat[k]] * sqrtinv[pat[k]];
       x[pat[k]] = 0;
     }
     top += n;
+    ++i;
   }
   u.adr[d.nefc] = top;
   return u;

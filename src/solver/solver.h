@@ -121,6 +121,9 @@ struct DualRows {
   int* adr;
 };
 DualRows dual_rows(const Model& m, Data& d, const Work& w);
+// The same with another factor of the same pattern (qld, and the square roots of its inverted
+// pivots), e.g. that of M + h B.
+DualRows dual_rows(const Model& m, Data& d, const Work& w, const double* qld, const double* sqrtinv);
 // u_i . u_j
 double dual_pair(const DualRows& u, int i, int j);
 // u_i . x and x += a u_i (x: nv)

@@ -1,7 +1,9 @@
 // Gauss-Seidel solvers of the hard-contact problem (ncp.h): one sweep visits every block in row
-// order and replaces its impulse given the current impulses of the others. With v = Mt^-1 J' lambda
-// kept up to date, the velocity of block i is c_i = g_i + J_i v, and the free velocity of block i
-// "as if it were free" (paper, Sec. II) is g~_i = c_i - G_ii lambda_i.
+// order and replaces its impulse given the current impulses of the others. With z = sum_r u_r
+// lambda_r kept up to date (the rows in dual form, ncp.h), the velocity of block i is
+// c_i = g_i + u_i . z (= g_i + J_i Mt^-1 J' lambda), and the free velocity of block i "as if it
+// were free" (paper, Sec. II) is g~_i = c_i - G_ii lambda_i. At the end v = Mt^-1 J' lambda comes
+// from z by one substitution.
 //
 // 3D contacts, by solver:
 //   raisim    RaiSim's per-contact update (paper, Sec. II; Alg. 1 without lines 10-11): takeoff if
@@ -178,29 +180,22 @@ double feasible_step(const Data& d, const Work& w, const double* dl, double tmax
   return t;
 }
 
-// Drift extrapolation: lambda += t dl, v += t dv (dv = Mt^-1 J' dl, the sweep's changes), t the
-// minimizer of q(l) = 0.5 l'Gl + g'l along dl (q'(0) = c.dl = g.dl + v.J'dl, q'' = dl'G dl =
-// dv.J'dl: one pass over J for both), cut where a block would leave its feasible set, at most
-// kDriftMaxStep. False (nothing changed) unless dl descends q and t > 1 (more than the sweep itself).
-bool extrapolate(const Model& m, const Data& d, Work& w, const double* Jv, const double* dl, const double* dv) {
-  double* u = w.tmp2;  // J' dl
-  std::fill_n(u, m.nv, 0.0);
+// Drift extrapolation: lambda += t dl, z += t dz (dz = sum u_r dl_r, the sweep's changes), t the
+// minimizer of q(l) = 0.5 l'Gl + g'l along dl (q'(0) = c.dl = g.dl + z.dz, q'' = dl'G dl = dz.dz),
+// cut where a block would leave its feasible set, at most kDriftMaxStep. False (nothing changed)
+// unless dl descends q and t > 1 (more than the sweep itself).
+bool extrapolate(const Model& m, const Data& d, Work& w, const double* dl, const double* dz) {
   double s1 = 0, s2 = 0;
-  for (int r = 0; r < d.nefc; ++r) {
-    if (dl[r] == 0) continue;
-    s1 += dl[r] * w.g[r];
-    const constraint::SparseRow row = constraint::row_of(d, Jv, r);
-    for (int k = 0; k < row.nnz; ++k) u[row.col[k]] += dl[r] * row.val[k];
-  }
+  for (int r = 0; r < d.nefc; ++r) s1 += dl[r] * w.g[r];
   for (int k = 0; k < m.nv; ++k) {
-    s1 += u[k] * w.v[k];
-    s2 += u[k] * dv[k];
+    s1 += w.z[k] * dz[k];
+    s2 += dz[k] * dz[k];
   }
   if (!(s1 < 0)) return false;
   const double t = feasible_step(d, w, dl, s2 > 0 ? std::min(-s1 / s2, kDriftMaxStep) : kDriftMaxStep);
   if (!(t > 1)) return false;
   for (int r = 0; r < d.nefc; ++r) w.lam[r] += t * dl[r];
-  for (int k = 0; k < m.nv; ++k) w.v[k] += t * dv[k];
+  for (int k = 0; k < m.nv; ++k) w.z[k] += t * dz[k];
   return true;
 }
 
@@ -221,16 +216,16 @@ bool extrapolate(const Model& m, const Data& d, Work& w, const double* Jv, const
 // a bound: delta keeps that part of p finite and the cut stops it at the bound, where the sweeps'
 // crawl would end after hundreds of sweeps. The sweeps then go on with the unchanged stopping test:
 // the step only shortens the way to the same fixed points.
-// G_FF comes from the columns Mt^-1 J' (one dot product per entry of its lower triangle), and its
+// G_FF comes from the dual rows (one sparse dot product per entry of its lower triangle), and its
 // Cholesky factor is kept with the rows it belongs to (type, object and place in the face). The
 // first try of a solve whose face has the same rows as the kept factor's solves with that factor
 // (formed on an earlier step: p is then a quasi-Newton direction, still one of descent) instead of
-// forming G_FF anew; G p = J Mt^-1 J' p, the line search and the cuts always use the current G. A
+// forming G_FF anew; G p (from the dual rows), the line search and the cuts always use the current G. A
 // later try in the same solve forms G_FF anew. A solve tries at most kFaceSteps face steps: where
 // they do not end the crawl (a contact at its cone's boundary), the sweeps go on alone. False
 // (nothing changed) when F is empty or has more than kFaceMaxRows rows, the factor fails, or p does
 // not descend q.
-bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool reuse) {
+bool face_step(const Model& m, const Data& d, Work& w, bool reuse) {
   const int nv = m.nv, nefc = d.nefc;
   constexpr int N = kFaceMaxRows;
   double* L = w.face;      // N x N: Cholesky factor of the current face's G_FF + delta I (lower)
@@ -263,30 +258,23 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool re
   bool same = reuse && key[2 * N] == n;
   for (int a = 0; a < n; ++a) {
     const int ra = static_cast<int>(rows[a]);
-    c[a] = w.g[ra] + constraint::dot_row(Jv, d, ra, w.v);
+    c[a] = w.g[ra] + solver::dual_dot(w.u, ra, w.z);
     same = same && key[2 * a] == d.efc_type[ra] + 16.0 * (ra - (a > 0 ? rows[a - 1] : 0)) &&
            key[2 * a + 1] == d.efc_id[ra];
   }
   if (!same) {
-    // G_FF = J_F Mt^-1 J_F' (into L's storage): each row of J scattered into a dense vector
-    // (w.tmp2), dotted with the columns over the intersection of the two non-zero ranges; then its
-    // Cholesky factor, kept with the rows it belongs to
+    // G_FF (into L's storage): each dual row scattered into a dense vector (w.tmp2) and dotted
+    // with the later rows; then its Cholesky factor, kept with the rows it belongs to
     double* G = L;
-    double* Jd = w.tmp2;
-    std::fill_n(Jd, nv, 0.0);
+    double* ud = w.tmp2;
+    std::fill_n(ud, nv, 0.0);
     double gmax = 0;
     for (int a = 0; a < n; ++a) {
       const int ra = static_cast<int>(rows[a]);
-      const constraint::SparseRow row = constraint::row_of(d, Jv, ra);
-      for (int k = 0; k < row.nnz; ++k) Jd[row.col[k]] = row.val[k];
-      const int jlo = row.nnz > 0 ? row.col[0] : 0, jhi = row.nnz > 0 ? row.col[row.nnz - 1] + 1 : 0;
-      for (int b = a; b < n; ++b) {
-        const int rb = static_cast<int>(rows[b]);
-        G[b * N + a] = dot_range(Jd, w.MinvJT + static_cast<size_t>(rb) * nv,
-                                 std::max(jlo, static_cast<int>(w.lo[rb])),
-                                 std::min(jhi, static_cast<int>(w.hi[rb])));
-      }
-      for (int k = 0; k < row.nnz; ++k) Jd[row.col[k]] = 0;
+      const solver::DualRows& u = w.u;
+      for (int k = u.adr[ra]; k < u.adr[ra + 1]; ++k) ud[u.col[k]] = u.val[k];
+      for (int b = a; b < n; ++b) G[b * N + a] = solver::dual_dot(u, static_cast<int>(rows[b]), ud);
+      for (int k = u.adr[ra]; k < u.adr[ra + 1]; ++k) ud[u.col[k]] = 0;
       gmax = std::max(gmax, G[a * N + a]);
     }
     key[2 * N] = 0;
@@ -327,16 +315,12 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool re
     }
     std::fill_n(p, n, 0.0);
     for (int i = 0; i < nf; ++i) p[face[i]] = x[i];
-    // G p on the first face (J Mt^-1 J' p, exact whichever factor gave p); q'(0) = c_F . x,
+    // G p on the first face (u_a . sum u_r p_r, exact whichever factor gave p); q'(0) = c_F . x,
     // q'' = x' G_FF x
-    double* dv = w.tmp2;
-    std::fill_n(dv, nv, 0.0);
-    for (int i = 0; i < nf; ++i) {
-      const int r = static_cast<int>(rows[face[i]]);
-      axpy_range(x[i], w.MinvJT + static_cast<size_t>(r) * nv, dv,
-                 static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
-    }
-    for (int a = 0; a < n; ++a) Gp[a] = constraint::dot_row(Jv, d, static_cast<int>(rows[a]), dv);
+    double* dz = w.tmp2;
+    std::fill_n(dz, nv, 0.0);
+    for (int i = 0; i < nf; ++i) solver::dual_axpy(w.u, static_cast<int>(rows[face[i]]), x[i], dz);
+    for (int a = 0; a < n; ++a) Gp[a] = solver::dual_dot(w.u, static_cast<int>(rows[a]), dz);
     double s1 = 0, s2 = 0;
     for (int i = 0; i < nf; ++i) {
       s1 += c[face[i]] * x[i];
@@ -364,8 +348,7 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool re
         const int r = static_cast<int>(rows[face[i]]);
         const double dl = t * x[i];
         w.lam[r] += dl;
-        axpy_range(dl, w.MinvJT + static_cast<size_t>(r) * nv, w.v,
-                   static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
+        solver::dual_axpy(w.u, r, dl, w.z);
       }
       for (int a = 0; a < n; ++a) c[a] += t * Gp[a];
       moved = true;
@@ -377,10 +360,11 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool re
     const double dl = bound - w.lam[r];
     if (dl != 0) {
       w.lam[r] = bound;
-      axpy_range(dl, w.MinvJT + static_cast<size_t>(r) * nv, w.v,
-                 static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
-      const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
-      for (int a = 0; a < n; ++a) c[a] += constraint::dot_row(Jv, d, static_cast<int>(rows[a]), col) * dl;
+      solver::dual_axpy(w.u, r, dl, w.z);
+      double* ur = w.tmp2;
+      std::fill_n(ur, nv, 0.0);
+      solver::dual_axpy(w.u, r, 1.0, ur);
+      for (int a = 0; a < n; ++a) c[a] += solver::dual_dot(w.u, static_cast<int>(rows[a]), ur) * dl;
     }
     moved = true;
     // the factor of the smaller face: row and column k of L deleted, and the trailing block
@@ -417,7 +401,6 @@ bool face_step(const Model& m, const Data& d, Work& w, const double* Jv, bool re
 
 int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
   const int nv = m.nv, nefc = d.nefc;
-  const double* Jv = constraint::J_values(m, d);
   const bool relax = solver == kSolverRaisim || solver == kSolverRaisimDS;
   const bool desaxce = solver == kSolverRaisimDS || solver == kSolverNcpPGS;
   const double h = w.h;
@@ -425,14 +408,14 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
   int iter = 0;
   d.ncp.change = 0;
   // drift extrapolation (raisim solvers): w.c holds lambda at the start of the sweep, then its
-  // change; w.tmp v at the start, then its change; w.dprev the previous sweep's change
+  // change; w.tmp z at the start, then its change; w.dprev the previous sweep's change
   const bool accelerate = relax;
   bool have_prev = false;
   int faces = 0;  // face steps tried
   double* L0 = w.c;
   if (accelerate) {
     std::copy_n(w.lam, nefc, L0);
-    std::copy_n(w.v, nv, w.tmp);
+    std::copy_n(w.z, nv, w.tmp);
   }
   while (iter < m.opt.iterations) {
     double dmax = 0, lmax = 0;
@@ -443,7 +426,7 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
       double* lam = w.lam + r;
       const double* G = w.G + 6 * r;
       double c[6], lnew[6];  // entries [0, dim) are set
-      for (int a = 0; a < dim; ++a) c[a] = w.g[r + a] + constraint::dot_row(Jv, d, r + a, w.v);
+      for (int a = 0; a < dim; ++a) c[a] = w.g[r + a] + solver::dual_dot(w.u, r + a, w.z);
       if (kind == kCone) {
         const Contact& con = d.contact[d.efc_id[r]];
         if (scaled_cone(con)) {
@@ -503,8 +486,7 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
         if (delta == 0) continue;
         dmax = std::max(dmax, std::fabs(delta));
         lam[a] = lnew[a];
-        const double* col = w.MinvJT + static_cast<size_t>(r + a) * nv;
-        axpy_range(delta, col, w.v, static_cast<int>(w.lo[r + a]), static_cast<int>(w.hi[r + a]));
+        solver::dual_axpy(w.u, r + a, delta, w.z);
       }
       r += dim;
     }
@@ -521,20 +503,21 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
         pp += w.dprev[r] * w.dprev[r];
         L0[r] = dl;
       }
-      for (int k = 0; k < nv; ++k) w.tmp[k] = w.v[k] - w.tmp[k];
+      for (int k = 0; k < nv; ++k) w.tmp[k] = w.z[k] - w.tmp[k];
       const bool drift = stick && have_prev && dp > kDriftCos * std::sqrt(dd * pp);
-      if (stick && faces < kFaceSteps && face_step(m, d, w, Jv, faces++ == 0)) {
+      if (stick && faces < kFaceSteps && face_step(m, d, w, faces++ == 0)) {
         have_prev = false;
-      } else if (drift && extrapolate(m, d, w, Jv, L0, w.tmp)) {
+      } else if (drift && extrapolate(m, d, w, L0, w.tmp)) {
         have_prev = false;
       } else {
         std::copy_n(L0, nefc, w.dprev);
         have_prev = true;
       }
       std::copy_n(w.lam, nefc, L0);
-      std::copy_n(w.v, nv, w.tmp);
+      std::copy_n(w.z, nv, w.tmp);
     }
   }
+  velocity_from_z(m, d, w);
   return iter;
 }
 

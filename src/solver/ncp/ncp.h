@@ -36,6 +36,7 @@
 #include <cmath>
 
 #include "constraint/storage.h"
+#include "solver/solver.h"
 
 namespace moreau::ncp {
 
@@ -95,6 +96,14 @@ struct Work {
   double* prev_key;   // cap: geom1 * ngeom + geom2 for contact rows, efc_id otherwise
   double* prev_pos;   // 3 cap: contact point of contact rows
   double* dprev;   // cap: the change of lambda over the previous sweep
+  double* z;       // nv: Gauss-Seidel solvers: sum over rows of u_r lambda_r (below)
+  double* dsi;     // nv: D^-1/2 of the factor of Mt = M + h B (when damped)
+  // Gauss-Seidel solvers: the rows in dual form, u_r = D^-1/2 L'^-1 J_r' with Mt = L' D L
+  // (solver::dual_rows, in the constraint work space): G_rs = u_r . u_s, and with z = sum u_r
+  // lambda_r, c_r = g_r + u_r . z and Mt^-1 J' lambda = L^-1 D^-1/2 z. u_r is non-zero on the
+  // ancestor closure of row r's columns only (a foot contact: the base and one leg).
+  solver::DualRows u{};
+  // lcp only (null otherwise): the dense columns
   double* MinvJT;  // cap*nv: the columns Mt^-1 J_r', dense
   double* cols;    // nv*(cap+1): the same, dof-major (row stride nefc rounded up to even), for their solve
   double* dofrange;  // 2 nv + 1: that solve's column range of each dof (and the sort's counts)
@@ -138,9 +147,11 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
 double shift(const Model& m, const Data& d, int i, Kind kind, int k, double h);
 // Warm start of the Gauss-Seidel solvers (unless the warmstart flag is disabled): each block takes
 // the impulse of the previous step's block of the same type and object (contacts: same geom pair,
-// nearest contact point among the previous blocks within 16 rows); v = Mt^-1 J' lambda to match.
+// nearest contact point among the previous blocks within 16 rows); z = sum u_r lambda_r to match.
 // save_solution keeps this step's solution for the next.
 void warm_start(const Model& m, Data& d, Work& w);
+// w.v = Mt^-1 J' lambda = L^-1 D^-1/2 w.z (the Gauss-Seidel solvers' velocity change).
+void velocity_from_z(const Model& m, const Data& d, Work& w);
 void save_solution(const Model& m, Data& d, Work& w);
 // x <- Mt^-1 x (n columns).
 void solve_mt(const Model& m, Data& d, const Work& w, double* x, int n);

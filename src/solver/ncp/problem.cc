@@ -10,10 +10,10 @@
 namespace moreau::ncp {
 
 long long work_size(const Model& m, int cap) {
-  long long n = 4 + 6LL * m.nv + 1 + 31LL * cap + (2LL * cap + 1) * m.nv +
-                1LL * kFaceMaxRows * (2 * kFaceMaxRows + 7) + 1;
+  long long n = 4 + 6LL * m.nv + 31LL * cap + 1LL * kFaceMaxRows * (2 * kFaceMaxRows + 7) + 1;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
+    n += (2LL * cap + 1) * m.nv + 2LL * m.nv + 1;
     n += 1LL * kLcpMaxRows * kLcpMaxRows + L * L + 4 * L + 6 * L + lemke_work_size(kLcpMaxSize);
   }
   return n;
@@ -47,13 +47,16 @@ Work carve(const Model& m, Data& d) {
   w.prev_key = p; p += cap;
   w.prev_pos = p; p += 3 * cap;
   w.dprev = p; p += cap;
-  w.MinvJT = p; p += static_cast<long long>(cap) * nv;
-  w.cols = p; p += static_cast<long long>(cap + 1) * nv;
-  w.dofrange = p; p += 2 * nv + 1;
+  w.z = p; p += nv;
+  w.dsi = p; p += nv;
   w.face = p; p += kFaceMaxRows * (2 * kFaceMaxRows + 7) + 1;
+  w.MinvJT = w.cols = w.dofrange = nullptr;
   w.Gd = w.lcpM = w.lcpq = w.lcpz = w.lcpw = w.lcpd = w.lcpvar = w.lemke = nullptr;
   if (m.opt.solver == kSolverLCP) {
     const long long L = kLcpMaxSize;
+    w.MinvJT = p; p += static_cast<long long>(cap) * nv;
+    w.cols = p; p += static_cast<long long>(cap + 1) * nv;
+    w.dofrange = p; p += 2 * nv + 1;
     w.Gd = p; p += 1LL * kLcpMaxRows * kLcpMaxRows;
     w.lcpM = p; p += L * L;
     w.lcpq = p; p += L;
@@ -203,6 +206,16 @@ void solve_columns(const Model& m, const Data& d, Work& w, const double* Jv, con
   }
 }
 
+// u_i . u_j for two rows of one block: the rows of a contact share their columns
+// (contact_rows.cc), so their dual rows share the closure.
+double block_pair(const solver::DualRows& u, int i, int j) {
+  const double* a = u.val + u.adr[i];
+  const double* b = u.val + u.adr[j];
+  double s = 0;
+  for (int k = 0, n = u.adr[i + 1] - u.adr[i]; k < n; ++k) s += a[k] * b[k];
+  return s;
+}
+
 // Time constant of the Baumgarte term of row i (ncp.h).
 double time_constant(const Model& m, const Data& d, int i, double h) {
   const double* solref;
@@ -231,10 +244,11 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
   w.damped = false;
   if (!impulsive)
     for (int i = 0; i < nv; ++i) w.damped = w.damped || m.dof_damping[i] > 0;
+  const bool lcp = m.opt.solver == kSolverLCP;
   if (w.damped) {
     std::copy_n(d.qM.begin(), m.nM, d.qH.begin());
     for (int i = 0; i < nv; ++i) d.qH[m.dof_Madr[i]] += h * m.dof_damping[i];
-    internal::factor_ld(m, d.qH.data(), d.qHDiagInv.data(), nullptr);
+    internal::factor_ld(m, d.qH.data(), d.qHDiagInv.data(), lcp ? nullptr : w.dsi);
   }
 
   // free velocity
@@ -246,9 +260,16 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
     for (int k = 0; k < nv; ++k) w.vf[k] = d.qvel[k] + h * w.tmp[k];
   }
 
-  // columns Mt^-1 J_r' and their non-zero dof range
-  if (w.damped) solve_columns(m, d, w, Jv, d.qH.data(), d.qHDiagInv.data());
-  else solve_columns(m, d, w, Jv, d.qLD.data(), d.qLDiagInv.data());
+  // lcp: the columns Mt^-1 J_r' and their non-zero dof range; the Gauss-Seidel solvers: the rows
+  // in dual form
+  if (lcp) {
+    if (w.damped) solve_columns(m, d, w, Jv, d.qH.data(), d.qHDiagInv.data());
+    else solve_columns(m, d, w, Jv, d.qLD.data(), d.qLDiagInv.data());
+  } else {
+    const constraint::Work cw = constraint::carve(m, d);
+    w.u = w.damped ? solver::dual_rows(m, d, cw, d.qH.data(), w.dsi)
+                   : solver::dual_rows(m, d, cw, d.qLD.data(), d.qLDiagSqrtInv.data());
+  }
 
   // diagonal blocks of G = J Mt^-1 J', their inverse and projection step; g = J v_f + s
   for (int r = 0; r < nefc;) {
@@ -259,7 +280,8 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
     for (int a = 0; a < dim; ++a)
       for (int b = a; b < dim; ++b)
         G[a * dim + b] = G[b * dim + a] =
-            constraint::dot_row(Jv, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv);
+            lcp ? constraint::dot_row(Jv, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv)
+                : block_pair(w.u, r + a, r + b);
     if (kind == kCone && scaled_cone(d.contact[d.efc_id[r]])) {
       // torsional / rolling friction or anisotropic friction (ncp.h, scaled cones): the raisim
       // solvers need G^-1, the projected ones the step 1 / lambda_max(D G D)
@@ -312,6 +334,7 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
   }
   std::fill_n(w.lam, nefc, 0.0);
   std::fill_n(w.v, nv, 0.0);
+  std::fill_n(w.z, nv, 0.0);
 }
 
 namespace {
@@ -325,7 +348,7 @@ double row_key(const Model& m, const Data& d, int r) {
 }  // namespace
 
 void warm_start(const Model& m, Data& d, Work& w) {
-  const int nv = m.nv, nefc = d.nefc, nprev = static_cast<int>(w.header[1]);
+  const int nefc = d.nefc, nprev = static_cast<int>(w.header[1]);
   constexpr int kWindow = 16;
   if (nprev == 0 || (m.opt.disableflags & kDsblWarmstart)) return;
   for (int r = 0; r < nefc;) {
@@ -353,11 +376,23 @@ void warm_start(const Model& m, Data& d, Work& w) {
       for (int a = 0; a < dim; ++a) w.lam[r + a] = w.prev_lam[best + a];
     r += dim;
   }
-  for (int r = 0; r < nefc; ++r) {
-    const double l = w.lam[r];
-    if (l == 0) continue;
-    const double* col = w.MinvJT + static_cast<size_t>(r) * nv;
-    axpy_range(l, col, w.v, static_cast<int>(w.lo[r]), static_cast<int>(w.hi[r]));
+  for (int r = 0; r < nefc; ++r)
+    if (w.lam[r] != 0) solver::dual_axpy(w.u, r, w.lam[r], w.z);
+}
+
+void velocity_from_z(const Model& m, const Data& d, Work& w) {
+  const int nv = m.nv;
+  const double* qld = w.damped ? d.qH.data() : d.qLD.data();
+  const double* dsi = w.damped ? w.dsi : d.qLDiagSqrtInv.data();
+  double* x = w.v;
+  for (int k = 0; k < nv; ++k) x[k] = w.z[k] * dsi[k];
+  // L x = y from the root to the leaves
+  for (int k = 0; k < nv; ++k) {
+    const double* row = qld + m.dof_Madr[k];
+    double s = 0;
+    int t = 1;
+    for (int a = m.dof_parentid[k]; a >= 0; a = m.dof_parentid[a], ++t) s += row[t] * x[a];
+    x[k] -= s;
   }
 }
 
