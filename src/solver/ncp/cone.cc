@@ -250,67 +250,81 @@ void sym_eigen(int n, const double* A, double* w, double* Q) {
 
 namespace {
 
-// sym_inverse for a size known at compile time (the loops unroll).
+// sym_factor for a size known at compile time (the loops unroll).
 template <int n>
-double sym_inverse_n(const double* A, double* Ainv) {
+double sym_factor_n(const double* A, double* F) {
   // Cholesky factor L L' of A + eps I, eps = 0, then 1e-10 trace if a pivot is not positive (a
-  // block that does not span R^n: the rows without effect get no force, as for the 3x3 blocks)
+  // block that does not span R^n: the rows without effect get no force, as for the 3x3 blocks);
+  // F holds L's strict lower triangle and 1 / L_jj on the diagonal
   double trace = 0;
   for (int i = 0; i < n; ++i) trace += A[i * n + i];
-  std::fill_n(Ainv, n * n, 0.0);
-  if (!(trace > 0)) return 0;
-  double L[36];
-  for (double eps : {0.0, 1e-10 * trace}) {
-    bool ok = true;
-    for (int j = 0; j < n && ok; ++j) {
-      double djj = A[j * n + j] + eps;
-      for (int k = 0; k < j; ++k) djj -= L[j * n + k] * L[j * n + k];
-      if (!(djj > 1e-14 * trace)) {
-        ok = false;
-        break;
+  if (trace > 0) {
+    for (double eps : {0.0, 1e-10 * trace}) {
+      bool ok = true;
+      for (int j = 0; j < n && ok; ++j) {
+        double djj = A[j * n + j] + eps;
+        for (int k = 0; k < j; ++k) djj -= F[j * n + k] * F[j * n + k];
+        if (!(djj > 1e-14 * trace)) {
+          ok = false;
+          break;
+        }
+        const double inv = 1 / std::sqrt(djj);
+        F[j * n + j] = inv;
+        for (int i = j + 1; i < n; ++i) {
+          double s = A[i * n + j];
+          for (int k = 0; k < j; ++k) s -= F[i * n + k] * F[j * n + k];
+          F[i * n + j] = s * inv;
+        }
       }
-      const double ljj = std::sqrt(djj);
-      L[j * n + j] = ljj;
-      for (int i = j + 1; i < n; ++i) {
-        double s = A[i * n + j];
-        for (int k = 0; k < j; ++k) s -= L[i * n + k] * L[j * n + k];
-        L[i * n + j] = s / ljj;
-      }
+      if (ok) return trace;
     }
-    if (!ok) continue;
-    // inverse of L (lower triangular), then A^-1 = L^-T L^-1
-    double Li[36];
-    std::fill_n(Li, n * n, 0.0);
-    for (int j = 0; j < n; ++j) {
-      Li[j * n + j] = 1 / L[j * n + j];
-      for (int i = j + 1; i < n; ++i) {
-        double s = 0;
-        for (int k = j; k < i; ++k) s -= L[i * n + k] * Li[k * n + j];
-        Li[i * n + j] = s / L[i * n + i];
-      }
-    }
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j <= i; ++j) {
-        double s = 0;
-        for (int k = i; k < n; ++k) s += Li[k * n + i] * Li[k * n + j];
-        Ainv[i * n + j] = Ainv[j * n + i] = s;
-      }
-    return trace;
   }
+  std::fill_n(F, n * n, 0.0);
   return 0;
+}
+
+template <int n>
+void sym_solve_n(const double* F, const double* b, double* x) {
+  if (F[0] == 0) {  // no factor: the zero inverse
+    std::fill_n(x, n, 0.0);
+    return;
+  }
+  double y[n];
+  for (int i = 0; i < n; ++i) {
+    double s = b[i];
+    for (int k = 0; k < i; ++k) s -= F[i * n + k] * y[k];
+    y[i] = s * F[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    double s = y[i];
+    for (int k = i + 1; k < n; ++k) s -= F[k * n + i] * x[k];
+    x[i] = s * F[i * n + i];
+  }
 }
 
 }  // namespace
 
-double sym_inverse(int n, const double* A, double* Ainv) {
+double sym_factor(int n, const double* A, double* F) {
   switch (n) {
-    case 1: return sym_inverse_n<1>(A, Ainv);
-    case 2: return sym_inverse_n<2>(A, Ainv);
-    case 3: return sym_inverse_n<3>(A, Ainv);
-    case 4: return sym_inverse_n<4>(A, Ainv);
-    case 5: return sym_inverse_n<5>(A, Ainv);
-    case 6: return sym_inverse_n<6>(A, Ainv);
+    case 1: return sym_factor_n<1>(A, F);
+    case 2: return sym_factor_n<2>(A, F);
+    case 3: return sym_factor_n<3>(A, F);
+    case 4: return sym_factor_n<4>(A, F);
+    case 5: return sym_factor_n<5>(A, F);
+    case 6: return sym_factor_n<6>(A, F);
     default: return 0;  // n <= 6 (ncp.h)
+  }
+}
+
+void sym_solve(int n, const double* F, const double* b, double* x) {
+  switch (n) {
+    case 1: sym_solve_n<1>(F, b, x); return;
+    case 2: sym_solve_n<2>(F, b, x); return;
+    case 3: sym_solve_n<3>(F, b, x); return;
+    case 4: sym_solve_n<4>(F, b, x); return;
+    case 5: sym_solve_n<5>(F, b, x); return;
+    case 6: sym_solve_n<6>(F, b, x); return;
+    default: return;  // n <= 6 (ncp.h)
   }
 }
 
@@ -457,18 +471,15 @@ double sliding_min(const Sliding& s, double alpha0, double alpha1, double guess,
 
 }  // namespace
 
-void raisim_scaled(int dim, const double* G, const double* Ginv, const double* D, double* eig,
+void raisim_scaled(int dim, const double* G, const double* Gfac, const double* D, double* eig,
                    double* nu_last, const double* gt, const double* lam, bool desaxce, double* out) {
   if (gt[0] > 0) {  // takeoff
     std::fill_n(out, dim, 0.0);
     return;
   }
   double lv0[6] = {0, 0, 0, 0, 0, 0};
-  for (int a = 0; a < dim; ++a) {
-    double s = 0;
-    for (int b = 0; b < dim; ++b) s += Ginv[a * dim + b] * gt[b];
-    lv0[a] = -s;
-  }
+  sym_solve(dim, Gfac, gt, lv0);
+  for (int a = 0; a < dim; ++a) lv0[a] = -lv0[a];
   if (in_elliptic_cone(dim, D, lv0)) {  // stiction
     std::copy_n(lv0, dim, out);
     return;

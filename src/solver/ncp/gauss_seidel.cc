@@ -426,7 +426,8 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
       double* lam = w.lam + r;
       const double* G = w.G + 6 * r;
       double c[6], lnew[6];  // entries [0, dim) are set
-      for (int a = 0; a < dim; ++a) c[a] = w.g[r + a] + solver::dual_dot(w.u, r + a, w.z);
+      if (kind == kCone) block_dot(w.u, r, dim, w.z, w.g + r, c);
+      else c[0] = w.g[r] + solver::dual_dot(w.u, r, w.z);
       if (kind == kCone) {
         const Contact& con = d.contact[d.efc_id[r]];
         if (scaled_cone(con)) {
@@ -480,13 +481,19 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
         for (int a = 0; a < dim; ++a) lnew[a] = (1 - alpha) * lam[a] + alpha * lnew[a];
         alpha = kGammaRelax * alpha + (1 - kGammaRelax) * kAlphaMin;
       }
+      double delta[6];
+      bool moved = false;
       for (int a = 0; a < dim; ++a) {
-        const double delta = lnew[a] - lam[a];
+        delta[a] = lnew[a] - lam[a];
         lmax = std::max(lmax, std::fabs(lnew[a]));
-        if (delta == 0) continue;
-        dmax = std::max(dmax, std::fabs(delta));
+        if (delta[a] == 0) continue;
+        moved = true;
+        dmax = std::max(dmax, std::fabs(delta[a]));
         lam[a] = lnew[a];
-        solver::dual_axpy(w.u, r + a, delta, w.z);
+      }
+      if (moved) {
+        if (kind == kCone) block_axpy(w.u, r, dim, delta, w.z);
+        else solver::dual_axpy(w.u, r, delta[0], w.z);
       }
       r += dim;
     }

@@ -84,7 +84,8 @@ struct Work {
   double* lam;     // cap: impulses
   double* c;       // cap: G lambda + g at the end
   double* G;       // 6 cap: the block's rows of G (dim x dim, row-major from 6*r0)
-  double* Ginv;    // 6 cap: inverse of the block (regularized)
+  double* Ginv;    // 6 cap: inverse of the block (regularized); raisim solvers on a scaled cone:
+                   // its Cholesky factor (sym_factor)
   double* eig;     // 6 cap: scaled cones, raisim: the sliding problem's data (6*r0; sliding_data)
   double* rho;     // cap: step of the projected updates: 1/lambda_max(block); raisim solvers on a
                    // scaled cone: the multiplier nu of the block's last sliding solve (cone.cc)
@@ -129,6 +130,53 @@ inline void axpy_range(double a, const double* x, double* y, int lo, int hi) {
   for (; k + 2 <= hi; k += 2)
     *reinterpret_cast<Pair*>(y + k) += a * *reinterpret_cast<const Pair*>(x + k);
   if (k < hi) y[k] += a * x[k];
+}
+
+// The rows of a contact block share their columns (contact_rows.cc), so their dual rows do: they
+// lie one after the other, n values each, over the same n columns. block_dot: c[a] = g[a] +
+// u_{r+a} . z, each sum in the order of dual_dot; block_axpy: z += sum_a delta[a] u_{r+a}, each
+// entry's terms in row order as dim dual_axpy calls add them (a zero delta adds a zero). One pass
+// over the columns for the whole block.
+template <int dim>
+inline void block_dot_n(const solver::DualRows& u, int r, const double* z, const double* g, double* c) {
+  const int a0 = u.adr[r], n = u.adr[r + 1] - a0;
+  const int* col = u.col + a0;
+  const double* v = u.val + a0;
+  double s[dim] = {};
+  for (int k = 0; k < n; ++k) {
+    const double zk = z[col[k]];
+    for (int a = 0; a < dim; ++a) s[a] += v[a * n + k] * zk;
+  }
+  for (int a = 0; a < dim; ++a) c[a] = g[a] + s[a];
+}
+template <int dim>
+inline void block_axpy_n(const solver::DualRows& u, int r, const double* delta, double* z) {
+  const int a0 = u.adr[r], n = u.adr[r + 1] - a0;
+  const int* col = u.col + a0;
+  const double* v = u.val + a0;
+  for (int k = 0; k < n; ++k) {
+    double zk = z[col[k]];
+    for (int a = 0; a < dim; ++a) zk += delta[a] * v[a * n + k];
+    z[col[k]] = zk;
+  }
+}
+inline void block_dot(const solver::DualRows& u, int r, int dim, const double* z, const double* g, double* c) {
+  switch (dim) {
+    case 3: block_dot_n<3>(u, r, z, g, c); return;
+    case 4: block_dot_n<4>(u, r, z, g, c); return;
+    case 6: block_dot_n<6>(u, r, z, g, c); return;
+    default:
+      for (int a = 0; a < dim; ++a) c[a] = g[a] + solver::dual_dot(u, r + a, z);
+  }
+}
+inline void block_axpy(const solver::DualRows& u, int r, int dim, const double* delta, double* z) {
+  switch (dim) {
+    case 3: block_axpy_n<3>(u, r, delta, z); return;
+    case 4: block_axpy_n<4>(u, r, delta, z); return;
+    case 6: block_axpy_n<6>(u, r, delta, z); return;
+    default:
+      for (int a = 0; a < dim; ++a) solver::dual_axpy(u, r + a, delta[a], z);
+  }
 }
 
 // the tableau in long double (two doubles a cell, one more for alignment), then 3 n doubles
@@ -225,15 +273,17 @@ void sym_eigen(int n, const double* A, double* w, double* Q);
 // The paper's errors of a scaled-cone block from its impulses times scale (forces) and velocities c.
 void scaled_errors(const Contact& con, const double* lam, double scale, const double* c, double* ep,
                    double* ed, double* ec);
-// Inverse of a symmetric positive semi-definite n x n matrix (n <= 6) by Cholesky, regularized by
-// 1e-10 trace(A) when A is (numerically) singular; returns the trace (0 and a zero inverse when A
-// is zero).
-double sym_inverse(int n, const double* A, double* Ainv);
-// The raisim update of a scaled-cone block (Alg. 1, lines 2-12, in z): G, Ginv the block in lambda
-// coordinates, gt = g~, lam the current impulse, eig: 6*dim doubles of per-solve cache (eig[0] = 0
-// until filled), nu_last: the multiplier of the block's last sliding solve (0 if none), the start of
+// Cholesky factor F of a symmetric positive semi-definite n x n matrix (n <= 6), regularized by
+// 1e-10 trace(A) when A is (numerically) singular: L's strict lower triangle and 1 / L_jj on the
+// diagonal; returns the trace (0 and a zero F when A is zero). sym_solve: x = A^-1 b from F (zero
+// for a zero F).
+double sym_factor(int n, const double* A, double* F);
+void sym_solve(int n, const double* F, const double* b, double* x);
+// The raisim update of a scaled-cone block (Alg. 1, lines 2-12, in z): G the block in lambda
+// coordinates and Gfac its factor (sym_factor), gt = g~, lam the current impulse, eig: 6*dim
+// doubles of per-solve cache (eig[0] = 0 until filled), nu_last: the multiplier of the block's last sliding solve (0 if none), the start of
 // the next one's search.
-void raisim_scaled(int dim, const double* G, const double* Ginv, const double* D, double* eig,
+void raisim_scaled(int dim, const double* G, const double* Gfac, const double* D, double* eig,
                    double* nu_last, const double* gt, const double* lam, bool desaxce, double* out);
 // The projected update of ncp-pgs / ccp on a scaled-cone block: out = D P_K1(D^-1 lam - rho (D c + Gamma)).
 void projected_scaled(int dim, const double* D, const double* c, double rho, const double* lam,

@@ -206,14 +206,39 @@ void solve_columns(const Model& m, const Data& d, Work& w, const double* Jv, con
   }
 }
 
-// u_i . u_j for two rows of one block: the rows of a contact share their columns
-// (contact_rows.cc), so their dual rows share the closure.
-double block_pair(const solver::DualRows& u, int i, int j) {
-  const double* a = u.val + u.adr[i];
-  const double* b = u.val + u.adr[j];
-  double s = 0;
-  for (int k = 0, n = u.adr[i + 1] - u.adr[i]; k < n; ++k) s += a[k] * b[k];
-  return s;
+// G of the block of dim rows at row r (dim x dim, symmetric): u_{r+a} . u_{r+b}. The rows of a
+// contact share their columns (contact_rows.cc), so their dual rows lie one after the other over
+// the same columns: one pass over the columns accumulates every entry, two per SSE2 operation
+// (GCC/Clang vector types), each sum in column order (entries (a, b) and (b, a) add the same
+// products: G is exactly symmetric).
+template <int dim>
+void block_gram_n(const solver::DualRows& u, int r, double* G) {
+  typedef double Pair __attribute__((vector_size(16), aligned(8)));
+  constexpr int P = (dim + 1) / 2;  // pairs of a row of G
+  const int a0 = u.adr[r], n = u.adr[r + 1] - a0;
+  const double* v = u.val + a0;
+  Pair S[dim][P];
+  for (int a = 0; a < dim; ++a)
+    for (int p = 0; p < P; ++p) S[a][p] = Pair{0, 0};
+  for (int k = 0; k < n; ++k) {
+    double x[2 * P];
+    for (int a = 0; a < dim; ++a) x[a] = v[a * n + k];
+    if (dim % 2) x[2 * P - 1] = 0;
+    for (int a = 0; a < dim; ++a) {
+      const Pair xa = {x[a], x[a]};
+      for (int p = 0; p < P; ++p) S[a][p] += xa * Pair{x[2 * p], x[2 * p + 1]};
+    }
+  }
+  for (int a = 0; a < dim; ++a)
+    for (int b = 0; b < dim; ++b) G[a * dim + b] = S[a][b / 2][b % 2];
+}
+void block_gram(const solver::DualRows& u, int r, int dim, double* G) {
+  switch (dim) {
+    case 1: block_gram_n<1>(u, r, G); return;
+    case 3: block_gram_n<3>(u, r, G); return;
+    case 4: block_gram_n<4>(u, r, G); return;
+    default: block_gram_n<6>(u, r, G); return;  // dim is 1, 3, 4 or 6
+  }
 }
 
 // Time constant of the Baumgarte term of row i (ncp.h).
@@ -277,11 +302,14 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
     const Kind kind = block_kind(d, r, &dim);
     double* G = w.G + 6 * r;
     // G is symmetric: the upper triangle's products, mirrored (exactly symmetric, half the dots)
-    for (int a = 0; a < dim; ++a)
-      for (int b = a; b < dim; ++b)
-        G[a * dim + b] = G[b * dim + a] =
-            lcp ? constraint::dot_row(Jv, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv)
-                : block_pair(w.u, r + a, r + b);
+    if (lcp) {
+      for (int a = 0; a < dim; ++a)
+        for (int b = a; b < dim; ++b)
+          G[a * dim + b] = G[b * dim + a] =
+              constraint::dot_row(Jv, d, r + a, w.MinvJT + static_cast<size_t>(r + b) * nv);
+    } else {
+      block_gram(w.u, r, dim, G);
+    }
     if (kind == kCone && scaled_cone(d.contact[d.efc_id[r]])) {
       // torsional / rolling friction or anisotropic friction (ncp.h, scaled cones): the raisim
       // solvers need G^-1, the projected ones the step 1 / lambda_max(D G D)
@@ -289,7 +317,7 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
       cone_scale(d.contact[d.efc_id[r]], D);
       w.eig[6 * r] = 0;
       if (m.opt.solver == kSolverRaisim || m.opt.solver == kSolverRaisimDS) {
-        sym_inverse(dim, G, w.Ginv + 6 * r);
+        sym_factor(dim, G, w.Ginv + 6 * r);
         w.rho[r] = 0;
       } else {
         double Gz[36], ev[6], Q[36];
@@ -376,8 +404,17 @@ void warm_start(const Model& m, Data& d, Work& w) {
       for (int a = 0; a < dim; ++a) w.lam[r + a] = w.prev_lam[best + a];
     r += dim;
   }
-  for (int r = 0; r < nefc; ++r)
-    if (w.lam[r] != 0) solver::dual_axpy(w.u, r, w.lam[r], w.z);
+  for (int r = 0; r < nefc;) {
+    int dim;
+    const Kind kind = block_kind(d, r, &dim);
+    bool any = false;
+    for (int a = 0; a < dim; ++a) any = any || w.lam[r + a] != 0;
+    if (any) {
+      if (kind == kCone) block_axpy(w.u, r, dim, w.lam + r, w.z);
+      else solver::dual_axpy(w.u, r, w.lam[r], w.z);
+    }
+    r += dim;
+  }
 }
 
 void velocity_from_z(const Model& m, const Data& d, Work& w) {
