@@ -34,13 +34,20 @@ void chain_rows(const Model& m, const Data& d, const double* J, int i, int nr, c
   const int s = nr == 1 ? 1 : (nr + 1) & ~1;
   std::fill_n(y, n * s, 0.0);
   const constraint::SparseRow r0 = constraint::row_of(d, J, i);
-  for (int k = 0, p = 0; k < r0.nnz; ++k) {
-    while (pat[p] != r0.col[k]) ++p;
-    pos[k] = p;
-  }
-  for (int q = 0; q < nr; ++q) {
-    const double* v = J + d.efc_J_rowadr[i + q];
-    for (int k = 0; k < r0.nnz; ++k) y[pos[k] * s + q] = v[k];
+  if (r0.nnz == n) {  // the columns are the path (a body's dof chain)
+    for (int q = 0; q < nr; ++q) {
+      const double* v = J + d.efc_J_rowadr[i + q];
+      for (int k = 0; k < n; ++k) y[k * s + q] = v[k];
+    }
+  } else {
+    for (int k = 0, p = 0; k < r0.nnz; ++k) {
+      while (pat[p] != r0.col[k]) ++p;
+      pos[k] = p;
+    }
+    for (int q = 0; q < nr; ++q) {
+      const double* v = J + d.efc_J_rowadr[i + q];
+      for (int k = 0; k < r0.nnz; ++k) y[pos[k] * s + q] = v[k];
+    }
   }
   for (int k = n - 1; k > 0; --k) {
     const double* row = qld + m.dof_Madr[pat[k]];
@@ -97,7 +104,8 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w, const double* qld, co
       if (nr * n <= 18 * nv && top + static_cast<long long>(n) * nr <= capacity) {
         for (int q = 0; q < nr; ++q) {
           u.adr[i + q] = top + q * n;
-          std::copy_n(closure, n, u.col + top + q * n);
+          int* pat = u.col + top + q * n;
+          for (int k = 0; k < n; ++k) pat[k] = closure[k];
         }
         chain_rows(m, d, J, i, nr, closure, n, qld, sqrtinv, y, w.chain + nv, u.val + top);
         top += n * nr;
