@@ -290,13 +290,17 @@ void sym_solve_n(const double* F, const double* b, double* x) {
     return;
   }
   double y[n];
+#pragma GCC unroll 6
   for (int i = 0; i < n; ++i) {
     double s = b[i];
+#pragma GCC unroll 6
     for (int k = 0; k < i; ++k) s -= F[i * n + k] * y[k];
     y[i] = s * F[i * n + i];
   }
+#pragma GCC unroll 6
   for (int i = n - 1; i >= 0; --i) {
     double s = y[i];
+#pragma GCC unroll 6
     for (int k = i + 1; k < n; ++k) s -= F[k * n + i] * x[k];
     x[i] = s * F[i * n + i];
   }

@@ -145,6 +145,7 @@ inline void block_dot_n(const solver::DualRows& u, int r, const double* z, const
   double s[dim] = {};
   for (int k = 0; k < n; ++k) {
     const double zk = z[col[k]];
+#pragma GCC unroll 6
     for (int a = 0; a < dim; ++a) s[a] += v[a * n + k] * zk;
   }
   for (int a = 0; a < dim; ++a) c[a] = g[a] + s[a];
@@ -156,6 +157,7 @@ inline void block_axpy_n(const solver::DualRows& u, int r, const double* delta, 
   const double* v = u.val + a0;
   for (int k = 0; k < n; ++k) {
     double zk = z[col[k]];
+#pragma GCC unroll 6
     for (int a = 0; a < dim; ++a) zk += delta[a] * v[a * n + k];
     z[col[k]] = zk;
   }

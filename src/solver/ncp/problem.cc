@@ -224,8 +224,10 @@ void block_gram_n(const solver::DualRows& u, int r, double* G) {
     double x[2 * P];
     for (int a = 0; a < dim; ++a) x[a] = v[a * n + k];
     if (dim % 2) x[2 * P - 1] = 0;
+#pragma GCC unroll 6
     for (int a = 0; a < dim; ++a) {
       const Pair xa = {x[a], x[a]};
+#pragma GCC unroll 3
       for (int p = 0; p < P; ++p) S[a][p] += xa * Pair{x[2 * p], x[2 * p + 1]};
     }
   }
