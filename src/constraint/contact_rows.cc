@@ -60,9 +60,16 @@ int contact_frame_rows(const Model& m, const Data& d, const Contact& con, int nS
     const double* r = on2 ? r2 : r1;
     const double* cdof = &d.cdof[6 * dof];
     const double* f = con.frame;  // rows: normal, tangent1, tangent2
-    double t[3], jp[3];
+    // one branch per column for the sign (body 1 negated as 0 - x, which keeps +0 for a zero)
+    double t[3], jp[3], jr[3];
     cross3(t, cdof, r);
-    for (int c = 0; c < 3; ++c) jp[c] = on2 ? cdof[3 + c] + t[c] : 0 - (cdof[3 + c] + t[c]);
+    if (on2) {
+      for (int c = 0; c < 3; ++c) jp[c] = cdof[3 + c] + t[c];
+      for (int c = 0; c < 3; ++c) jr[c] = cdof[c];
+    } else {
+      for (int c = 0; c < 3; ++c) jp[c] = 0 - (cdof[3 + c] + t[c]);
+      for (int c = 0; c < 3; ++c) jr[c] = 0 - cdof[c];
+    }
     // nS is 1 (frictionless), 3 (translation) or 6 (and rotation)
     double* col = S + n;
     col[0] = f[0] * jp[0] + f[1] * jp[1] + f[2] * jp[2];
@@ -71,8 +78,6 @@ int contact_frame_rows(const Model& m, const Data& d, const Contact& con, int nS
       col[2 * nv] = f[6] * jp[0] + f[7] * jp[1] + f[8] * jp[2];
     }
     if (nS > 3) {
-      double jr[3];
-      for (int c = 0; c < 3; ++c) jr[c] = on2 ? cdof[c] : 0 - cdof[c];
       col[3 * nv] = f[0] * jr[0] + f[1] * jr[1] + f[2] * jr[2];
       col[4 * nv] = f[3] * jr[0] + f[4] * jr[1] + f[5] * jr[2];
       col[5 * nv] = f[6] * jr[0] + f[7] * jr[1] + f[8] * jr[2];
