@@ -24,13 +24,16 @@ namespace {
 // Rows i .. i+nr-1 share their columns (one contact's rows, or one row) and these lie on the path
 // from the root to the deepest one, pat[0..n) (ascending: a dof's ancestors have smaller indices),
 // so that the ancestors of pat[k] are pat[k-1], ..., pat[0], in that order. Their dual rows, over
-// pat, into val (row after row): L' y = J' on the path, with the rows side by side in y (n x s, s
+// pat, into val (row after row): L' y = J' on the path, with the rows side by side in y (n x S, S
 // = nr rounded up to even, two rows per SSE2 operation; GCC/Clang vector types, no -march), then
 // D^-1/2. Each row sees the general closure's substitution in the same order (that one skips
-// zero entries, which changes at most the sign of a zero). pos: nv ints of scratch.
-void chain_rows(const Model& m, const Data& d, const double* J, int i, int nr, const int* pat, int n,
+// zero entries, which changes at most the sign of a zero). pos: nv ints of scratch. NR = 0: nr
+// known at run time only (no unrolled loops).
+template <int NR>
+void chain_rows(const Model& m, const Data& d, const double* J, int i, int nr_, const int* pat, int n,
                 const double* qld, const double* sqrtinv, double* y, int* pos, double* val) {
   typedef double Pair __attribute__((vector_size(16), aligned(8)));
+  const int nr = NR > 0 ? NR : nr_;
   const int s = nr == 1 ? 1 : (nr + 1) & ~1;
   std::fill_n(y, n * s, 0.0);
   const constraint::SparseRow r0 = constraint::row_of(d, J, i);
@@ -49,25 +52,33 @@ void chain_rows(const Model& m, const Data& d, const double* J, int i, int nr, c
       for (int k = 0; k < r0.nnz; ++k) y[pos[k] * s + q] = v[k];
     }
   }
-  for (int k = n - 1; k > 0; --k) {
-    const double* row = qld + m.dof_Madr[pat[k]];
-    const double* yk = y + k * s;
-    if (s == 1) {
-      const double xc = yk[0];
+  if (s == 1) {
+    for (int k = n - 1; k > 0; --k) {
+      const double* row = qld + m.dof_Madr[pat[k]];
+      const double xc = y[k];
       if (xc == 0) continue;
       for (int t = 1; t <= k; ++t) y[k - t] -= row[t] * xc;
-      continue;
     }
-    for (int t = 1; t <= k; ++t) {
-      const double l = row[t];
-      double* yt = y + (k - t) * s;
-      for (int q = 0; q < s; q += 2)
-        *reinterpret_cast<Pair*>(yt + q) -= l * *reinterpret_cast<const Pair*>(yk + q);
+  } else {
+    // the pairs of row k held in registers while they move to its ancestors
+    constexpr int P = NR > 0 ? (NR + 1) / 2 : 5;
+    for (int k = n - 1; k > 0; --k) {
+      const double* row = qld + m.dof_Madr[pat[k]];
+      Pair yk[P] = {};
+#pragma GCC unroll 5
+      for (int p = 0; p < s / 2; ++p) yk[p] = *reinterpret_cast<const Pair*>(y + k * s + 2 * p);
+      for (int t = 1; t <= k; ++t) {
+        const double l = row[t];
+        double* yt = y + (k - t) * s;
+#pragma GCC unroll 5
+        for (int p = 0; p < s / 2; ++p) *reinterpret_cast<Pair*>(yt + 2 * p) -= l * yk[p];
+      }
     }
   }
   for (int k = 0; k < n; ++k) {
     const double f = sqrtinv[pat[k]];
     const double* yk = y + k * s;
+#pragma GCC unroll 6
     for (int q = 0; q < nr; ++q) val[q * n + k] = yk[q] * f;
   }
 }
@@ -107,7 +118,13 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w, const double* qld, co
           int* pat = u.col + top + q * n;
           for (int k = 0; k < n; ++k) pat[k] = closure[k];
         }
-        chain_rows(m, d, J, i, nr, closure, n, qld, sqrtinv, y, w.chain + nv, u.val + top);
+        switch (nr) {  // the common sizes with unrolled loops
+          case 1: chain_rows<1>(m, d, J, i, nr, closure, n, qld, sqrtinv, y, w.chain + nv, u.val + top); break;
+          case 3: chain_rows<3>(m, d, J, i, nr, closure, n, qld, sqrtinv, y, w.chain + nv, u.val + top); break;
+          case 4: chain_rows<4>(m, d, J, i, nr, closure, n, qld, sqrtinv, y, w.chain + nv, u.val + top); break;
+          case 6: chain_rows<6>(m, d, J, i, nr, closure, n, qld, sqrtinv, y, w.chain + nv, u.val + top); break;
+          default: chain_rows<0>(m, d, J, i, nr, closure, n, qld, sqrtinv, y, w.chain + nv, u.val + top);
+        }
         top += n * nr;
         i += nr;
         continue;
