@@ -21,6 +21,44 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w) {
 
 namespace {
 
+// L' y = b on a path pat[0..n) (below) for s right-hand sides side by side (s even, s <= 2 P),
+// the pairs of row k held in registers while they move to its ancestors (two entries per SSE2
+// operation; GCC/Clang vector types, no -march).
+template <int P>
+void path_solve(const Model& m, const int* pat, int n, const double* qld, int s, double* y) {
+  typedef double Pair __attribute__((vector_size(16), aligned(8)));
+  for (int k = n - 1; k > 0; --k) {
+    const double* row = qld + m.dof_Madr[pat[k]];
+    Pair yk[P] = {};
+#pragma GCC unroll 5
+    for (int p = 0; p < s / 2; ++p) yk[p] = *reinterpret_cast<const Pair*>(y + k * s + 2 * p);
+    for (int t = 1; t <= k; ++t) {
+      const double l = row[t];
+      double* yt = y + (k - t) * s;
+#pragma GCC unroll 5
+      for (int p = 0; p < s / 2; ++p) *reinterpret_cast<Pair*>(yt + 2 * p) -= l * yk[p];
+    }
+  }
+}
+
+// Rows i .. i+nr-1 of one non-zero each, at the successive dofs pat[n-nr], ..., pat[n-1] of one
+// path (friction loss or limits of a chain of joints): row q's dual row lies on the path's first
+// n - nr + q + 1 dofs. They are solved side by side on the whole path (the entries past a row's
+// own dof stay zero), into val one after the other. pat, y as for chain_rows.
+template <int P>
+void single_run(const Model& m, const Data& d, const double* J, int i, int nr, const int* pat, int n,
+                const double* qld, const double* sqrtinv, double* y, double* val) {
+  const int s = (nr + 1) & ~1;
+  std::fill_n(y, n * s, 0.0);
+  for (int q = 0; q < nr; ++q) y[(n - nr + q) * s + q] = J[d.efc_J_rowadr[i + q]];
+  path_solve<P>(m, pat, n, qld, s, y);
+  for (int q = 0; q < nr; ++q) {
+    const int len = n - nr + q + 1;
+    for (int k = 0; k < len; ++k) val[k] = y[k * s + q] * sqrtinv[pat[k]];
+    val += len;
+  }
+}
+
 // Rows i .. i+nr-1 share their columns (one contact's rows, or one row) and these lie on the path
 // from the root to the deepest one, pat[0..n) (ascending: a dof's ancestors have smaller indices),
 // so that the ancestors of pat[k] are pat[k-1], ..., pat[0], in that order. Their dual rows, over
@@ -32,7 +70,6 @@ namespace {
 template <int NR>
 void chain_rows(const Model& m, const Data& d, const double* J, int i, int nr_, const int* pat, int n,
                 const double* qld, const double* sqrtinv, double* y, int* pos, double* val) {
-  typedef double Pair __attribute__((vector_size(16), aligned(8)));
   const int nr = NR > 0 ? NR : nr_;
   const int s = nr == 1 ? 1 : (nr + 1) & ~1;
   std::fill_n(y, n * s, 0.0);
@@ -60,20 +97,8 @@ void chain_rows(const Model& m, const Data& d, const double* J, int i, int nr_, 
       for (int t = 1; t <= k; ++t) y[k - t] -= row[t] * xc;
     }
   } else {
-    // the pairs of row k held in registers while they move to its ancestors
     constexpr int P = NR > 0 ? (NR + 1) / 2 : 5;
-    for (int k = n - 1; k > 0; --k) {
-      const double* row = qld + m.dof_Madr[pat[k]];
-      Pair yk[P] = {};
-#pragma GCC unroll 5
-      for (int p = 0; p < s / 2; ++p) yk[p] = *reinterpret_cast<const Pair*>(y + k * s + 2 * p);
-      for (int t = 1; t <= k; ++t) {
-        const double l = row[t];
-        double* yt = y + (k - t) * s;
-#pragma GCC unroll 5
-        for (int p = 0; p < s / 2; ++p) *reinterpret_cast<Pair*>(yt + 2 * p) -= l * yk[p];
-      }
-    }
+    path_solve<P>(m, pat, n, qld, s, y);
   }
   for (int k = 0; k < n; ++k) {
     const double f = sqrtinv[pat[k]];
@@ -109,6 +134,32 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w, const double* qld, co
         while (p < n && closure[p] < r.col[k]) ++p;
         chain = p < n && closure[p] == r.col[k];
       }
+    }
+    if (chain && r.nnz == 1 && constraint::shared_rows(d, i) == 1) {
+      // a run of one-entry rows at successive dofs of one chain
+      int nr = 1;
+      while (nr < 6 && i + nr < d.nefc && d.efc_J_rownnz[i + nr] == 1 &&
+             constraint::shared_rows(d, i + nr) == 1 &&
+             m.dof_parentid[d.efc_J_colind[d.efc_J_rowadr[i + nr]]] == closure[n - 1]) {
+        closure[n++] = d.efc_J_colind[d.efc_J_rowadr[i + nr]];
+        ++nr;
+      }
+      if (nr > 1 && top + static_cast<long long>(n) * nr <= capacity) {
+        int off = top;
+        for (int q = 0; q < nr; ++q) {
+          const int len = n - nr + q + 1;
+          u.adr[i + q] = off;
+          for (int k = 0; k < len; ++k) u.col[off + k] = closure[k];
+          off += len;
+        }
+        if (nr <= 2) single_run<1>(m, d, J, i, nr, closure, n, qld, sqrtinv, y, u.val + top);
+        else if (nr <= 4) single_run<2>(m, d, J, i, nr, closure, n, qld, sqrtinv, y, u.val + top);
+        else single_run<3>(m, d, J, i, nr, closure, n, qld, sqrtinv, y, u.val + top);
+        top = off;
+        i += nr;
+        continue;
+      }
+      n -= nr - 1;  // a single row (or no room): its own path
     }
     if (chain) {
       const int nr = constraint::shared_rows(d, i);
