@@ -181,41 +181,43 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w, const double* qld, co
         continue;
       }
     }
-    u.adr[i] = top;
-    // the closure of the row's columns, sorted
+    // the closure of the row's columns, sorted (once for the rows that share them)
+    const int nr = constraint::shared_rows(d, i);
     n = 0;
     for (int k = 0; k < r.nnz; ++k)
       for (int a = r.col[k]; a >= 0 && mark[a] != i; a = m.dof_parentid[a]) {
         mark[a] = i;
         closure[n++] = a;
       }
-    // the closure of a row fits the rows' bound (constraint::nnz_bound); a row that would not fit
-    // is reported and left out of the dual problem (never expected)
-    if (top + static_cast<long long>(n) > capacity) {
-      warning(d, kWarnCnstrFull, i);
-      ++i;
-      continue;
+    std::sort(closure, closure + n);
+    for (int q = 0; q < nr; ++q, ++i) {
+      u.adr[i] = top;
+      // the closure of a row fits the rows' bound (constraint::nnz_bound); a row that would not
+      // fit is reported and left out of the dual problem (never expected)
+      if (top + static_cast<long long>(n) > capacity) {
+        warning(d, kWarnCnstrFull, i);
+        continue;
+      }
+      const constraint::SparseRow rq = constraint::row_of(d, J, i);
+      for (int k = 0; k < rq.nnz; ++k) x[rq.col[k]] = rq.val[k];
+      int* pat = u.col + top;
+      for (int k = 0; k < n; ++k) pat[k] = closure[k];
+      // L' y = J_i' from the deepest dof up (values move to ancestors), then D^-1/2
+      for (int k = n - 1; k >= 0; --k) {
+        const int c = pat[k];
+        const double xc = x[c];
+        if (xc == 0) continue;
+        const double* row = qld + m.dof_Madr[c];
+        int t = 1;
+        for (int a = m.dof_parentid[c]; a >= 0; a = m.dof_parentid[a], ++t) x[a] -= row[t] * xc;
+      }
+      double* val = u.val + top;
+      for (int k = 0; k < n; ++k) {
+        val[k] = x[pat[k]] * sqrtinv[pat[k]];
+        x[pat[k]] = 0;
+      }
+      top += n;
     }
-    for (int k = 0; k < r.nnz; ++k) x[r.col[k]] = r.val[k];
-    int* pat = u.col + top;
-    std::copy_n(closure, n, pat);
-    std::sort(pat, pat + n);
-    // L' y = J_i' from the deepest dof up (values move to ancestors), then D^-1/2
-    for (int k = n - 1; k >= 0; --k) {
-      const int c = pat[k];
-      const double xc = x[c];
-      if (xc == 0) continue;
-      const double* row = qld + m.dof_Madr[c];
-      int t = 1;
-      for (int a = m.dof_parentid[c]; a >= 0; a = m.dof_parentid[a], ++t) x[a] -= row[t] * xc;
-    }
-    double* val = u.val + top;
-    for (int k = 0; k < n; ++k) {
-      val[k] = x[pat[k]] * sqrtinv[pat[k]];
-      x[pat[k]] = 0;
-    }
-    top += n;
-    ++i;
   }
   u.adr[d.nefc] = top;
   return u;
