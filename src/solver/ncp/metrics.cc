@@ -44,10 +44,18 @@ void metrics(const Model& m, Data& d, Work& w, double h) {
   NcpStat& st = d.ncp;
   st.primal = st.dual = st.complementarity = 0;
   st.nblock = 0;
-  for (int r = 0; r < nefc; ++r) w.c[r] = w.g[r] + constraint::dot_row(Jv, d, r, w.v);
+  // c = g + J v: from the dual rows and z where the Gauss-Seidel solvers left them (c_r = g_r +
+  // u_r . z), from the columns' v for lcp
+  const bool dual = m.opt.solver != kSolverLCP;
+  if (!dual)
+    for (int r = 0; r < nefc; ++r) w.c[r] = w.g[r] + constraint::dot_row(Jv, d, r, w.v);
   for (int r = 0; r < nefc;) {
     int dim;
     const Kind kind = block_kind(d, r, &dim);
+    if (dual) {
+      if (kind == kCone) block_dot(w.u, r, dim, w.z, w.g + r, w.c + r);
+      else w.c[r] = w.g[r] + solver::dual_dot(w.u, r, w.z);
+    }
     const double* c = w.c + r;
     double ep = 0, ed = 0, ec = 0;
     if (kind == kCone && scaled_cone(d.contact[d.efc_id[r]])) {
