@@ -51,6 +51,19 @@ inline void mul3(const double* A, const double* x, double* y) {
   for (int a = 0; a < 3; ++a) y[a] = A[3 * a] * x[0] + A[3 * a + 1] * x[1] + A[3 * a + 2] * x[2];
 }
 
+// g~ = c - G lambda of a block (dim x dim; DIM = 0: dim known at run time only).
+template <int DIM>
+inline void free_velocity(const double* G, const double* lam, const double* c, double* gt, int dim_ = DIM) {
+  const int dim = DIM > 0 ? DIM : dim_;
+#pragma GCC unroll 6
+  for (int a = 0; a < dim; ++a) {
+    double Gl = 0;
+#pragma GCC unroll 6
+    for (int b = 0; b < dim; ++b) Gl += G[a * dim + b] * lam[b];
+    gt[a] = c[a] - Gl;
+  }
+}
+
 // RaiSim's update of one contact (Alg. 1, lines 2-12), with or without de Saxce's correction.
 void raisim_contact(const double* G, const double* Ginv, double mu, const double* gt,
                     const double* lam, bool desaxce, double* out) {
@@ -435,10 +448,10 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
           cone_scale(con, D);
           if (relax) {
             double gt[6];
-            for (int a = 0; a < dim; ++a) {
-              double Gl = 0;
-              for (int b = 0; b < dim; ++b) Gl += G[a * dim + b] * lam[b];
-              gt[a] = c[a] - Gl;
+            switch (dim) {
+              case 4: free_velocity<4>(G, lam, c, gt); break;
+              case 6: free_velocity<6>(G, lam, c, gt); break;
+              default: free_velocity<0>(G, lam, c, gt, dim);
             }
             raisim_scaled(dim, G, w.Ginv + 6 * r, D, w.eig + 6 * r, w.rho + r, gt, lam, desaxce, lnew);
           } else {
