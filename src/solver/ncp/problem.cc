@@ -447,7 +447,11 @@ void save_solution(const Model& m, Data& d, Work& w) {
       w.prev_type[r + a] = a == 0 ? d.efc_type[r] : -1;
       w.prev_key[r + a] = key;
       w.prev_lam[r + a] = w.lam[r + a];
-      if (contact) std::copy_n(d.contact[d.efc_id[r]].pos, 3, w.prev_pos + 3 * (r + a));
+      if (contact) {
+        const double* pos = d.contact[d.efc_id[r]].pos;
+        double* prev = w.prev_pos + 3 * (r + a);
+        prev[0] = pos[0], prev[1] = pos[1], prev[2] = pos[2];
+      }
     }
     r += dim;
   }
