@@ -47,7 +47,8 @@ namespace moreau::col {
 
 const int* broadphase(const Model& m, Data& d, int* npairs) {
   const int nb = m.nbody;
-  if (d.work.col_bound.size() < 12 * static_cast<size_t>(nb) || d.work.col_broad.size() < 12 * static_cast<size_t>(nb) + 64 ||
+  // (collision_reserve gives col_broad at least 11 * nbody + 64 entries)
+  if (d.work.col_bound.size() < 12 * static_cast<size_t>(nb) || d.work.col_broad.size() < 11 * static_cast<size_t>(nb) + 64 ||
       d.work.col_hull_adr.size() != static_cast<size_t>(m.nmesh) ||
       d.work.col_hfield_top.size() != static_cast<size_t>(m.nhfield))
     collision_reserve(m, d);
