@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
                          bytes(d.efc_J_colind);
       const size_t col = bytes(w.col_bound) + bytes(w.col_broad) + bytes(w.col_bvh_adr) +
                          bytes(w.col_bvh_node) + bytes(w.col_bvh_box) + bytes(w.col_mid) +
-                         bytes(w.col_hull_adr) + bytes(w.col_hull) + bytes(w.col_hull_start);
+                         bytes(w.col_hull_adr) + bytes(w.col_hull) + bytes(w.col_hull_start) +
+                         bytes(w.col_hfield_top);
       std::printf(
           "{\"model\": \"%s\", \"nv\": %d, \"ngeom\": %d, \"moreau_bytes\": %zu, \"mujoco222_bytes\": %zu, "
           "\"ratio\": %.4f, \"contacts\": %zu, \"efc_rows\": %zu, \"contact_bytes\": %zu, \"efc_bytes\": %zu, "

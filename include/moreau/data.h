@@ -133,7 +133,8 @@ struct NcpStat {
 // states its size rule beside its code; make_data sizes every part once, so nothing inside step,
 // forward, inverse or the derivatives allocates. The contents mean nothing between calls, except
 // the hard-contact solvers' warm start (ncp, cleared by reset_data), the mid-phase trees
-// (col_bvh_*) and the mesh hull tables (col_hull*), built once from the Model by collision_reserve.
+// (col_bvh_*), the mesh hull tables (col_hull*) and the height-field tops (col_hfield_top), built
+// once from the Model by collision_reserve.
 struct Workspace {
   // Temporaries of one dynamics stage call (rne, energy): src/dynamics/dynamics.h.
   std::vector<double> stage;
@@ -165,6 +166,8 @@ struct Workspace {
   std::vector<int> col_hull_adr;                 // nmesh: the mesh's start in col_hull, -1: no hull graph
   std::vector<double> col_hull;                  // per mesh: 3 per hull vertex (hull order), then 4 (cap)
   std::vector<int> col_hull_start;               // kHullCells per mesh: start vertex per direction cell
+  // Height fields (src/collision/collide_hfield.cc), built by collision_reserve.
+  std::vector<double> col_hfield_top;            // nhfield: highest elevation (+inf: not finite)
 };
 
 struct Data {

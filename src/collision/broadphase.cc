@@ -18,6 +18,7 @@
 #include "collision/filter.h"
 #include "collision/hull.h"
 #include "collision/midphase.h"
+#include "collision/narrowphase.h"
 #include "engine/checks.h"
 #include "moreau/collision.h"
 
@@ -37,6 +38,7 @@ void collision_reserve(const Model& m, Data& d) {
   if (d.work.col_broad.size() < need) d.work.col_broad.resize(need);
   if (d.work.col_bvh_adr.size() != nb) col::midphase_build(m, d);
   if (d.work.col_hull_adr.size() != static_cast<size_t>(m.nmesh)) col::hull_build(m, d);
+  if (d.work.col_hfield_top.size() != static_cast<size_t>(m.nhfield)) col::hfield_top_build(m, d);
 }
 
 }  // namespace moreau
@@ -45,8 +47,10 @@ namespace moreau::col {
 
 const int* broadphase(const Model& m, Data& d, int* npairs) {
   const int nb = m.nbody;
-  if (d.work.col_bound.size() < 12 * static_cast<size_t>(nb) || d.work.col_broad.size() < 12 * static_cast<size_t>(nb) + 64 ||
-      d.work.col_hull_adr.size() != static_cast<size_t>(m.nmesh))
+  // (collision_reserve gives col_broad at least 11 * nbody + 64 entries)
+  if (d.work.col_bound.size() < 12 * static_cast<size_t>(nb) || d.work.col_broad.size() < 11 * static_cast<size_t>(nb) + 64 ||
+      d.work.col_hull_adr.size() != static_cast<size_t>(m.nmesh) ||
+      d.work.col_hfield_top.size() != static_cast<size_t>(m.nhfield))
     collision_reserve(m, d);
   const bool override_margin = m.opt.enableflags & kEnblOverride;
   constexpr double kInf = std::numeric_limits<double>::infinity();

@@ -20,6 +20,7 @@
 //     convex pairs (fix_normal).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "collision/convex.h"
 #include "collision/narrowphase.h"
@@ -42,6 +43,16 @@ int hfield_convex(const Model& m, const Data& d, int g1, int g2, double margin, 
   math::mulmatTmat3(lmat, hmat, o2.mat);
   o2.pos = lpos;
   o2.mat = lmat;
+
+  // A primitive lies within geom_rbound of its centre: when its lowest possible point is above the
+  // field's highest prism top (elevation plus margin), every prism is skipped below, and there is
+  // no contact. The bound is loosened by far more than the rounding of the support points.
+  const int t2 = m.geom_type[g2];
+  if (static_cast<size_t>(id) < d.work.col_hfield_top.size() && t2 >= kGeomSphere &&
+      t2 <= kGeomBox) {
+    const double low = lpos[2] - m.geom_rbound[g2] * (1 + 1e-9) - 1e-9 * (1 + std::fabs(lpos[2]));
+    if (d.work.col_hfield_top[id] + margin < low) return 0;
+  }
 
   // the geom's axis-aligned box in the field's frame (its support points without the margin);
   // the cells it covers, row by row
@@ -112,6 +123,21 @@ int hfield_convex(const Model& m, const Data& d, int g1, int g2, double margin, 
     }
   }
   return n;
+}
+
+void hfield_top_build(const Model& m, Data& d) {
+  d.work.col_hfield_top.assign(m.nhfield, 0);
+  for (int id = 0; id < m.nhfield; ++id) {
+    const float* data = &m.hfield_data[m.hfield_adr[id]];
+    const double sz = m.hfield_size[4 * id + 2];
+    double top = -std::numeric_limits<double>::infinity();
+    for (int i = 0, n = m.hfield_nrow[id] * m.hfield_ncol[id]; i < n; ++i) {
+      const double z = data[i] * sz;  // as the prism corners compute it
+      top = std::isfinite(z) ? std::max(top, z) : std::numeric_limits<double>::infinity();
+      if (top == std::numeric_limits<double>::infinity()) break;
+    }
+    d.work.col_hfield_top[id] = top;
+  }
 }
 
 }  // namespace moreau::col

@@ -125,14 +125,20 @@ class Collector {
       : m_(m), d_(d), t_(t), cap_(static_cast<int>(d.contact.size())) {}
   bool full() const { return full_; }
 
-  // Narrow phase of geoms g1, g2 with parameters p (g1, g2 are ordered by type here).
-  void collide(int g1, int g2, const Params& p) {
+  // Narrow phase of geoms g1, g2 with contact margin `margin`: the contact points go to buf_ and
+  // their number is returned; g1, g2 come back ordered by type, as the contacts record them.
+  int narrow(int& g1, int& g2, double margin) {
     if (m_.geom_type[g1] > m_.geom_type[g2]) std::swap(g1, g2);
     const int t1 = m_.geom_type[g1], t2 = m_.geom_type[g2];
     const CollisionFunction fn = t_.fn[t1][t2];
-    if (!fn) return;
-    if (!bounds_overlap(m_, d_, g1, g2, p.margin)) return;
-    const int n = fn(m_, d_, g1, g2, p.margin, buf_, t_.user[t1][t2]);
+    if (!fn) return 0;
+    if (!bounds_overlap(m_, d_, g1, g2, margin)) return 0;
+    return fn(m_, d_, g1, g2, margin, buf_, t_.user[t1][t2]);
+  }
+
+  // Appends the n contact points of buf_ as contacts of geoms g1, g2 (ordered by type) with
+  // parameters p.
+  void add(int g1, int g2, int n, const Params& p) {
     for (int i = 0; i < n; ++i) {
       if (d_.ncon >= cap_) {
         warning(d_, kWarnContactFull, d_.ncon);
@@ -156,6 +162,12 @@ class Collector {
       c.exclude = 0;
       c.efc_address = -1;
     }
+  }
+
+  // Narrow phase of geoms g1, g2 with parameters p.
+  void collide(int g1, int g2, const Params& p) {
+    const int n = narrow(g1, g2, p.margin);
+    if (n) add(g1, g2, n, p);
   }
 
  private:
@@ -219,6 +231,7 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
   Collector col(m, d, table);
   Params p;
   const int mode = m.opt.collision;
+  const bool override_margin = m.opt.enableflags & kEnblOverride;
 
   // Explicit pairs are merged into the sequence of candidate body pairs by body-pair signature
   // (pairs first on equal signatures), so that the contacts of one body pair stay contiguous; with
@@ -262,8 +275,14 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
             continue;
           if (use_pairs && m.npair && is_explicit_pair(m, g1, g2)) continue;
           if (d.contact_filter && d.contact_filter(m, d, g1, g2)) continue;
-          mix_params(m, g1, g2, p);
-          col.collide(g1, g2, p);
+          // the margin decides the narrow phase; the other parameters matter only for contacts
+          const double margin =
+              override_margin ? m.opt.o_margin : std::max(m.geom_margin[g1], m.geom_margin[g2]);
+          int c1 = g1, c2 = g2;
+          const int n = col.narrow(c1, c2, margin);
+          if (!n) continue;
+          mix_params(m, g1, g2, p);  // in the pair's order: the solmix weights are not symmetric
+          col.add(c1, c2, n, p);
         }
       }
     }

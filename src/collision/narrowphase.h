@@ -78,4 +78,9 @@ MOREAU_COLLIDE(plane_mesh);     // collide_mesh.cc
 MOREAU_COLLIDE(hfield_convex);  // height field against the convex types (collide_hfield.cc)
 #undef MOREAU_COLLIDE
 
+// Fills d.work.col_hfield_top: per height field, the highest corner elevation (data times size_z,
+// as the prisms compute it), +inf where an elevation is not finite (hfield_convex then tests every
+// prism under the geom).
+void hfield_top_build(const Model& m, Data& d);
+
 }  // namespace moreau::col

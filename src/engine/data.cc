@@ -76,7 +76,7 @@ void for_each_array(D& d, F&& f) {
                   &d.efc_frictionloss, &d.efc_diagApprox, &d.efc_KBIP, &d.efc_D, &d.efc_R, &d.efc_vel,
                   &d.efc_aref, &d.efc_b, &d.efc_force, &d.efc_state_d, &d.efc_AR, &d.work.stage,
                   &d.work.integrator, &d.work.deriv, &d.work.fd, &d.work.efc, &d.work.ncp, &d.work.col_bound,
-                  &d.work.col_bvh_box, &d.work.col_hull})
+                  &d.work.col_bvh_box, &d.work.col_hull, &d.work.col_hfield_top})
     f(*v);
   for (auto* v : {&d.ten_J_span, &d.ten_wrapadr, &d.ten_wrapnum, &d.wrap_obj, &d.actuator_moment_span,
                   &d.efc_type, &d.efc_id, &d.efc_state, &d.efc_J_rownnz, &d.efc_J_rowadr, &d.efc_J_colind, &d.efc_AR_rownnz,
