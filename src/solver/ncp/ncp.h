@@ -89,8 +89,8 @@ struct Work {
   double* eig;     // 6 cap: scaled cones, raisim: the sliding problem's data (6*r0; sliding_data)
   double* rho;     // cap: step of the projected updates: 1/lambda_max(block); raisim solvers on a
                    // scaled cone: the multiplier nu of the block's last sliding solve (cone.cc)
-  double* lo;      // cap: first dof where column Mt^-1 J_r' is non-zero
-  double* hi;      // cap: one past the last
+  double* lo;      // cap: lcp: first dof where column Mt^-1 J_r' is non-zero
+  double* hi;      // cap: lcp: one past the last
   // the previous step's solution, for the warm start (row by row: impulse, type, key, contact point)
   double* prev_lam;   // cap
   double* prev_type;  // cap

@@ -1,6 +1,7 @@
 // The discrete-time contact problem of the hard-contact solvers (ncp.h): work space, the free
-// velocity, the columns Mt^-1 J' (solves with the tree-sparse L'DL factor, never a dense inverse),
-// the diagonal blocks of the Delassus matrix and the shifted free velocity g.
+// velocity, the rows in dual form (Gauss-Seidel solvers) or the columns Mt^-1 J' (lcp), both from
+// the tree-sparse L'DL factor (never a dense inverse), the diagonal blocks of the Delassus matrix
+// and the shifted free velocity g.
 #include <algorithm>
 #include <cmath>
 
