@@ -239,11 +239,15 @@ double dual_pair(const DualRows& u, int i, int j) {
 }
 
 void dual_to_acc(const Model& m, const Data& d, double* x) {
+  dual_to_acc(m, d.qLD.data(), d.qLDiagSqrtInv.data(), x);
+}
+
+void dual_to_acc(const Model& m, const double* qld, const double* sqrtinv, double* x) {
   const int nv = m.nv;
-  for (int k = 0; k < nv; ++k) x[k] *= d.qLDiagSqrtInv[k];
+  for (int k = 0; k < nv; ++k) x[k] *= sqrtinv[k];
   // L x = y from the root to the leaves (the last stage of solve_m)
   for (int k = 0; k < nv; ++k) {
-    const double* row = d.qLD.data() + m.dof_Madr[k];
+    const double* row = qld + m.dof_Madr[k];
     double s = 0;
     int t = 1;
     for (int a = m.dof_parentid[k]; a >= 0; a = m.dof_parentid[a], ++t) s += row[t] * x[a];

@@ -137,6 +137,8 @@ inline void dual_axpy(const DualRows& u, int i, double a, double* x) {
 }
 // x <- L^-1 D^-1/2 x: from w = sum_i u_i f_i to M^-1 J' f.
 void dual_to_acc(const Model& m, const Data& d, double* x);
+// The same with another factor of the same pattern (as dual_rows).
+void dual_to_acc(const Model& m, const double* qld, const double* sqrtinv, double* x);
 // End of a dual solver, from x = sum_i u_i f_i (overwritten): efc_state from efc_force,
 // qacc = qacc_smooth + M^-1 J' f, qfrc_constraint = J' f.
 void dual_finish(const Model& m, Data& d, double* x);

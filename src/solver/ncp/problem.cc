@@ -421,19 +421,9 @@ void warm_start(const Model& m, Data& d, Work& w) {
 }
 
 void velocity_from_z(const Model& m, const Data& d, Work& w) {
-  const int nv = m.nv;
-  const double* qld = w.damped ? d.qH.data() : d.qLD.data();
-  const double* dsi = w.damped ? w.dsi : d.qLDiagSqrtInv.data();
-  double* x = w.v;
-  for (int k = 0; k < nv; ++k) x[k] = w.z[k] * dsi[k];
-  // L x = y from the root to the leaves
-  for (int k = 0; k < nv; ++k) {
-    const double* row = qld + m.dof_Madr[k];
-    double s = 0;
-    int t = 1;
-    for (int a = m.dof_parentid[k]; a >= 0; a = m.dof_parentid[a], ++t) s += row[t] * x[a];
-    x[k] -= s;
-  }
+  std::copy_n(w.z, m.nv, w.v);
+  if (w.damped) solver::dual_to_acc(m, d.qH.data(), w.dsi, w.v);
+  else solver::dual_to_acc(m, d, w.v);
 }
 
 void save_solution(const Model& m, Data& d, Work& w) {
