@@ -129,10 +129,12 @@ double dual_pair(const DualRows& u, int i, int j);
 // u_i . x and x += a u_i (x: nv)
 inline double dual_dot(const DualRows& u, int i, const double* x) {
   double s = 0;
+#pragma GCC unroll 4
   for (int k = u.adr[i], e = u.adr[i + 1]; k < e; ++k) s += u.val[k] * x[u.col[k]];
   return s;
 }
 inline void dual_axpy(const DualRows& u, int i, double a, double* x) {
+#pragma GCC unroll 4
   for (int k = u.adr[i], e = u.adr[i + 1]; k < e; ++k) x[u.col[k]] += a * u.val[k];
 }
 // x <- L^-1 D^-1/2 x: from w = sum_i u_i f_i to M^-1 J' f.
