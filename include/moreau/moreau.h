@@ -169,6 +169,11 @@ bool is_sparse(const Model& m);
 
 // Whether `solver` (Option::solver) is one of the hard-contact solvers.
 bool is_hard_contact_solver(int solver);
+// With a hard-contact solver, a contact is detected, and makes rows, up to this distance beyond its
+// margin (m). Such a row's reference shift phi/h lets the gap close and no further, so it exerts a
+// force only when the step would close the gap; it keeps a resting contact, whose distance these
+// solvers' stabilization drives to zero, from vanishing when round-off puts it above zero.
+inline constexpr double kHardContactBand = 1e-9;
 // The MJCF / command-line name of a solver ("Newton", "raisim-ds", ...).
 const char* solver_name(int solver);
 // Impulsive collision with restitution (Underactuated Robotics, "Impulsive collisions"): replaces

@@ -122,12 +122,15 @@ bool bounds_overlap(const Model& m, const Data& d, int g1, int g2, double margin
 class Collector {
  public:
   Collector(const Model& m, Data& d, const CollisionTable& t)
-      : m_(m), d_(d), t_(t), cap_(static_cast<int>(d.contact.size())) {}
+      : m_(m), d_(d), t_(t), cap_(static_cast<int>(d.contact.size())),
+        band_(is_hard_contact_solver(m.opt.solver) ? kHardContactBand : 0) {}
   bool full() const { return full_; }
 
-  // Narrow phase of geoms g1, g2 with contact margin `margin`: the contact points go to buf_ and
-  // their number is returned; g1, g2 come back ordered by type, as the contacts record them.
+  // Narrow phase of geoms g1, g2 with contact margin `margin` (plus the hard-contact solvers'
+  // band, moreau.h): the contact points go to buf_ and their number is returned; g1, g2 come back
+  // ordered by type, as the contacts record them.
   int narrow(int& g1, int& g2, double margin) {
+    margin += band_;
     if (m_.geom_type[g1] > m_.geom_type[g2]) std::swap(g1, g2);
     const int t1 = m_.geom_type[g1], t2 = m_.geom_type[g2];
     const CollisionFunction fn = t_.fn[t1][t2];
@@ -175,6 +178,7 @@ class Collector {
   Data& d_;
   const CollisionTable& t_;
   const int cap_;
+  const double band_;
   bool full_ = false;
   ContactPoint buf_[kMaxContactsPerPair];
 };

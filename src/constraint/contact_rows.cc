@@ -98,12 +98,13 @@ void contact_rows(const Model& m, Data& d) {
   double* S = w.jac;                 // 6 rows in the contact frame
   double* edge = w.jac + 6 * m.nv;  // a pyramidal edge
   int* cols = w.chain + 2 * m.nv;
+  const double band = is_hard_contact_solver(m.opt.solver) ? kHardContactBand : 0;  // moreau.h
   for (int c = 0; c < d.ncon; ++c) {
     Contact& con = d.contact[c];
     // A contact in the gap (margin - gap <= dist < margin) stays in the contact list but makes no
     // rows: "include in the solver if dist < margin - gap". It is marked exclude = 1, as 2.2.2 does
     // (adhesion actuators count these contacts).
-    if (con.exclude == 0 && con.dist >= con.includemargin) con.exclude = 1;
+    if (con.exclude == 0 && con.dist >= con.includemargin + band) con.exclude = 1;
     if (con.exclude) continue;
     const int dim = con.dim;
     const int nrow = dim == 1 ? 1 : elliptic ? dim : 2 * (dim - 1);
