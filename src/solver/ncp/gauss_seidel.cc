@@ -34,8 +34,11 @@
 // did not converge a face step (face_step below: Newton steps on q over the face of the active
 // set, with the bounds met on the way) jumps to where the crawl ends. Where it does not apply and
 // two successive sweeps change lambda in nearly the same direction (cosine > kDriftCos), one exact
-// line search on q along the last change does (drift extrapolation). The sweeps then go on, and
-// the stopping test is unchanged: the steps only shorten the way to the same fixed points.
+// line search on q along the last change does (drift extrapolation). Where a contact slides, the
+// sweeps are no descent on q, but the same crawl continues at a nearly constant rate, and
+// extrapolating its geometric series (slide_extrapolate) shortens it; the next sweep undoes that
+// step if it moves lambda more than the sweep before it. The sweeps then go on, and the stopping
+// test is unchanged: the steps only shorten the way to the same fixed points.
 // Stopping test: max |delta lambda| <= tolerance * max |lambda| over a sweep (a relative criterion,
 // as RaiSim's), or opt.iterations sweeps.
 #include <algorithm>
@@ -208,6 +211,67 @@ bool extrapolate(const Model& m, const Data& d, Work& w, const double* dl, const
   const double t = feasible_step(d, w, dl, s2 > 0 ? std::min(-s1 / s2, kDriftMaxStep) : kDriftMaxStep);
   if (!(t > 1)) return false;
   for (int r = 0; r < d.nefc; ++r) w.lam[r] += t * dl[r];
+  for (int k = 0; k < m.nv; ++k) w.z[k] += t * dz[k];
+  return true;
+}
+
+
+// Whether a contact block's impulse l lies on its cone's boundary (sliding) and pushes.
+bool on_boundary(const Contact& con, int dim, const double* l) {
+  return l[0] > 0 && !inside_cone(con, dim, l);
+}
+
+// Sliding drift extrapolation (raisim solvers), after a sweep in which a contact slid: the sweeps
+// are then no descent on q, so neither the face step nor the line search on q applies, but a
+// hyperstatic stance still crawls along one direction of internal forces (the feet's normal
+// impulses, diagonal pairs against each other), each sweep changing lambda by nearly the same dl,
+// a fixed fraction rho < 1 of the last (linear convergence at a rate near 1). The remaining changes
+// sum to t dl with t = rho / (1 - rho) (Aitken's extrapolation of the geometric series), so the
+// step is lambda += t dl, z += t dz, t cut where a block not on its cone's boundary would leave
+// its set (block_step) and where a sliding contact's normal impulse would vanish; a sliding
+// contact's tangential impulses are then scaled back onto its cone's boundary (its normal impulse
+// kept), z corrected by the same change. lambda and z before the step are kept in w.dprev and w.v:
+// where the next sweep changes lambda more than the sweep before the step, the step is undone
+// (gauss_seidel). False (nothing changed) unless t > 1.
+bool slide_extrapolate(const Model& m, const Data& d, Work& w, const double* dl, const double* dz, double t) {
+  const int nefc = d.nefc;
+  for (int r = 0; r < nefc && t > 1;) {
+    int dim;
+    const Kind kind = block_kind(d, r, &dim);
+    const double* l = w.lam + r;
+    if (kind == kCone && on_boundary(d.contact[d.efc_id[r]], dim, l)) {
+      if (dl[r] < 0) t = std::min(t, -0.99 * l[0] / dl[r]);
+    } else {
+      t = block_step(d, w, r, kind, dim, l, dl + r, t);
+    }
+    r += dim;
+  }
+  if (!(t > 1)) return false;
+  std::copy_n(w.lam, nefc, w.dprev);
+  std::copy_n(w.z, m.nv, w.v);
+  for (int r = 0; r < nefc;) {
+    int dim;
+    const Kind kind = block_kind(d, r, &dim);
+    double* l = w.lam + r;
+    const bool sliding = kind == kCone && on_boundary(d.contact[d.efc_id[r]], dim, l);
+    for (int a = 0; a < dim; ++a) l[a] += t * dl[r + a];
+    if (sliding) {
+      double D[6], e = 0, delta[6] = {0, 0, 0, 0, 0, 0};
+      cone_scale(d.contact[d.efc_id[r]], D);
+      for (int a = 1; a < dim; ++a)
+        if (D[a] > 0) e += (l[a] / D[a]) * (l[a] / D[a]);
+      e = std::sqrt(e);
+      if (e > 0) {
+        const double s = l[0] / e;
+        for (int a = 1; a < dim; ++a) {
+          delta[a] = (s - 1) * l[a];
+          l[a] *= s;
+        }
+        block_axpy(w.u, r, dim, delta, w.z);
+      }
+    }
+    r += dim;
+  }
   for (int k = 0; k < m.nv; ++k) w.z[k] += t * dz[k];
   return true;
 }
@@ -424,7 +488,9 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
   // change; w.tmp z at the start, then its change; w.dprev the previous sweep's change
   const bool accelerate = relax;
   bool have_prev = false;
-  int faces = 0;  // face steps tried
+  int faces = 0;          // face steps tried
+  bool slides = true;     // sliding extrapolation allowed (until one is undone)
+  double undo_above = -1; // after a sliding extrapolation: the change that undoes it
   double* L0 = w.c;
   if (accelerate) {
     std::copy_n(w.lam, nefc, L0);
@@ -511,6 +577,20 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
       r += dim;
     }
     ++iter;
+    if (undo_above >= 0) {
+      if (dmax > undo_above) {  // the sliding extrapolation did not shorten the way: undone
+        std::copy_n(w.dprev, nefc, w.lam);
+        std::copy_n(w.v, nv, w.z);
+        slides = false;
+        if (accelerate) {
+          std::copy_n(w.lam, nefc, L0);
+          std::copy_n(w.z, nv, w.tmp);
+        }
+        undo_above = -1;
+        continue;
+      }
+      undo_above = -1;
+    }
     d.ncp.change = lmax > 0 ? dmax / lmax : 0;
     if (d.ncp.change <= m.opt.tolerance) break;
     if (accelerate) {
@@ -525,10 +605,16 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
       }
       for (int k = 0; k < nv; ++k) w.tmp[k] = w.z[k] - w.tmp[k];
       const bool drift = stick && have_prev && dp > kDriftCos * std::sqrt(dd * pp);
+      // a sliding sweep's rate: its change over the previous one's (the same direction, shorter)
+      const bool slide = !stick && slides && have_prev && dd < pp && dp > kSlideCos * std::sqrt(dd * pp);
+      const double rho = slide ? std::sqrt(dd / pp) : 0;
       if (stick && faces < kFaceSteps && face_step(m, d, w, faces++ == 0)) {
         have_prev = false;
       } else if (drift && extrapolate(m, d, w, L0, w.tmp)) {
         have_prev = false;
+      } else if (slide && slide_extrapolate(m, d, w, L0, w.tmp, std::min(rho / (1 - rho), kDriftMaxStep))) {
+        have_prev = false;
+        undo_above = dmax;
       } else {
         std::copy_n(L0, nefc, w.dprev);
         have_prev = true;

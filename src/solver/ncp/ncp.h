@@ -46,6 +46,7 @@ inline constexpr double kAlphaMin = 0.7;    // alpha_min of Alg. 1 (line 15)
 inline constexpr double kGammaRelax = 0.99; // gamma of Alg. 1 (line 15)
 inline constexpr double kDriftCos = 0.9;     // raisim solvers' drift: least cosine of two sweeps' changes
 inline constexpr double kDriftMaxStep = 1e4; // longest drift extrapolation, in sweeps' changes
+inline constexpr double kSlideCos = 0.99;    // sliding drift: least cosine of two sweeps' changes
 inline constexpr int kFaceMaxRows = 64;      // raisim solvers' face step: most free rows it solves for
 inline constexpr double kFaceReg = 1e-10;    // its regularization, relative to the largest diagonal entry
 inline constexpr int kFacePasses = 8;        // its most Newton solves (a bound reached ends each one)
