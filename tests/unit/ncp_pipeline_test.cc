@@ -147,3 +147,45 @@ TEST(NcpPipeline, ContactMetricsAgreeWithTheSolver) {
   EXPECT_NEAR(d.ncp.complementarity, own.complementarity, 1e-9 * 10);
   EXPECT_EQ(d.ncp.nblock, own.nblock);
 }
+
+// A sphere 0.5e-9 m above the plane (within kHardContactBand): the hard-contact solvers see the
+// contact, stop the falling sphere exactly at contact in one step (its free fall would take it
+// 3.9e-5 m into the plane: no penetration, so no Baumgarte recovery after it) and leave a rising
+// sphere free (the row exists, its force is zero); Newton's soft model sees no contact there. The
+// sphere stays at its radius within 1e-10 m over 50 steps: the iterative solvers stop at a relative
+// change of opt.tolerance (ncp-pgs leaves ~2e-12 m), far below the 3.9e-5 m of a missed contact.
+TEST(NcpPipeline, ContactsWithinTheBandHaveRowsThatOnlyStopPenetration) {
+  const double r = 0.1, z0 = r + 0.5e-9;
+  for (int solver : {moreau::kSolverRaisim, moreau::kSolverRaisimDS, moreau::kSolverNcpPGS, moreau::kSolverCCP,
+                     moreau::kSolverLCP, moreau::kSolverNewton}) {
+    SCOPED_TRACE(moreau::solver_name(solver));
+    moreau::Model m = moreau::load_model_from_string(with_option("timestep=\"0.002\""));
+    m.opt.solver = solver;
+    moreau::Data d = moreau::make_data(m);
+    const bool hard = moreau::is_hard_contact_solver(solver);
+    // falling from rest
+    d.qpos[2] = z0;
+    moreau::step(m, d);
+    EXPECT_EQ(d.ncon, hard ? 1 : 0);
+    if (hard) {
+      EXPECT_NEAR(d.qpos[2], r, 1e-10);
+      for (int i = 0; i < 50; ++i) {
+        moreau::step(m, d);
+        ASSERT_EQ(d.ncon, 1) << "step " << i;
+        EXPECT_NEAR(d.qpos[2], r, 1e-10);
+      }
+    } else {
+      EXPECT_LT(d.qpos[2], r - 1e-5);  // no contact before the step: it falls into the plane
+    }
+    // rising: the row is there, its force is zero
+    moreau::reset_data(m, d);
+    d.qpos[2] = z0;
+    d.qvel[2] = 1;
+    moreau::forward(m, d);
+    EXPECT_EQ(d.ncon, hard ? 1 : 0);
+    if (hard) {
+      ASSERT_EQ(d.nefc, 3);
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(d.efc_force[k], 0);
+    }
+  }
+}
