@@ -9,8 +9,8 @@
 //   v_f = v + h Mt^-1 qfrc_smooth (the free velocity),
 //   c   = J v+ + s = G lambda + g,  G = J Mt^-1 J' (the Delassus matrix), g = J v_f + s,
 // where s is the reference-velocity shift of each row (c* = -s in eq. (3)):
-//   contact normal and limit rows (phi = efc_pos, the signed distance; the MJCF margin only decides
-//     when a row exists): s = phi/h if phi >= 0 (the row may close the gap, no more: the exact
+//   contact normal and limit rows (phi = efc_pos, the signed distance; the MJCF margin, plus
+//     kHardContactBand for contacts (moreau.h), only decides when a row exists): s = phi/h if phi >= 0 (the row may close the gap, no more: the exact
 //     time-stepping constraint phi + h c_N >= 0 of the Underactuated chapter), s = phi/tau if phi < 0
 //     (first-order Baumgarte stabilization of the penetration, the velocity-level form
 //     dh/dt = -alpha h of the Underactuated chapter with alpha = 1/tau);
