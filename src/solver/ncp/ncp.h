@@ -198,7 +198,9 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
 double shift(const Model& m, const Data& d, int i, Kind kind, int k, double h);
 // Warm start of the Gauss-Seidel solvers (unless the warmstart flag is disabled): each block takes
 // the impulse of the previous step's block of the same type and object (contacts: same geom pair,
-// nearest contact point among the previous blocks within 16 rows); z = sum u_r lambda_r to match.
+// nearest contact point among the previous blocks within 16 rows; other rows: the nearest such row
+// within 16, so that the rows of a multi-row equality each find their own); z = sum u_r lambda_r
+// to match.
 // save_solution keeps this step's solution for the next.
 void warm_start(const Model& m, Data& d, Work& w);
 // w.v = Mt^-1 J' lambda = L^-1 D^-1/2 w.z (the Gauss-Seidel solvers' velocity change).

@@ -389,19 +389,24 @@ void warm_start(const Model& m, Data& d, Work& w) {
     const bool contact = d.efc_type[r] >= kCnstrContactFrictionless;
     const double* pos = contact ? d.contact[d.efc_id[r]].pos : nullptr;
     int best = -1;
-    double best_dist = 0;
-    for (int q = std::max(0, r - kWindow); q < std::min(nprev, r + kWindow + 1); ++q) {
-      if (w.prev_type[q] != type || w.prev_key[q] != key) continue;
-      double dist = 0;
-      if (contact) {
+    if (contact) {  // the nearest contact point of the same geom pair in the window
+      double best_dist = 0;
+      for (int q = std::max(0, r - kWindow); q < std::min(nprev, r + kWindow + 1); ++q) {
+        if (w.prev_type[q] != type || w.prev_key[q] != key) continue;
         const double* p = w.prev_pos + 3 * q;
-        dist = (p[0] - pos[0]) * (p[0] - pos[0]) + (p[1] - pos[1]) * (p[1] - pos[1]) + (p[2] - pos[2]) * (p[2] - pos[2]);
+        const double dist = (p[0] - pos[0]) * (p[0] - pos[0]) + (p[1] - pos[1]) * (p[1] - pos[1]) + (p[2] - pos[2]) * (p[2] - pos[2]);
+        if (best < 0 || dist < best_dist) {
+          best = q;
+          best_dist = dist;
+        }
       }
-      if (best < 0 || dist < best_dist) {
-        best = q;
-        best_dist = dist;
-      }
-      if (!contact) break;
+    } else {  // the nearest row of the same type and object: the same place first, then outwards
+      for (int k = 0; k <= kWindow && best < 0; ++k)
+        for (int q : {r - k, r + k}) {
+          if (q < 0 || q >= nprev || w.prev_type[q] != type || w.prev_key[q] != key) continue;
+          best = q;
+          break;
+        }
     }
     if (best >= 0 && best + dim <= nprev)
       for (int a = 0; a < dim; ++a) w.lam[r + a] = w.prev_lam[best + a];
