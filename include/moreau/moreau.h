@@ -174,6 +174,8 @@ bool is_hard_contact_solver(int solver);
 // force only when the step would close the gap; it keeps a resting contact, whose distance these
 // solvers' stabilization drives to zero, from vanishing when round-off puts it above zero.
 inline constexpr double kHardContactBand = 1e-9;
+// That band for a solver: kHardContactBand for the hard-contact solvers, 0 for the others.
+inline double contact_band(int solver) { return is_hard_contact_solver(solver) ? kHardContactBand : 0; }
 // The MJCF / command-line name of a solver ("Newton", "raisim-ds", ...).
 const char* solver_name(int solver);
 // Impulsive collision with restitution (Underactuated Robotics, "Impulsive collisions"): replaces

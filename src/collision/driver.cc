@@ -123,7 +123,7 @@ class Collector {
  public:
   Collector(const Model& m, Data& d, const CollisionTable& t)
       : m_(m), d_(d), t_(t), cap_(static_cast<int>(d.contact.size())),
-        band_(is_hard_contact_solver(m.opt.solver) ? kHardContactBand : 0) {}
+        band_(contact_band(m.opt.solver)) {}
   bool full() const { return full_; }
 
   // Narrow phase of geoms g1, g2 with contact margin `margin` (plus the hard-contact solvers'

@@ -98,7 +98,7 @@ void contact_rows(const Model& m, Data& d) {
   double* S = w.jac;                 // 6 rows in the contact frame
   double* edge = w.jac + 6 * m.nv;  // a pyramidal edge
   int* cols = w.chain + 2 * m.nv;
-  const double band = is_hard_contact_solver(m.opt.solver) ? kHardContactBand : 0;  // moreau.h
+  const double band = contact_band(m.opt.solver);  // moreau.h
   for (int c = 0; c < d.ncon; ++c) {
     Contact& con = d.contact[c];
     // A contact in the gap (margin - gap <= dist < margin) stays in the contact list but makes no

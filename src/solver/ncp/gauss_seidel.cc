@@ -127,15 +127,21 @@ inline double dot_range(const double* x, const double* y, int lo, int hi) {
 }
 
 // Whether the impulse l of a contact block lies strictly inside its cone (a sticking contact).
-bool inside_cone(const Contact& con, int dim, const double* l) {
+// The scaled tangential norm ||(l_j / mu_j)_j>0|| of a contact block's impulse l (its cone's
+// radius at l), infinite where a component with mu_j = 0 is non-zero.
+double cone_radius(const Contact& con, int dim, const double* l) {
   double D[6];
   cone_scale(con, D);
   double t = 0;
   for (int a = 1; a < dim; ++a) {
     if (D[a] > 0) t += (l[a] / D[a]) * (l[a] / D[a]);
-    else if (l[a] != 0) return false;
+    else if (l[a] != 0) return HUGE_VAL;
   }
-  return std::sqrt(t) < (1 - 1e-9) * l[0];
+  return std::sqrt(t);
+}
+
+bool inside_cone(const Contact& con, int dim, const double* l) {
+  return cone_radius(con, dim, l) < (1 - 1e-9) * l[0];
 }
 
 // Largest t' in [0, t] with l + t' e feasible for the block of kind and size dim at row r
@@ -255,20 +261,15 @@ bool slide_extrapolate(const Model& m, const Data& d, Work& w, const double* dl,
     double* l = w.lam + r;
     const bool sliding = kind == kCone && on_boundary(d.contact[d.efc_id[r]], dim, l);
     for (int a = 0; a < dim; ++a) l[a] += t * dl[r + a];
-    if (sliding) {
-      double D[6], e = 0, delta[6] = {0, 0, 0, 0, 0, 0};
-      cone_scale(d.contact[d.efc_id[r]], D);
-      for (int a = 1; a < dim; ++a)
-        if (D[a] > 0) e += (l[a] / D[a]) * (l[a] / D[a]);
-      e = std::sqrt(e);
-      if (e > 0) {
-        const double s = l[0] / e;
-        for (int a = 1; a < dim; ++a) {
-          delta[a] = (s - 1) * l[a];
-          l[a] *= s;
-        }
-        block_axpy(w.u, r, dim, delta, w.z);
+    const double e = sliding ? cone_radius(d.contact[d.efc_id[r]], dim, l) : 0;
+    if (e > 0 && std::isfinite(e)) {  // back onto the boundary, the normal impulse kept
+      const double s = l[0] / e;
+      double delta[6] = {0, 0, 0, 0, 0, 0};
+      for (int a = 1; a < dim; ++a) {
+        delta[a] = (s - 1) * l[a];
+        l[a] *= s;
       }
+      block_axpy(w.u, r, dim, delta, w.z);
     }
     r += dim;
   }
@@ -582,10 +583,8 @@ int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
         std::copy_n(w.dprev, nefc, w.lam);
         std::copy_n(w.v, nv, w.z);
         slides = false;
-        if (accelerate) {
-          std::copy_n(w.lam, nefc, L0);
-          std::copy_n(w.z, nv, w.tmp);
-        }
+        std::copy_n(w.lam, nefc, L0);  // (only the accelerated solvers extrapolate)
+        std::copy_n(w.z, nv, w.tmp);
         undo_above = -1;
         continue;
       }
