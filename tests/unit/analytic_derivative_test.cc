@@ -62,7 +62,7 @@ TEST(AnalyticDerivative, RnePositionMatchesCentredDifferences) {
   for (const std::string& path : corpus()) {
     if (test_models::missing_shared(path)) { ++skipped; continue; }
     Model m = load_model(path);
-    if (m.nv == 0 || !internal::rne_pos_supported(m)) continue;
+    if (m.nv == 0 || !internal::rne_pos_supported(m) || test_models::too_large_for_subset(m.nv)) continue;
     Data d = make_data(m);
     for (unsigned seed = 1; seed <= 2; ++seed) {
       random_state(m, d, seed);
@@ -100,7 +100,7 @@ TEST(AnalyticDerivative, ForwardSmoothMatchesCentredDifferences) {
   for (const std::string& path : corpus()) {
     if (test_models::missing_shared(path)) { ++skipped; continue; }
     Model m = load_model(path);
-    if (m.nv == 0) continue;
+    if (m.nv == 0 || test_models::too_large_for_subset(m.nv)) continue;
     m.opt.disableflags |= kDsblConstraint;
     Data d = make_data(m);
     random_state(m, d, 7);
@@ -137,7 +137,7 @@ TEST(AnalyticDerivative, InverseMatchesCentredDifferences) {
   for (const std::string& path : corpus()) {
     if (test_models::missing_shared(path)) { ++skipped; continue; }
     Model m = load_model(path);
-    if (m.nv == 0) continue;
+    if (m.nv == 0 || test_models::too_large_for_subset(m.nv)) continue;
     m.opt.disableflags |= kDsblConstraint;
     Data d = make_data(m);
     random_state(m, d, 11);
