@@ -21,22 +21,25 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w) {
 
 namespace {
 
-// L' y = b on a path pat[0..n) (below) for s right-hand sides side by side (s even, s <= 2 P),
-// the pairs of row k held in registers while they move to its ancestors (two entries per SSE2
-// operation; GCC/Clang vector types, no -march).
-template <int P>
+// L' y = b on a path pat[0..n) (below) for s right-hand sides side by side (s even, s <= 2 P;
+// Exact: s == 2 P, the pair loops unrolled at compile time), the pairs of row k held in registers
+// while they move to its ancestors (two entries per SSE2 operation; GCC/Clang vector types, no
+// -march).
+template <int P, bool Exact = true>
 void path_solve(const Model& m, const int* pat, int n, const double* qld, int s, double* y) {
   typedef double Pair __attribute__((vector_size(16), aligned(8)));
+  const int np = Exact ? P : s / 2;
+  if (Exact) s = 2 * P;
   for (int k = n - 1; k > 0; --k) {
     const double* row = qld + m.dof_Madr[pat[k]];
     Pair yk[P] = {};
 #pragma GCC unroll 5
-    for (int p = 0; p < s / 2; ++p) yk[p] = *reinterpret_cast<const Pair*>(y + k * s + 2 * p);
+    for (int p = 0; p < np; ++p) yk[p] = *reinterpret_cast<const Pair*>(y + k * s + 2 * p);
     for (int t = 1; t <= k; ++t) {
       const double l = row[t];
       double* yt = y + (k - t) * s;
 #pragma GCC unroll 5
-      for (int p = 0; p < s / 2; ++p) *reinterpret_cast<Pair*>(yt + 2 * p) -= l * yk[p];
+      for (int p = 0; p < np; ++p) *reinterpret_cast<Pair*>(yt + 2 * p) -= l * yk[p];
     }
   }
 }
@@ -98,7 +101,7 @@ void chain_rows(const Model& m, const Data& d, const double* J, int i, int nr_, 
     }
   } else {
     constexpr int P = NR > 0 ? (NR + 1) / 2 : 5;
-    path_solve<P>(m, pat, n, qld, s, y);
+    path_solve<P, (NR > 0)>(m, pat, n, qld, s, y);
   }
   for (int k = 0; k < n; ++k) {
     const double f = sqrtinv[pat[k]];
