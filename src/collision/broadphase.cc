@@ -9,6 +9,9 @@
 // order (contiguous: the inner loop runs over every overlap along the axis, which grows faster than
 // the number of bodies when they spread in two or three dimensions), and the candidate keys are put
 // in order by two counting-sort passes (second body, then first) when there are many of them.
+// With few collidable bodies (at most kAllPairsBodies) every pair of boxes is tested in body order
+// instead: that is cheaper than the axis statistics, the sort and the sweep, and gives the pairs
+// already in order.
 #include "collision/broadphase.h"
 
 #include <algorithm>
@@ -24,6 +27,19 @@
 
 namespace moreau {
 
+namespace col {
+namespace {
+// Up to this many collidable bodies the broad phase tests every pair (at most 496 box tests).
+constexpr int kAllPairsBodies = 32;
+
+// Entries of d.work.col_broad for nb bodies (see collision_reserve).
+size_t broad_need(size_t nb) {
+  const size_t worst_pairs = nb * (nb > 0 ? nb - 1 : 0) / 2;
+  return 3 * nb + std::max<size_t>(8 * nb, std::min<size_t>(worst_pairs, size_t{1} << 22)) + 64;
+}
+}  // namespace
+}  // namespace col
+
 void collision_reserve(const Model& m, Data& d) {
   internal::check_data(m, d, "collision_reserve");
   const size_t nb = static_cast<size_t>(m.nbody);
@@ -33,8 +49,7 @@ void collision_reserve(const Model& m, Data& d) {
   // The pair list holds the worst case nbody*(nbody-1)/2 up to 4M entries (16 MB; every model
   // with fewer than ~2900 bodies), so that collision() never allocates inside a step; only larger
   // models may still grow it when more bodies overlap than that.
-  const size_t worst_pairs = nb * (nb > 0 ? nb - 1 : 0) / 2;
-  const size_t need = 3 * nb + std::max<size_t>(8 * nb, std::min<size_t>(worst_pairs, size_t{1} << 22)) + 64;
+  const size_t need = col::broad_need(nb);
   if (d.work.col_broad.size() < need) d.work.col_broad.resize(need);
   if (d.work.col_bvh_adr.size() != nb) col::midphase_build(m, d);
   if (d.work.col_hull_adr.size() != static_cast<size_t>(m.nmesh)) col::hull_build(m, d);
@@ -47,8 +62,9 @@ namespace moreau::col {
 
 const int* broadphase(const Model& m, Data& d, int* npairs) {
   const int nb = m.nbody;
-  // (collision_reserve gives col_broad at least 11 * nbody + 64 entries)
-  if (d.work.col_bound.size() < 12 * static_cast<size_t>(nb) || d.work.col_broad.size() < 11 * static_cast<size_t>(nb) + 64 ||
+  // (collision_reserve gives col_broad broad_need(nbody) entries: at least 11 * nbody + 64, and
+  // room for every pair of up to kAllPairsBodies bodies)
+  if (d.work.col_bound.size() < 12 * static_cast<size_t>(nb) || d.work.col_broad.size() < broad_need(nb) ||
       d.work.col_hull_adr.size() != static_cast<size_t>(m.nmesh) ||
       d.work.col_hfield_top.size() != static_cast<size_t>(m.nhfield))
     collision_reserve(m, d);
@@ -61,8 +77,6 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
   int* ctype = list + nb;                 // nb
   int* caff = ctype + nb;                 // nb
   int nlist = 0;
-  double mean[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
-  int nfinite = 0;
   for (int b = 0; b < nb; ++b) {
     const int adr = m.body_geomadr[b], num = m.body_geomnum[b];
     int ct = 0, ca = 0;
@@ -90,13 +104,40 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
     ctype[b] = ct;
     caff[b] = ca;
     list[nlist++] = b;
-    if (std::isfinite(bx[0])) {
-      ++nfinite;
-      for (int k = 0; k < 3; ++k) {
-        const double c = 0.5 * (bx[k] + bx[3 + k]);
-        mean[k] += c;
-        sq[k] += c * c;
+  }
+  size_t base = 3 * static_cast<size_t>(nb);
+  if (nlist <= kAllPairsBodies) {
+    // every pair, in body order (list ascends): the keys come out sorted, into the room
+    // broad_need leaves for nlist (nlist - 1) / 2 <= nbody (nbody - 1) / 2 of them
+    int* out = d.work.col_broad.data() + base;
+    int n = 0;
+    for (int i = 0; i < nlist; ++i) {
+      const int bi = list[i];
+      const double* bxi = box + 6 * bi;
+      for (int j = i + 1; j < nlist; ++j) {
+        const int bj = list[j];
+        const double* bxj = box + 6 * bj;
+        if (bxj[0] > bxi[3] || bxi[0] > bxj[3] || bxj[1] > bxi[4] || bxi[1] > bxj[4] ||
+            bxj[2] > bxi[5] || bxi[2] > bxj[5])
+          continue;
+        if (!compatible(ctype[bi], caff[bi], ctype[bj], caff[bj])) continue;
+        if (body_pair_filtered(m, bi, bj)) continue;
+        out[n++] = (bi << 16) + bj;
       }
+    }
+    *npairs = n;
+    return out;
+  }
+  double mean[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
+  int nfinite = 0;
+  for (int i = 0; i < nlist; ++i) {
+    const double* bx = box + 6 * list[i];
+    if (!std::isfinite(bx[0])) continue;
+    ++nfinite;
+    for (int k = 0; k < 3; ++k) {
+      const double c = 0.5 * (bx[k] + bx[3 + k]);
+      mean[k] += c;
+      sq[k] += c * c;
     }
   }
   int axis = 0;
@@ -113,7 +154,6 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
   // growing the buffer if needed.
   double* sorted = box + 6 * static_cast<size_t>(nb);
   for (int i = 0; i < nlist; ++i) std::copy_n(box + 6 * list[i], 6, sorted + 6 * i);
-  size_t base = 3 * static_cast<size_t>(nb);
   size_t n = 0;
   for (int i = 0; i < nlist; ++i) {
     const double* bxi = sorted + 6 * i;
