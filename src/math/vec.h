@@ -104,13 +104,21 @@ inline double normalize4_div(double* q) {
   q[0] /= n; q[1] /= n; q[2] /= n; q[3] /= n;
   return n;
 }
-// r = a * b (Hamilton product; r may alias a or b)
+// r = a * b (Hamilton product; r may alias a or b):
+//   w = a0 b0 - a1 b1 - a2 b2 - a3 b3,  x = a0 b1 + a1 b0 + a2 b3 - a3 b2,
+//   y = a0 b2 - a1 b3 + a2 b0 + a3 b1,  z = a0 b3 + a1 b2 - a2 b1 + a3 b0,
+// each summed left to right. Two components per SSE2 operation, (w, x) and (y, z): every lane
+// adds the same products in the same order, a subtracted product as the product with the negated
+// factor (p - q and p + (-1 * b) a are the same bits), so the result is the scalar form's.
 inline void mulquat(double* r, const double* a, const double* b) {
-  const double w = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
-  const double x = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
-  const double y = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
-  const double z = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
-  r[0] = w; r[1] = x; r[2] = y; r[3] = z;
+  const v2d b01 = load2(b), b23 = load2(b + 2);
+  const v2d b10 = {b[1], b[0]}, b32 = {b[3], b[2]};
+  const v2d a0 = {a[0], a[0]}, a1 = {a[1], a[1]}, a2 = {a[2], a[2]}, a3 = {a[3], a[3]};
+  const v2d nl = {-1.0, 1.0}, nr = {1.0, -1.0}, nn = {-1.0, -1.0};
+  const v2d wx = a0 * b01 + a1 * (nl * b10) + a2 * (nl * b23) + a3 * (nn * b32);
+  const v2d yz = a0 * b23 + a1 * (nl * b32) + a2 * (nr * b01) + a3 * b10;
+  store2(r, wx);
+  store2(r + 2, yz);
 }
 inline void negquat(double* r, const double* q) { r[0] = q[0]; r[1] = -q[1]; r[2] = -q[2]; r[3] = -q[3]; }
 // r = q * v * q^-1 (rotate vector v by q; r may alias v)
