@@ -253,7 +253,7 @@ void collision(const Model& m, Data& d, const CollisionTable& table) {
     const int* pairs = broadphase(m, d, &npairs);
     for (int i = 0; i < npairs && !col.full(); ++i) {
       const int b1 = pairs[i] >> 16, b2 = pairs[i] & 0xFFFF;
-      if (use_pairs) explicit_upto(((b1 + 1) << 16) + b2 + 1);  // Model's signature convention
+      if (use_pairs && ip < m.npair) explicit_upto(((b1 + 1) << 16) + b2 + 1);  // Model's signature convention
       // geoms of each body, all of them or, for a body with a tree, those near the other body
       // (mid phase: the same pairs pass the bounding-sphere test, in the same order)
       const int* l1 = nullptr;
