@@ -94,6 +94,10 @@ inline std::vector<std::string> all_entries() {
 // alike (the same joint types and stages), and the Release build still runs every model.
 inline bool too_large_for_subset(int nv) { return stride_from_env().first > 1 && nv > 500; }
 
+// Whether this is the sanitizer run's subset (MOREAU_MODEL_STRIDE > 1), for the few cases that
+// leave out one costly model there and say which case covers its code paths instead.
+inline bool subset_run() { return stride_from_env().first > 1; }
+
 // The entries the tests run on: all of them, or the MOREAU_MODEL_STRIDE selection.
 inline std::vector<std::string> entries() { return select(all_entries()); }
 

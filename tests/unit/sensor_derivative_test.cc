@@ -283,6 +283,13 @@ TEST(SensorDerivative, CorpusModelsMatchTransitionFd) {
   for (const char* rel : rels) {
     const std::string path = test_models::shared_model(rel);
     if (test_models::missing_shared(path)) { ++skipped; continue; }
+    if (test_models::subset_run() && std::string(rel) == "dm_control/dog.xml") {
+      // nine tenths of the case (converged noslip in every difference); the sanitizer run covers
+      // its paths in DogNoslipAllColumnsAnalytic (noslip) and the quadruped's rangefinder rows
+      // (sensor rows by differences)
+      std::printf("%s: left out of the sanitizer subset\n", rel);
+      continue;
+    }
     Model m = load_model(path);
     m.opt.integrator = kIntEuler;
     Data d = make_data(m);
