@@ -32,6 +32,11 @@ namespace {
 // Up to this many collidable bodies the broad phase tests every pair (at most 496 box tests).
 constexpr int kAllPairsBodies = 32;
 
+// Whether boxes a and b (min xyz, max xyz) overlap on all three axes.
+inline bool boxes_overlap(const double* a, const double* b) {
+  return !(b[0] > a[3] || a[0] > b[3] || b[1] > a[4] || a[1] > b[4] || b[2] > a[5] || a[2] > b[5]);
+}
+
 // Entries of d.work.col_broad for nb bodies (see collision_reserve).
 size_t broad_need(size_t nb) {
   const size_t worst_pairs = nb * (nb > 0 ? nb - 1 : 0) / 2;
@@ -116,10 +121,7 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
       const double* bxi = box + 6 * bi;
       for (int j = i + 1; j < nlist; ++j) {
         const int bj = list[j];
-        const double* bxj = box + 6 * bj;
-        if (bxj[0] > bxi[3] || bxi[0] > bxj[3] || bxj[1] > bxi[4] || bxi[1] > bxj[4] ||
-            bxj[2] > bxi[5] || bxi[2] > bxj[5])
-          continue;
+        if (!boxes_overlap(bxi, box + 6 * bj)) continue;
         if (!compatible(ctype[bi], caff[bi], ctype[bj], caff[bj])) continue;
         if (body_pair_filtered(m, bi, bj)) continue;
         out[n++] = (bi << 16) + bj;
@@ -161,9 +163,7 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
     for (int j = i + 1; j < nlist; ++j) {
       const double* bxj = sorted + 6 * j;
       if (bxj[axis] > upper) break;
-      if (bxj[0] > bxi[3] || bxi[0] > bxj[3] || bxj[1] > bxi[4] || bxi[1] > bxj[4] ||
-          bxj[2] > bxi[5] || bxi[2] > bxj[5])
-        continue;
+      if (!boxes_overlap(bxi, bxj)) continue;
       const int* w = d.work.col_broad.data();  // (not list: the buffer may have grown)
       const int bi = w[i], bj = w[j];
       if (!compatible(w[nb + bi], w[2 * nb + bi], w[nb + bj], w[2 * nb + bj])) continue;
