@@ -12,6 +12,11 @@
 // With few collidable bodies (at most kAllPairsBodies) every pair of boxes is tested in body order
 // instead: that is cheaper than the axis statistics, the sort and the sweep, and gives the pairs
 // already in order.
+// A pair that overlaps only through a plane's unbounded box (a floor against every body) is kept
+// when the plane can reach the other body's finite box (its other geoms' spheres and margins), or
+// when both bodies hold planes: a body high above the floor has no geom whose bounding sphere
+// passes the narrow phase's plane test, so it is not paired with the floor. The boxes the mid phase
+// queries stay unbounded.
 #include "collision/broadphase.h"
 
 #include <algorithm>
@@ -24,6 +29,7 @@
 #include "collision/narrowphase.h"
 #include "engine/checks.h"
 #include "moreau/collision.h"
+#include "moreau/moreau.h"
 
 namespace moreau {
 
@@ -31,6 +37,8 @@ namespace col {
 namespace {
 // Up to this many collidable bodies the broad phase tests every pair (at most 496 box tests).
 constexpr int kAllPairsBodies = 32;
+// Per-body flags: a collidable plane; a collidable geom with a negative margin.
+constexpr int kPlane = 1, kNegativeMargin = 2;
 
 // Whether boxes a and b (min xyz, max xyz) overlap on all three axes.
 inline bool boxes_overlap(const double* a, const double* b) {
@@ -40,7 +48,28 @@ inline bool boxes_overlap(const double* a, const double* b) {
 // Entries of d.work.col_broad for nb bodies (see collision_reserve).
 size_t broad_need(size_t nb) {
   const size_t worst_pairs = nb * (nb > 0 ? nb - 1 : 0) / 2;
-  return 3 * nb + std::max<size_t>(8 * nb, std::min<size_t>(worst_pairs, size_t{1} << 22)) + 64;
+  return 4 * nb + std::max<size_t>(8 * nb, std::min<size_t>(worst_pairs, size_t{1} << 22)) + 64;
+}
+
+// Whether plane geom p may reach a body whose collidable non-plane geoms have the box fb (their
+// bounding spheres grown by their margins, all of them >= 0). Each such geom's sphere centre c lies
+// at least ext = rbound + margin inside fb on every axis, so n.(c - P) >= min over fb of n.(x - P)
+// + ext |n|_1 with |n|_1 >= |n| = 1; the narrow phase's bounding test (driver.cc, bounds_overlap)
+// passes only when n.(c - P) <= rbound + max(margin_p, margin) + band. So no geom passes when the
+// box's lowest point lies above the plane by more than max(margin_p, 0) + band (0 + band with
+// the override margin, which the box includes). A small relative slack covers rounding; an
+// unbounded or NaN box is always reached.
+bool plane_reaches(const Model& m, const Data& d, int p, const double* fb, double band, bool override_margin) {
+  const double* P = &d.geom_xpos[3 * p];
+  const double* R = &d.geom_xmat[9 * p];
+  double c = 0, e = 0;
+  for (int k = 0; k < 3; ++k) {
+    const double n = R[3 * k + 2];
+    c += n * (0.5 * (fb[k] + fb[3 + k]) - P[k]);
+    e += std::fabs(n) * 0.5 * (fb[3 + k] - fb[k]);
+  }
+  const double thr = (override_margin ? 0.0 : std::max(m.geom_margin[p], 0.0)) + band;
+  return !(c - e > thr + 1e-9 * (1 + std::fabs(c) + e));
 }
 }  // namespace
 }  // namespace col
@@ -48,9 +77,11 @@ size_t broad_need(size_t nb) {
 void collision_reserve(const Model& m, Data& d) {
   internal::check_data(m, d, "collision_reserve");
   const size_t nb = static_cast<size_t>(m.nbody);
-  // Body boxes by body id (6*nbody), then the same boxes in sweep order (6*nbody).
-  if (d.work.col_bound.size() < 12 * nb) d.work.col_bound.resize(12 * nb);
-  // work: body list (nbody) + per-body contype/conaffinity unions (2*nbody) + candidate body pairs.
+  // Body boxes by body id (6*nbody), then the same boxes in sweep order (6*nbody), then the finite
+  // boxes of bodies with planes (6*nbody).
+  if (d.work.col_bound.size() < 18 * nb) d.work.col_bound.resize(18 * nb);
+  // work: body list (nbody) + per-body contype/conaffinity unions (2*nbody) + per-body plane flags
+  // (nbody) + candidate body pairs.
   // The pair list holds the worst case nbody*(nbody-1)/2 up to 4M entries (16 MB; every model
   // with fewer than ~2900 bodies), so that collision() never allocates inside a step; only larger
   // models may still grow it when more bodies overlap than that.
@@ -67,24 +98,28 @@ namespace moreau::col {
 
 const int* broadphase(const Model& m, Data& d, int* npairs) {
   const int nb = m.nbody;
-  // (collision_reserve gives col_broad broad_need(nbody) entries: at least 11 * nbody + 64, and
+  // (collision_reserve gives col_broad broad_need(nbody) entries: at least 12 * nbody + 64, and
   // room for every pair of up to kAllPairsBodies bodies)
-  if (d.work.col_bound.size() < 12 * static_cast<size_t>(nb) || d.work.col_broad.size() < broad_need(nb) ||
+  if (d.work.col_bound.size() < 18 * static_cast<size_t>(nb) || d.work.col_broad.size() < broad_need(nb) ||
       d.work.col_hull_adr.size() != static_cast<size_t>(m.nmesh) ||
       d.work.col_hfield_top.size() != static_cast<size_t>(m.nhfield))
     collision_reserve(m, d);
   const bool override_margin = m.opt.enableflags & kEnblOverride;
+  const double band = contact_band(m.opt.solver);
   constexpr double kInf = std::numeric_limits<double>::infinity();
 
-  // Per body: box, contype/conaffinity unions; list of bodies with collidable geoms.
+  // Per body: box, contype/conaffinity unions, plane flag; list of bodies with collidable geoms.
   double* box = d.work.col_bound.data();
+  double* finite = box + 12 * static_cast<size_t>(nb);  // finite boxes of bodies with planes
   int* list = d.work.col_broad.data();          // nb
   int* ctype = list + nb;                 // nb
   int* caff = ctype + nb;                 // nb
+  int* planes = caff + nb;                // nb: kPlane, kNegativeMargin flags
   int nlist = 0;
   for (int b = 0; b < nb; ++b) {
     const int adr = m.body_geomadr[b], num = m.body_geomnum[b];
     int ct = 0, ca = 0;
+    bool plane = false, unbounded = false, negative = false;
     double* bx = box + 6 * b;
     bx[0] = bx[1] = bx[2] = kInf;
     bx[3] = bx[4] = bx[5] = -kInf;
@@ -94,23 +129,58 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
       ca |= m.geom_conaffinity[g];
       const double r = m.geom_rbound[g];
       if (r <= 0) {  // plane (or unbounded): infinite box
-        bx[0] = bx[1] = bx[2] = -kInf;
-        bx[3] = bx[4] = bx[5] = kInf;
+        if (m.geom_type[g] == kGeomPlane) plane = true;
+        else unbounded = true;
         continue;
       }
-      const double ext = r + (override_margin ? m.opt.o_margin : m.geom_margin[g]);
+      const double margin = override_margin ? m.opt.o_margin : m.geom_margin[g];
+      negative = negative || margin < 0;
+      const double ext = r + margin;
       const double* p = &d.geom_xpos[3 * g];
       for (int k = 0; k < 3; ++k) {
         bx[k] = std::min(bx[k], p[k] - ext);
         bx[3 + k] = std::max(bx[3 + k], p[k] + ext);
       }
     }
+    // a body with planes keeps the box of its other geoms for plane_reaches
+    if (plane) {
+      double* fb = finite + 6 * b;
+      std::copy_n(bx, 6, fb);
+      if (unbounded) {
+        fb[0] = fb[1] = fb[2] = -kInf;
+        fb[3] = fb[4] = fb[5] = kInf;
+      }
+    }
+    if (plane || unbounded) {
+      bx[0] = bx[1] = bx[2] = -kInf;
+      bx[3] = bx[4] = bx[5] = kInf;
+    }
     if (!ct && !ca) continue;
     ctype[b] = ct;
     caff[b] = ca;
+    planes[b] = (plane ? kPlane : 0) | (negative ? kNegativeMargin : 0);
     list[nlist++] = b;
   }
-  size_t base = 3 * static_cast<size_t>(nb);
+  // A pair that passed the box test while one of its bodies holds a plane (plane_reaches, which
+  // needs the other body's margins >= 0).
+  auto plane_pair = [&](int b1, int b2) {
+    const int* planes = d.work.col_broad.data() + 3 * nb;  // (the sweep may grow the buffer)
+    if ((planes[b1] & kPlane) && (planes[b2] & kPlane)) return true;  // no bounding test applies
+    const double* f1 = (planes[b1] & kPlane) ? finite + 6 * b1 : box + 6 * b1;
+    const double* f2 = (planes[b2] & kPlane) ? finite + 6 * b2 : box + 6 * b2;
+    if (boxes_overlap(f1, f2)) return true;
+    for (int pass = 0; pass < 2; ++pass) {
+      const int bp = pass == 0 ? b1 : b2, bo = pass == 0 ? b2 : b1;
+      if (!(planes[bp] & kPlane)) continue;
+      if (planes[bo] & kNegativeMargin) return true;
+      for (int g = m.body_geomadr[bp]; g < m.body_geomadr[bp] + m.body_geomnum[bp]; ++g)
+        if (m.geom_type[g] == kGeomPlane && (m.geom_contype[g] || m.geom_conaffinity[g]) &&
+            plane_reaches(m, d, g, pass == 0 ? f2 : f1, band, override_margin))
+          return true;
+    }
+    return false;
+  };
+  size_t base = 4 * static_cast<size_t>(nb);
   if (nlist <= kAllPairsBodies) {
     // every pair, in body order (list ascends): the keys come out sorted, into the room
     // broad_need leaves for nlist (nlist - 1) / 2 <= nbody (nbody - 1) / 2 of them
@@ -123,6 +193,7 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
         const int bj = list[j];
         if (!boxes_overlap(bxi, box + 6 * bj)) continue;
         if (!compatible(ctype[bi], caff[bi], ctype[bj], caff[bj])) continue;
+        if (((planes[bi] | planes[bj]) & kPlane) && !plane_pair(bi, bj)) continue;
         if (body_pair_filtered(m, bi, bj)) continue;
         out[n++] = (bi << 16) + bj;
       }
@@ -168,6 +239,7 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
       const int bi = w[i], bj = w[j];
       if (!compatible(w[nb + bi], w[2 * nb + bi], w[nb + bj], w[2 * nb + bj])) continue;
       const int b1 = std::min(bi, bj), b2 = std::max(bi, bj);
+      if (((w[3 * nb + b1] | w[3 * nb + b2]) & kPlane) && !plane_pair(b1, b2)) continue;
       if (body_pair_filtered(m, b1, b2)) continue;
       if (base + n >= d.work.col_broad.size()) d.work.col_broad.resize(2 * d.work.col_broad.size());  // rare growth
       d.work.col_broad[base + n++] = (b1 << 16) + b2;
@@ -176,7 +248,7 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
   int* pairs = d.work.col_broad.data() + base;
   if (n >= 64 && 4 * n >= static_cast<size_t>(nb) && base + 2 * n <= d.work.col_broad.size()) {
     // Keys are unique with both bodies < nb: a stable counting sort by the second body, then by
-    // the first, orders them as std::sort would, in O(n + nbody). The per-body arrays (3 * nbody,
+    // the first, orders them as std::sort would, in O(n + nbody). The per-body arrays (4 * nbody,
     // done with) hold the counts; the keys pass through the space after them.
     int* count = d.work.col_broad.data();
     int* tmp = pairs + n;

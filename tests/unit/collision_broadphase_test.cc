@@ -1,7 +1,10 @@
 // The broad phase (src/collision/broadphase.cc) against a brute-force oracle: every body pair whose
-// boxes (the bounding spheres of its collidable geoms, grown by their margins; a plane makes the box
-// unbounded) overlap, with compatible contype/conaffinity and not filtered, in increasing order.
-// Scenes with few bodies take the all-pairs path, scenes with many the sweep and prune.
+// boxes (the bounding spheres of its collidable geoms, grown by their margins) overlap, or where a
+// floor plane comes within its margin (plus the hard-contact band) of the other body's box, with
+// compatible contype/conaffinity and not filtered, in increasing order. And the property the narrow
+// phase relies on: every geom pair that passes its bounding test (driver.cc) belongs to a candidate
+// body pair. Scenes with few bodies take the all-pairs path, scenes with many the sweep and prune;
+// both run with a soft and a hard-contact solver (the band).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,8 +37,11 @@ std::string scene(int n) {
   return xml;
 }
 
+// The world body holds the scene's only plane (a horizontal floor at z = 0, geom 0); the other
+// bodies hold spheres.
 std::vector<int> oracle(const Model& m, const Data& d) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double band = contact_band(m.opt.solver);
   std::vector<double> box(6 * m.nbody);
   std::vector<int> ct(m.nbody, 0), ca(m.nbody, 0);
   for (int b = 0; b < m.nbody; ++b) {
@@ -45,7 +51,8 @@ std::vector<int> oracle(const Model& m, const Data& d) {
       if (!m.geom_contype[g] && !m.geom_conaffinity[g]) continue;
       ct[b] |= m.geom_contype[g];
       ca[b] |= m.geom_conaffinity[g];
-      const double r = m.geom_rbound[g] > 0 ? m.geom_rbound[g] + m.geom_margin[g] : kInf;
+      if (m.geom_type[g] == kGeomPlane) continue;
+      const double r = m.geom_rbound[g] + m.geom_margin[g];
       for (int k = 0; k < 3; ++k) {
         bx[k] = std::min(bx[k], d.geom_xpos[3 * g + k] - r);
         bx[3 + k] = std::max(bx[3 + k], d.geom_xpos[3 * g + k] + r);
@@ -56,9 +63,14 @@ std::vector<int> oracle(const Model& m, const Data& d) {
   for (int b1 = 0; b1 < m.nbody; ++b1)
     for (int b2 = b1 + 1; b2 < m.nbody; ++b2) {
       if (!(ct[b1] | ca[b1]) || !(ct[b2] | ca[b2])) continue;
-      bool overlap = true;
-      for (int k = 0; k < 3; ++k)
-        overlap = overlap && box[6 * b1 + k] <= box[6 * b2 + 3 + k] && box[6 * b2 + k] <= box[6 * b1 + 3 + k];
+      bool overlap;
+      if (b1 == 0) {  // the floor: the lowest point of the box within the floor's margin + band
+        overlap = box[6 * b2 + 2] <= m.geom_margin[0] + band;
+      } else {
+        overlap = true;
+        for (int k = 0; k < 3; ++k)
+          overlap = overlap && box[6 * b1 + k] <= box[6 * b2 + 3 + k] && box[6 * b2 + k] <= box[6 * b1 + 3 + k];
+      }
       if (!overlap || !col::compatible(ct[b1], ca[b1], ct[b2], ca[b2]) || col::body_pair_filtered(m, b1, b2))
         continue;
       out.push_back((b1 << 16) + b2);
@@ -66,12 +78,25 @@ std::vector<int> oracle(const Model& m, const Data& d) {
   return out;
 }
 
-void check(int n, double spread, unsigned seed) {
-  const Model m = load_model_from_string(scene(n));
+// The narrow phase's bounding test of geoms g1 < g2 (driver.cc: spheres, or the plane's signed
+// distance; margin the larger geom margin plus the band), for the spheres and the floor here.
+bool geoms_may_touch(const Model& m, const Data& d, int g1, int g2) {
+  const double margin = std::max(m.geom_margin[g1], m.geom_margin[g2]) + contact_band(m.opt.solver);
+  const double* p1 = &d.geom_xpos[3 * g1];
+  const double* p2 = &d.geom_xpos[3 * g2];
+  if (m.geom_type[g1] == kGeomPlane) return p2[2] - p1[2] <= m.geom_rbound[g2] + margin;
+  const double dx = p2[0] - p1[0], dy = p2[1] - p1[1], dz = p2[2] - p1[2];
+  const double lim = m.geom_rbound[g1] + m.geom_rbound[g2] + margin;
+  return dx * dx + dy * dy + dz * dz <= lim * lim;
+}
+
+void check(int n, double spread, unsigned seed, int solver) {
+  Model m = load_model_from_string(scene(n));
+  m.opt.solver = solver;
   Data d = make_data(m);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-spread, spread);
-  int total = 0, states = 0;
+  int total = 0, states = 0, floor_pairs = 0, dropped_floor = 0;
   for (int s = 0; s < 20; ++s) {
     for (int j = 0; j < m.njnt; ++j) {
       const int q = m.jnt_qposadr[j];
@@ -88,14 +113,36 @@ void check(int n, double spread, unsigned seed) {
     EXPECT_EQ(got, want) << n << " bodies, state " << s;
     total += np;
     states += np > 0;
+    for (int g1 = 0; g1 < m.ngeom; ++g1)
+      for (int g2 = g1 + 1; g2 < m.ngeom; ++g2) {
+        const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
+        if (b1 == b2 || col::body_pair_filtered(m, b1, b2) ||
+            !col::compatible(m.geom_contype[g1], m.geom_conaffinity[g1], m.geom_contype[g2], m.geom_conaffinity[g2]) ||
+            !geoms_may_touch(m, d, g1, g2))
+          continue;
+        floor_pairs += b1 == 0;
+        EXPECT_TRUE(std::binary_search(got.begin(), got.end(), (b1 << 16) + b2))
+            << "geoms " << g1 << ", " << g2 << " may touch; state " << s;
+      }
+    for (int k = 0; k < np; ++k) dropped_floor += (got[k] >> 16) == 0;
   }
+  dropped_floor = 20 * (m.nbody - 1) - dropped_floor;
   EXPECT_GT(states, 10) << "the scenes must have candidate pairs";
-  std::printf("%d free bodies (spread %.2f): %d candidate pairs over 20 states\n", n, spread, total);
+  EXPECT_GT(floor_pairs, 0) << "some bodies must reach the floor";
+  EXPECT_GT(dropped_floor, 0) << "some bodies must be too high for the floor";
+  std::printf("%d free bodies (spread %.2f): %d candidate pairs over 20 states, %d floor pairs left out\n", n,
+              spread, total, dropped_floor);
 }
 
-TEST(CollisionBroadphase, FewBodiesEveryPairMatchesOracle) { check(12, 0.6, 1); }
+TEST(CollisionBroadphase, FewBodiesEveryPairMatchesOracle) {
+  check(12, 0.6, 1, kSolverNewton);
+  check(12, 0.6, 3, kSolverRaisim);
+}
 
-TEST(CollisionBroadphase, ManyBodiesSweepMatchesOracle) { check(80, 2.0, 2); }
+TEST(CollisionBroadphase, ManyBodiesSweepMatchesOracle) {
+  check(80, 2.0, 2, kSolverNewton);
+  check(80, 2.0, 4, kSolverRaisim);
+}
 
 }  // namespace
 }  // namespace moreau
