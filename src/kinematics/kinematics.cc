@@ -14,6 +14,9 @@
 // A frame that coincides with one computed already (body_sameframe: the inertial frame is the body
 // frame; geom/site_sameframe 1: the body frame, 2: the inertial frame) is copied, as 2.2.2 does:
 // composing with a zero offset and a unit quaternion gives the same numbers.
+#include <cstdint>
+#include <cstring>
+
 #include "engine/checks.h"
 #include "math/vec.h"
 #include "moreau/moreau.h"
@@ -46,6 +49,25 @@ inline void frame_of(const Data& d, int b, int sameframe, const double* lpos, co
     copy9(xmat, &d.ximat[9 * b]);
   } else {
     local_to_global(d, b, lpos, lquat, xpos, xmat);
+  }
+}
+
+// Frames of n geoms or sites (bodyid, sameframe, local pos and quat per object). An object whose
+// local quaternion has the same bits as the previous object's, on the same body and composed too,
+// has the same rotation: its matrix is copied (the product and the conversion would repeat the
+// same operations on the same numbers), and only its position is composed.
+void frames_of(const Data& d, int n, const int* bodyid, const uint8_t* sameframe, const double* lpos,
+               const double* lquat, double* xpos, double* xmat) {
+  for (int i = 0; i < n; ++i) {
+    const int b = bodyid[i];
+    if (i > 0 && sameframe[i] == 0 && sameframe[i - 1] == 0 && bodyid[i - 1] == b &&
+        std::memcmp(lquat + 4 * i, lquat + 4 * (i - 1), 4 * sizeof(double)) == 0) {
+      mulmatvec3(xpos + 3 * i, &d.xmat[9 * b], lpos + 3 * i);
+      add3(xpos + 3 * i, xpos + 3 * i, &d.xpos[3 * b]);
+      copy9(xmat + 9 * i, xmat + 9 * (i - 1));
+      continue;
+    }
+    frame_of(d, b, sameframe[i], lpos + 3 * i, lquat + 4 * i, xpos + 3 * i, xmat + 9 * i);
   }
 }
 
@@ -142,12 +164,10 @@ void kinematics(const Model& m, Data& d) {
     }
   }
 
-  for (int g = 0; g < m.ngeom; ++g)
-    frame_of(d, m.geom_bodyid[g], m.geom_sameframe[g], &m.geom_pos[3 * g], &m.geom_quat[4 * g],
-             &d.geom_xpos[3 * g], &d.geom_xmat[9 * g]);
-  for (int s = 0; s < m.nsite; ++s)
-    frame_of(d, m.site_bodyid[s], m.site_sameframe[s], &m.site_pos[3 * s], &m.site_quat[4 * s],
-             &d.site_xpos[3 * s], &d.site_xmat[9 * s]);
+  frames_of(d, m.ngeom, m.geom_bodyid.data(), m.geom_sameframe.data(), m.geom_pos.data(), m.geom_quat.data(),
+            d.geom_xpos.data(), d.geom_xmat.data());
+  frames_of(d, m.nsite, m.site_bodyid.data(), m.site_sameframe.data(), m.site_pos.data(), m.site_quat.data(),
+            d.site_xpos.data(), d.site_xmat.data());
 }
 
 }  // namespace moreau
