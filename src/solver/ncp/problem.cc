@@ -334,16 +334,21 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
     } else if (dim == 3) {
       // a block that does not span R^3 (e.g. a contact on a body that cannot slide; detected by
       // its smallest eigenvalue, det / (product of the two others) <= 1e-10 lambda_max) is inverted
-      // with a regularization of 1e-10 lambda_max: the rows without effect get no force
-      const double lmax = max_eigenvalue3(G);
+      // with a regularization of 1e-10 lambda_max: the rows without effect get no force. The
+      // raisim solvers need lambda_max only for that: G is a Gram matrix, so where det > 1e-10
+      // trace^3 > 0 its eigenvalues are positive and lambda_max <= trace passes the test too.
       const double det = G[0] * (G[4] * G[8] - G[5] * G[7]) - G[1] * (G[3] * G[8] - G[5] * G[6]) +
                          G[2] * (G[3] * G[7] - G[4] * G[6]);
+      const double tr = G[0] + G[4] + G[8];
+      const bool raisim = m.opt.solver == kSolverRaisim || m.opt.solver == kSolverRaisimDS;
+      const bool clear = raisim && det > 1e-10 * tr * tr * tr;
+      const double lmax = clear ? 0 : max_eigenvalue3(G);
       double R[9];
       std::copy_n(G, 9, R);
-      if (!(det > 1e-10 * lmax * lmax * lmax))
+      if (!clear && !(det > 1e-10 * lmax * lmax * lmax))
         for (int a = 0; a < 3; ++a) R[4 * a] += 1e-10 * lmax;
       if (!invert3(R, w.Ginv + 6 * r)) std::fill_n(w.Ginv + 6 * r, 9, 0.0);
-      w.rho[r] = lmax > 0 ? 1 / lmax : 0;
+      w.rho[r] = raisim ? 0 : lmax > 0 ? 1 / lmax : 0;  // the projected solvers' step
     } else {
       w.Ginv[6 * r] = G[0] > 0 ? 1 / G[0] : 0;
       w.rho[r] = w.Ginv[6 * r];
