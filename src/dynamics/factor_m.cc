@@ -26,10 +26,14 @@ inline int row_length(const Model& m, int i) {
 }
 
 // y1[s] -= a1 x[s] for s < n and y2[s] -= a2 x[s + 1] for s < n - 1 (the updates of two
-// consecutive ancestors), two entries per step (each lane does the scalar operations).
+// consecutive ancestors), two entries per step (each lane does the scalar operations). N > 0: n is
+// N, the loop unrolled at compile time (rows are short: their length is a dof's depth in the tree).
+template <int N>
 inline void sub_scaled2(double* __restrict y1, double* __restrict y2, const double* __restrict x,
-                        double a1, double a2, int n) {
+                        double a1, double a2, int n_) {
+  const int n = N > 0 ? N : n_;
   int s = 0;
+#pragma GCC unroll 8
   for (; s + 2 <= n - 1; s += 2) {
     store2(y1 + s, load2(y1 + s) - a1 * load2(x + s));
     store2(y2 + s, load2(y2 + s) - a2 * load2(x + s + 1));
@@ -40,6 +44,24 @@ inline void sub_scaled2(double* __restrict y1, double* __restrict y2, const doub
     y2[s] -= a2 * x[s + 1];
   } else {
     y1[s] -= a1 * x[s];
+  }
+}
+
+// sub_scaled2 with the common lengths unrolled.
+inline void sub_scaled2(double* __restrict y1, double* __restrict y2, const double* __restrict x,
+                        double a1, double a2, int n) {
+  switch (n) {
+    case 1: sub_scaled2<1>(y1, y2, x, a1, a2, n); return;
+    case 2: sub_scaled2<2>(y1, y2, x, a1, a2, n); return;
+    case 3: sub_scaled2<3>(y1, y2, x, a1, a2, n); return;
+    case 4: sub_scaled2<4>(y1, y2, x, a1, a2, n); return;
+    case 5: sub_scaled2<5>(y1, y2, x, a1, a2, n); return;
+    case 6: sub_scaled2<6>(y1, y2, x, a1, a2, n); return;
+    case 7: sub_scaled2<7>(y1, y2, x, a1, a2, n); return;
+    case 8: sub_scaled2<8>(y1, y2, x, a1, a2, n); return;
+    case 9: sub_scaled2<9>(y1, y2, x, a1, a2, n); return;
+    case 10: sub_scaled2<10>(y1, y2, x, a1, a2, n); return;
+    default: sub_scaled2<0>(y1, y2, x, a1, a2, n); return;
   }
 }
 }  // namespace
