@@ -51,25 +51,50 @@ size_t broad_need(size_t nb) {
   return 4 * nb + std::max<size_t>(8 * nb, std::min<size_t>(worst_pairs, size_t{1} << 22)) + 64;
 }
 
-// Whether plane geom p may reach a body whose collidable non-plane geoms have the box fb (their
-// bounding spheres grown by their margins, all of them >= 0). Each such geom's sphere centre c lies
-// at least ext = rbound + margin inside fb on every axis, so n.(c - P) >= min over fb of n.(x - P)
-// + ext |n|_1 with |n|_1 >= |n| = 1; the narrow phase's bounding test (driver.cc, bounds_overlap)
-// passes only when n.(c - P) <= rbound + max(margin_p, margin) + band. So no geom passes when the
-// box's lowest point lies above the plane by more than max(margin_p, 0) + band (0 + band with
-// the override margin, which the box includes). A small relative slack covers rounding; an
-// unbounded or NaN box is always reached.
-bool plane_reaches(const Model& m, const Data& d, int p, const double* fb, double band, bool override_margin) {
-  const double* P = &d.geom_xpos[3 * p];
-  const double* R = &d.geom_xmat[9 * p];
-  double c = 0, e = 0;
+// A collidable plane for the plane test below: its body, unit normal n, offset n.P of its origin P
+// and the threshold max(margin, 0) + band (band alone with the override margin, which the boxes
+// include).
+struct PlaneTest {
+  int body;
+  double n[3], offset, threshold;
+};
+// At most this many planes are tested; with more, every pair with a plane body is kept.
+constexpr int kMaxPlanes = 8;
+
+// Whether plane t may reach a body whose collidable non-plane geoms have the box fb (their bounding
+// spheres grown by their margins, all of them >= 0). Each such geom's sphere centre c lies at least
+// ext = rbound + margin inside fb on every axis, so n.(c - P) >= min over fb of n.(x - P) + ext |n|_1
+// with |n|_1 >= |n| = 1; the narrow phase's bounding test (driver.cc, bounds_overlap) passes only
+// when n.(c - P) <= rbound + max(margin_p, margin) + band. So no geom passes when the box's lowest
+// point along n lies above the plane by more than the threshold. A small relative slack covers
+// rounding; a box with an infinite or NaN bound is always reached.
+inline bool plane_reaches(const PlaneTest& t, const double* fb) {
+  double low = 0, size = 0;
   for (int k = 0; k < 3; ++k) {
-    const double n = R[3 * k + 2];
-    c += n * (0.5 * (fb[k] + fb[3 + k]) - P[k]);
-    e += std::fabs(n) * 0.5 * (fb[3 + k] - fb[k]);
+    const double x = t.n[k] * (t.n[k] >= 0 ? fb[k] : fb[3 + k]);
+    low += x;
+    size += std::fabs(x);
   }
-  const double thr = (override_margin ? 0.0 : std::max(m.geom_margin[p], 0.0)) + band;
-  return !(c - e > thr + 1e-9 * (1 + std::fabs(c) + e));
+  const double above = low - t.offset;
+  return !(above > t.threshold + 1e-9 * (1 + size + std::fabs(t.offset)));
+}
+
+// Whether candidate pair b1, b2 (one of them with a plane, flags kPlane / kNegativeMargin) stays:
+// both hold planes (plane against plane has no bounding test), their finite boxes overlap, or a
+// plane of one reaches the other's finite box (plane_reaches needs that body's margins >= 0).
+inline bool plane_pair(int b1, int b2, const int* flags, const double* box, const double* finite,
+                       const PlaneTest* planes, int nplanes) {
+  const bool p1 = flags[b1] & kPlane, p2 = flags[b2] & kPlane;
+  if ((p1 && p2) || nplanes > kMaxPlanes) return true;
+  const double* f1 = p1 ? finite + 6 * b1 : box + 6 * b1;
+  const double* f2 = p2 ? finite + 6 * b2 : box + 6 * b2;
+  if (boxes_overlap(f1, f2)) return true;
+  const int bp = p1 ? b1 : b2, bo = p1 ? b2 : b1;
+  if (flags[bo] & kNegativeMargin) return true;
+  const double* fo = p1 ? f2 : f1;
+  for (int i = 0; i < nplanes; ++i)
+    if (planes[i].body == bp && plane_reaches(planes[i], fo)) return true;
+  return false;
 }
 }  // namespace
 }  // namespace col
@@ -116,17 +141,18 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
   int* caff = ctype + nb;                 // nb
   int* planes = caff + nb;                // nb: kPlane, kNegativeMargin flags
   int nlist = 0;
+  const double* xpos = d.geom_xpos.data();
   for (int b = 0; b < nb; ++b) {
     const int adr = m.body_geomadr[b], num = m.body_geomnum[b];
     int ct = 0, ca = 0;
-    bool plane = false, unbounded = false, negative = false;
-    double* bx = box + 6 * b;
-    bx[0] = bx[1] = bx[2] = kInf;
-    bx[3] = bx[4] = bx[5] = -kInf;
+    bool plane = false, unbounded = false;
+    // the box in locals (they cannot alias geom_xpos), stored once per body
+    double lo0 = kInf, lo1 = kInf, lo2 = kInf, hi0 = -kInf, hi1 = -kInf, hi2 = -kInf, lowest = 0;
     for (int g = adr; g < adr + num; ++g) {
-      if (!m.geom_contype[g] && !m.geom_conaffinity[g]) continue;
-      ct |= m.geom_contype[g];
-      ca |= m.geom_conaffinity[g];
+      const int ct_g = m.geom_contype[g], ca_g = m.geom_conaffinity[g];
+      if (!ct_g && !ca_g) continue;
+      ct |= ct_g;
+      ca |= ca_g;
       const double r = m.geom_rbound[g];
       if (r <= 0) {  // plane (or unbounded): infinite box
         if (m.geom_type[g] == kGeomPlane) plane = true;
@@ -134,14 +160,16 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
         continue;
       }
       const double margin = override_margin ? m.opt.o_margin : m.geom_margin[g];
-      negative = negative || margin < 0;
+      lowest = std::min(lowest, margin);
       const double ext = r + margin;
-      const double* p = &d.geom_xpos[3 * g];
-      for (int k = 0; k < 3; ++k) {
-        bx[k] = std::min(bx[k], p[k] - ext);
-        bx[3 + k] = std::max(bx[3 + k], p[k] + ext);
-      }
+      const double* p = xpos + 3 * g;
+      lo0 = std::min(lo0, p[0] - ext), hi0 = std::max(hi0, p[0] + ext);
+      lo1 = std::min(lo1, p[1] - ext), hi1 = std::max(hi1, p[1] + ext);
+      lo2 = std::min(lo2, p[2] - ext), hi2 = std::max(hi2, p[2] + ext);
     }
+    const bool negative = lowest < 0;
+    double* bx = box + 6 * b;
+    bx[0] = lo0, bx[1] = lo1, bx[2] = lo2, bx[3] = hi0, bx[4] = hi1, bx[5] = hi2;
     // a body with planes keeps the box of its other geoms for plane_reaches
     if (plane) {
       double* fb = finite + 6 * b;
@@ -161,25 +189,24 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
     planes[b] = (plane ? kPlane : 0) | (negative ? kNegativeMargin : 0);
     list[nlist++] = b;
   }
-  // A pair that passed the box test while one of its bodies holds a plane (plane_reaches, which
-  // needs the other body's margins >= 0).
-  auto plane_pair = [&](int b1, int b2) {
-    const int* planes = d.work.col_broad.data() + 3 * nb;  // (the sweep may grow the buffer)
-    if ((planes[b1] & kPlane) && (planes[b2] & kPlane)) return true;  // no bounding test applies
-    const double* f1 = (planes[b1] & kPlane) ? finite + 6 * b1 : box + 6 * b1;
-    const double* f2 = (planes[b2] & kPlane) ? finite + 6 * b2 : box + 6 * b2;
-    if (boxes_overlap(f1, f2)) return true;
-    for (int pass = 0; pass < 2; ++pass) {
-      const int bp = pass == 0 ? b1 : b2, bo = pass == 0 ? b2 : b1;
-      if (!(planes[bp] & kPlane)) continue;
-      if (planes[bo] & kNegativeMargin) return true;
-      for (int g = m.body_geomadr[bp]; g < m.body_geomadr[bp] + m.body_geomnum[bp]; ++g)
-        if (m.geom_type[g] == kGeomPlane && (m.geom_contype[g] || m.geom_conaffinity[g]) &&
-            plane_reaches(m, d, g, pass == 0 ? f2 : f1, band, override_margin))
-          return true;
+  // the collidable planes' tests
+  PlaneTest plane_tests[kMaxPlanes];
+  int nplanes = 0;
+  for (int i = 0; i < nlist; ++i) {
+    const int b = list[i];
+    if (!(planes[b] & kPlane)) continue;
+    for (int g = m.body_geomadr[b]; g < m.body_geomadr[b] + m.body_geomnum[b]; ++g) {
+      if (m.geom_type[g] != kGeomPlane || (!m.geom_contype[g] && !m.geom_conaffinity[g])) continue;
+      if (nplanes++ >= kMaxPlanes) continue;
+      PlaneTest& t = plane_tests[nplanes - 1];
+      const double* R = &d.geom_xmat[9 * g];
+      const double* P = &d.geom_xpos[3 * g];
+      t.body = b;
+      t.n[0] = R[2], t.n[1] = R[5], t.n[2] = R[8];
+      t.offset = t.n[0] * P[0] + t.n[1] * P[1] + t.n[2] * P[2];
+      t.threshold = (override_margin ? 0.0 : std::max(m.geom_margin[g], 0.0)) + band;
     }
-    return false;
-  };
+  }
   size_t base = 4 * static_cast<size_t>(nb);
   if (nlist <= kAllPairsBodies) {
     // every pair, in body order (list ascends): the keys come out sorted, into the room
@@ -193,7 +220,9 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
         const int bj = list[j];
         if (!boxes_overlap(bxi, box + 6 * bj)) continue;
         if (!compatible(ctype[bi], caff[bi], ctype[bj], caff[bj])) continue;
-        if (((planes[bi] | planes[bj]) & kPlane) && !plane_pair(bi, bj)) continue;
+        if (((planes[bi] | planes[bj]) & kPlane) &&
+            !plane_pair(bi, bj, planes, box, finite, plane_tests, nplanes))
+          continue;
         if (body_pair_filtered(m, bi, bj)) continue;
         out[n++] = (bi << 16) + bj;
       }
@@ -239,7 +268,9 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
       const int bi = w[i], bj = w[j];
       if (!compatible(w[nb + bi], w[2 * nb + bi], w[nb + bj], w[2 * nb + bj])) continue;
       const int b1 = std::min(bi, bj), b2 = std::max(bi, bj);
-      if (((w[3 * nb + b1] | w[3 * nb + b2]) & kPlane) && !plane_pair(b1, b2)) continue;
+      if (((w[3 * nb + b1] | w[3 * nb + b2]) & kPlane) &&
+          !plane_pair(b1, b2, w + 3 * nb, box, finite, plane_tests, nplanes))
+        continue;
       if (body_pair_filtered(m, b1, b2)) continue;
       if (base + n >= d.work.col_broad.size()) d.work.col_broad.resize(2 * d.work.col_broad.size());  // rare growth
       d.work.col_broad[base + n++] = (b1 << 16) + b2;
