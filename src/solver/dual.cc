@@ -133,9 +133,15 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w, const double* qld, co
     if (chain) {
       for (int a = r.col[r.nnz - 1]; a >= 0; a = m.dof_parentid[a]) closure[n++] = a;
       std::reverse(closure, closure + n);
-      for (int k = 0, p = 0; k < r.nnz && chain; ++k) {
-        while (p < n && closure[p] < r.col[k]) ++p;
-        chain = p < n && closure[p] == r.col[k];
+      // (one column ends its path; as many columns as the path has dofs, ascending, are the path
+      // exactly when they hold the same numbers)
+      if (r.nnz == n) {
+        chain = std::equal(closure, closure + n, r.col);
+      } else if (r.nnz > 1) {
+        for (int k = 0, p = 0; k < r.nnz && chain; ++k) {
+          while (p < n && closure[p] < r.col[k]) ++p;
+          chain = p < n && closure[p] == r.col[k];
+        }
       }
     }
     if (chain && r.nnz == 1 && constraint::shared_rows(d, i) == 1) {
@@ -152,7 +158,7 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w, const double* qld, co
         for (int q = 0; q < nr; ++q) {
           const int len = n - nr + q + 1;
           u.adr[i + q] = off;
-          for (int k = 0; k < len; ++k) u.col[off + k] = closure[k];
+          std::copy_n(closure, len, u.col + off);
           off += len;
         }
         if (nr <= 2) single_run<1>(m, d, J, i, nr, closure, n, qld, sqrtinv, y, u.val + top);
@@ -169,8 +175,7 @@ DualRows dual_rows(const Model& m, Data& d, const Work& w, const double* qld, co
       if (nr * n <= 18 * nv && top + static_cast<long long>(n) * nr <= capacity) {
         for (int q = 0; q < nr; ++q) {
           u.adr[i + q] = top + q * n;
-          int* pat = u.col + top + q * n;
-          for (int k = 0; k < n; ++k) pat[k] = closure[k];
+          std::copy_n(closure, n, u.col + top + q * n);
         }
         switch (nr) {  // the common sizes with unrolled loops
           case 1: chain_rows<1>(m, d, J, i, nr, closure, n, qld, sqrtinv, y, w.chain + nv, u.val + top); break;
