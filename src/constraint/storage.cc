@@ -184,8 +184,13 @@ int add_row(const Model& m, Data& d, int type, int id, int nnz, const int* cols,
   const int i = start_row(d, type, id, pos, margin, frictionloss);
   if (!fits(d, i, nnz)) nnz = 0;
   const int adr = d.efc_J_rowadr[i];
-  std::copy_n(cols, nnz, d.efc_J_colind.data() + adr);
-  std::copy_n(vals, nnz, values(m, d) + adr);
+  if (nnz == 1) {  // (one dof's friction loss or limit: no library calls for one entry)
+    d.efc_J_colind[adr] = cols[0];
+    values(m, d)[adr] = vals[0];
+  } else {
+    std::copy_n(cols, nnz, d.efc_J_colind.data() + adr);
+    std::copy_n(vals, nnz, values(m, d) + adr);
+  }
   d.efc_J_rownnz[i] = nnz;
   if (dense_values(m)) {
     double* J = d.efc_J.data() + static_cast<size_t>(i) * m.nv;
