@@ -133,14 +133,17 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
   const double band = contact_band(m.opt.solver);
   constexpr double kInf = std::numeric_limits<double>::infinity();
 
-  // Per body: box, contype/conaffinity unions, plane flag; list of bodies with collidable geoms.
+  // Per body: box, contype/conaffinity unions, flags; list of bodies with collidable geoms; the
+  // collidable planes' tests.
   double* box = d.work.col_bound.data();
   double* finite = box + 12 * static_cast<size_t>(nb);  // finite boxes of bodies with planes
   int* list = d.work.col_broad.data();          // nb
   int* ctype = list + nb;                 // nb
   int* caff = ctype + nb;                 // nb
-  int* planes = caff + nb;                // nb: kPlane, kNegativeMargin flags
+  int* flags = caff + nb;                 // nb: kPlane, kNegativeMargin
   int nlist = 0;
+  PlaneTest plane_tests[kMaxPlanes];      // the collidable planes (nplanes may exceed kMaxPlanes)
+  int nplanes = 0;
   const double* xpos = d.geom_xpos.data();
   for (int b = 0; b < nb; ++b) {
     const int adr = m.body_geomadr[b], num = m.body_geomnum[b];
@@ -155,8 +158,19 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
       ca |= ca_g;
       const double r = m.geom_rbound[g];
       if (r <= 0) {  // plane (or unbounded): infinite box
-        if (m.geom_type[g] == kGeomPlane) plane = true;
-        else unbounded = true;
+        if (m.geom_type[g] != kGeomPlane) {
+          unbounded = true;
+          continue;
+        }
+        plane = true;
+        if (nplanes++ >= kMaxPlanes) continue;
+        PlaneTest& t = plane_tests[nplanes - 1];
+        const double* R = &d.geom_xmat[9 * g];
+        const double* P = xpos + 3 * g;
+        t.body = b;
+        t.n[0] = R[2], t.n[1] = R[5], t.n[2] = R[8];
+        t.offset = t.n[0] * P[0] + t.n[1] * P[1] + t.n[2] * P[2];
+        t.threshold = (override_margin ? 0.0 : std::max(m.geom_margin[g], 0.0)) + band;
         continue;
       }
       const double margin = override_margin ? m.opt.o_margin : m.geom_margin[g];
@@ -186,26 +200,8 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
     if (!ct && !ca) continue;
     ctype[b] = ct;
     caff[b] = ca;
-    planes[b] = (plane ? kPlane : 0) | (negative ? kNegativeMargin : 0);
+    flags[b] = (plane ? kPlane : 0) | (negative ? kNegativeMargin : 0);
     list[nlist++] = b;
-  }
-  // the collidable planes' tests
-  PlaneTest plane_tests[kMaxPlanes];
-  int nplanes = 0;
-  for (int i = 0; i < nlist; ++i) {
-    const int b = list[i];
-    if (!(planes[b] & kPlane)) continue;
-    for (int g = m.body_geomadr[b]; g < m.body_geomadr[b] + m.body_geomnum[b]; ++g) {
-      if (m.geom_type[g] != kGeomPlane || (!m.geom_contype[g] && !m.geom_conaffinity[g])) continue;
-      if (nplanes++ >= kMaxPlanes) continue;
-      PlaneTest& t = plane_tests[nplanes - 1];
-      const double* R = &d.geom_xmat[9 * g];
-      const double* P = &d.geom_xpos[3 * g];
-      t.body = b;
-      t.n[0] = R[2], t.n[1] = R[5], t.n[2] = R[8];
-      t.offset = t.n[0] * P[0] + t.n[1] * P[1] + t.n[2] * P[2];
-      t.threshold = (override_margin ? 0.0 : std::max(m.geom_margin[g], 0.0)) + band;
-    }
   }
   size_t base = 4 * static_cast<size_t>(nb);
   if (nlist <= kAllPairsBodies) {
@@ -220,8 +216,8 @@ const int* broadphase(const Model& m, Data& d, int* npairs) {
         const int bj = list[j];
         if (!boxes_overlap(bxi, box + 6 * bj)) continue;
         if (!compatible(ctype[bi], caff[bi], ctype[bj], caff[bj])) continue;
-        if (((planes[bi] | planes[bj]) & kPlane) &&
-            !plane_pair(bi, bj, planes, box, finite, plane_tests, nplanes))
+        if (((flags[bi] | flags[bj]) & kPlane) &&
+            !plane_pair(bi, bj, flags, box, finite, plane_tests, nplanes))
           continue;
         if (body_pair_filtered(m, bi, bj)) continue;
         out[n++] = (bi << 16) + bj;

@@ -96,7 +96,7 @@ void check(int n, double spread, unsigned seed, int solver) {
   Data d = make_data(m);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-spread, spread);
-  int total = 0, states = 0, floor_pairs = 0, dropped_floor = 0;
+  int total = 0, states = 0, floor_touches = 0, floor_kept = 0;
   for (int s = 0; s < 20; ++s) {
     for (int j = 0; j < m.njnt; ++j) {
       const int q = m.jnt_qposadr[j];
@@ -120,18 +120,18 @@ void check(int n, double spread, unsigned seed, int solver) {
             !col::compatible(m.geom_contype[g1], m.geom_conaffinity[g1], m.geom_contype[g2], m.geom_conaffinity[g2]) ||
             !geoms_may_touch(m, d, g1, g2))
           continue;
-        floor_pairs += b1 == 0;
+        floor_touches += b1 == 0;
         EXPECT_TRUE(std::binary_search(got.begin(), got.end(), (b1 << 16) + b2))
             << "geoms " << g1 << ", " << g2 << " may touch; state " << s;
       }
-    for (int k = 0; k < np; ++k) dropped_floor += (got[k] >> 16) == 0;
+    for (int k = 0; k < np; ++k) floor_kept += (got[k] >> 16) == 0;
   }
-  dropped_floor = 20 * (m.nbody - 1) - dropped_floor;
+  const int floor_dropped = 20 * (m.nbody - 1) - floor_kept;  // body pairs with the floor left out
   EXPECT_GT(states, 10) << "the scenes must have candidate pairs";
-  EXPECT_GT(floor_pairs, 0) << "some bodies must reach the floor";
-  EXPECT_GT(dropped_floor, 0) << "some bodies must be too high for the floor";
+  EXPECT_GT(floor_touches, 0) << "some bodies must reach the floor";
+  EXPECT_GT(floor_dropped, 0) << "some bodies must be too high for the floor";
   std::printf("%d free bodies (spread %.2f): %d candidate pairs over 20 states, %d floor pairs left out\n", n,
-              spread, total, dropped_floor);
+              spread, total, floor_dropped);
 }
 
 TEST(CollisionBroadphase, FewBodiesEveryPairMatchesOracle) {

@@ -479,7 +479,7 @@ bool face_step(const Model& m, const Data& d, Work& w, bool reuse) {
 
 int gauss_seidel(const Model& m, Data& d, Work& w, int solver) {
   const int nv = m.nv, nefc = d.nefc;
-  const bool relax = solver == kSolverRaisim || solver == kSolverRaisimDS;
+  const bool relax = relaxed_solver(solver);
   const bool desaxce = solver == kSolverRaisimDS || solver == kSolverNcpPGS;
   const double h = w.h;
   double alpha = kAlpha0;

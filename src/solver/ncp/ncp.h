@@ -62,6 +62,9 @@ inline constexpr int kLcpMaxRows = 240;     // most constraint rows the lcp solv
 // Block kinds.
 enum Kind : int { kBilateral = 0, kBox, kUnilateral, kCone };
 
+// The solvers of RaiSim's Alg. 1 (per-contact bisection with relaxation): raisim, raisim-ds.
+inline bool relaxed_solver(int solver) { return solver == kSolverRaisim || solver == kSolverRaisimDS; }
+
 // The kind and size of the block starting at efc row r.
 inline Kind block_kind(const Data& d, int r, int* dim) {
   *dim = 1;

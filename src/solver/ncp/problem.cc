@@ -319,7 +319,7 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
       double D[6];
       cone_scale(d.contact[d.efc_id[r]], D);
       w.eig[6 * r] = 0;
-      if (m.opt.solver == kSolverRaisim || m.opt.solver == kSolverRaisimDS) {
+      if (relaxed_solver(m.opt.solver)) {
         sym_factor(dim, G, w.Ginv + 6 * r);
         w.rho[r] = 0;
       } else {
@@ -340,7 +340,7 @@ void setup(const Model& m, Data& d, Work& w, double h, bool impulsive, double re
       const double det = G[0] * (G[4] * G[8] - G[5] * G[7]) - G[1] * (G[3] * G[8] - G[5] * G[6]) +
                          G[2] * (G[3] * G[7] - G[4] * G[6]);
       const double tr = G[0] + G[4] + G[8];
-      const bool raisim = m.opt.solver == kSolverRaisim || m.opt.solver == kSolverRaisimDS;
+      const bool raisim = relaxed_solver(m.opt.solver);
       const bool clear = raisim && det > 1e-10 * tr * tr * tr;
       const double lmax = clear ? 0 : max_eigenvalue3(G);
       double R[9];
